@@ -1,0 +1,3 @@
+from ek_otel.cli import main
+
+main()

@@ -1,0 +1,49 @@
+"""Typed errors. The CLI turns each into one clear line on stderr and exit code 2.
+
+Example:
+    >>> str(GoldFileError("gold.jsonl", 3, "task_id is missing"))
+    'gold.jsonl:3: task_id is missing'
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["EkOtelError", "InputError", "GoldFileError", "PricingError", "BfclDataError"]
+
+
+class EkOtelError(Exception):
+    """Base of every error ek-otel raises on purpose (a user error, not a bug)."""
+
+
+class InputError(EkOtelError):
+    """Input that cannot be read at all: a missing file, an unknown format, a bad request.
+
+    Example:
+        >>> str(InputError("no such file", path="x.pb"))
+        'x.pb: no such file'
+    """
+
+    def __init__(self, message: str, *, path: Optional[str] = None, line: Optional[int] = None):
+        self.path = path
+        self.line = line
+        self.message = message
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(f"{where}{message}")
+
+
+class GoldFileError(InputError):
+    """A gold task file that cannot be used; names the file, the line and the problem."""
+
+    def __init__(self, path: str, line: Optional[int], message: str):
+        super().__init__(message, path=path, line=line)
+
+
+class PricingError(InputError):
+    """A pricing file that cannot be used, or a model with no price."""
+
+
+class BfclDataError(EkOtelError):
+    """BFCL data (questions, possible answers) that cannot be found or read."""
