@@ -36,6 +36,29 @@ from .core.grammar import FieldSpec, GraphGrammar, NodeType, Score
 from .errors import EkOtelError, GoldFileError, InputError, PricingError
 
 # PUBLIC-API-BELOW: each stage appends its public imports here (keep one import per module).
+from .core.scores import ArgDiff, EpisodeScore
+from .core.fields import FieldMetric, values_match
+from .core.toolcalls import CallAlignment, ToolCallMetric, align_calls, match_calls
+from .core.cost import ModelPrice, PriceTable, dollars
+from .core.correctness import (
+    LLMTestCase,
+    ModelTestCase,
+    ToolCall,
+    ToolCallParams,
+    ToolCorrectnessMetric,
+)
+from .core.trajectory import TrajectoryMetric, trajectory_similarity
+from .core.evaluate import (
+    EvaluationReport,
+    aggregate_scores,
+    evaluate,
+    pass_at_k,
+    pass_hat_k,
+    score_episode,
+)
+from .errors import ComparabilityError
+from .gold.native import GoldValidation, dump_tasks, load_tasks, task_from_dict, task_to_dict, validate_file
+from .gold.pricing import PricingFile, load_pricing, read_pricing
 
 __all__ = [
     "__version__",
@@ -62,4 +85,38 @@ __all__ = [
     "GoldFileError",
     "InputError",
     "PricingError",
+    "ArgDiff",
+    "EpisodeScore",
+    "FieldMetric",
+    "values_match",
+    "CallAlignment",
+    "ToolCallMetric",
+    "align_calls",
+    "match_calls",
+    "ModelPrice",
+    "PriceTable",
+    "dollars",
+    "LLMTestCase",
+    "ModelTestCase",
+    "ToolCall",
+    "ToolCallParams",
+    "ToolCorrectnessMetric",
+    "TrajectoryMetric",
+    "trajectory_similarity",
+    "EvaluationReport",
+    "aggregate_scores",
+    "evaluate",
+    "pass_at_k",
+    "pass_hat_k",
+    "score_episode",
+    "ComparabilityError",
+    "GoldValidation",
+    "dump_tasks",
+    "load_tasks",
+    "task_from_dict",
+    "task_to_dict",
+    "validate_file",
+    "PricingFile",
+    "load_pricing",
+    "read_pricing",
 ]

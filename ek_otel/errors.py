@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["EkOtelError", "InputError", "GoldFileError", "PricingError", "BfclDataError"]
+__all__ = [
+    "EkOtelError",
+    "InputError",
+    "DecodeError",
+    "GoldFileError",
+    "PricingError",
+    "BfclDataError",
+    "ComparabilityError",
+]
 
 
 class EkOtelError(Exception):
@@ -34,6 +42,17 @@ class InputError(EkOtelError):
         super().__init__(f"{where}{message}")
 
 
+class DecodeError(InputError):
+    """An OTLP body (request, dump line or frame) that cannot be decoded at all.
+
+    A permanent error: the receiver answers 400 and the client must not retry.
+
+    Example:
+        >>> isinstance(DecodeError("truncated protobuf"), InputError)
+        True
+    """
+
+
 class GoldFileError(InputError):
     """A gold task file that cannot be used; names the file, the line and the problem."""
 
@@ -47,3 +66,12 @@ class PricingError(InputError):
 
 class BfclDataError(EkOtelError):
     """BFCL data (questions, possible answers) that cannot be found or read."""
+
+
+class ComparabilityError(EkOtelError):
+    """Runs whose provenance keys differ (model, simulator, suite version, scaffold) were pooled.
+
+    Example:
+        >>> str(ComparabilityError("2 provenance keys"))
+        '2 provenance keys'
+    """

@@ -17,7 +17,16 @@ from ..errors import EkOtelError
 
 # Module name -> attribute holding the click command or group. Add one line per command.
 COMMAND_MODULES: dict[str, str] = {
-    # "gold": "gold",
+    "gold": "gold",
+    "bfcl": "bfcl",
+    # A module that only adds subcommands to an existing group (e.g. `gold from-bfcl`) does
+    # `from ek_otel.cli.gold import gold` + `@gold.command("from-bfcl")`, and is listed AFTER
+    # that group, mapped to the same attribute: "gold_bfcl": "gold". Importing it registers
+    # the subcommand; adding the same group twice is harmless.
+    "episodes": "episodes",
+    "score": "score",
+    "serve": "serve",
+    "report": "report",
 }
 
 

@@ -1,0 +1,400 @@
+"""BFCL v4 data: questions (function docs) and possible answers, from wherever they are.
+
+A :class:`BfclData` reads ``BFCL_v4_<category>.json`` and ``possible_answer/`` from one of:
+
+- a directory (the ``data/`` folder of ``bfcl_eval``, or any folder laid out like it);
+- a ``bfcl-eval`` wheel, read as a zip (no install needed);
+- the installed ``bfcl_eval`` package (the default).
+
+Entries come back as plain dicts, parsed afresh on every call, so callers may mutate them.
+:meth:`BfclData.questions` applies the same id rewriting and function-doc population as the
+official loader (``load_dataset_entry(..., include_prereq=False,
+include_language_specific_hint=False)``), except the agentic system prompt.
+
+Example:
+    >>> import json, pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> (d / "possible_answer").mkdir()
+    >>> _ = (d / "BFCL_v4_simple_python.json").write_text(json.dumps(
+    ...     {"id": "simple_python_0", "question": [[]], "function": []}) + "\\n")
+    >>> _ = (d / "possible_answer" / "BFCL_v4_simple_python.json").write_text(json.dumps(
+    ...     {"id": "simple_python_0", "ground_truth": [{"f": {"a": [1]}}]}) + "\\n")
+    >>> data = BfclData.locate(str(d))
+    >>> [(e.id, e.ground_truth) for e in data.entries("simple_python")]
+    [('simple_python_0', [{'f': {'a': [1]}}])]
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..errors import BfclDataError
+from .categories import (
+    VERSION_PREFIX,
+    is_agentic,
+    is_memory,
+    is_multi_turn,
+    is_relevance,
+    is_web_search,
+    memory_backend,
+)
+
+try:  # optional speed-up; identical results for the JSON BFCL writes
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is optional
+    _orjson = None
+
+__all__ = [
+    "BfclData",
+    "BfclEntry",
+    "DATA_HINT",
+    "FUNC_DOC_FILES",
+    "parse_json_lines",
+    "parse_json",
+]
+
+#: The one line printed when no data can be found.
+DATA_HINT = (
+    "no BFCL data found: pass --data DIR (holding BFCL_v4_*.json and possible_answer/) "
+    "or --data PATH/TO/bfcl_eval-*.whl, or install it with "
+    "`pip install --no-deps bfcl-eval==2026.3.23`"
+)
+
+#: Multi-turn and agentic function-doc files, by simulated class name.
+FUNC_DOC_FILES = {
+    "GorillaFileSystem": "gorilla_file_system.json",
+    "MathAPI": "math_api.json",
+    "MessageAPI": "message_api.json",
+    "TwitterAPI": "posting_api.json",
+    "TicketAPI": "ticket_api.json",
+    "TradingBot": "trading_bot.json",
+    "TravelAPI": "travel_booking.json",
+    "VehicleControlAPI": "vehicle_control.json",
+    "WebSearchAPI": "web_search.json",
+    "MemoryAPI_kv": "memory_kv.json",
+    "MemoryAPI_vector": "memory_vector.json",
+    "MemoryAPI_rec_sum": "memory_rec_sum.json",
+}
+
+_WHEEL_PREFIX = "bfcl_eval/data/"
+_TEXT_CACHE: dict = {}
+
+
+def parse_json(text: Any) -> Any:
+    """Parse one JSON document (orjson when installed, same result as :func:`json.loads`).
+
+    Example:
+        >>> parse_json('{"a": [1, 2.5, "x"]}')
+        {'a': [1, 2.5, 'x']}
+    """
+    if _orjson is not None:
+        try:
+            return _orjson.loads(text)
+        except _orjson.JSONDecodeError:
+            pass  # NaN, huge integers...: let the standard parser decide
+    return json.loads(text)
+
+
+def parse_json_lines(text: str) -> list:
+    """Parse JSON Lines text (blank lines skipped).
+
+    Example:
+        >>> parse_json_lines('{"id": 1}\\n\\n{"id": 2}\\n')
+        [{'id': 1}, {'id': 2}]
+    """
+    return [parse_json(line) for line in text.splitlines() if line.strip()]
+
+
+def _data_file(category: str) -> str:
+    if is_memory(category):
+        return f"{VERSION_PREFIX}_memory.json"
+    if is_web_search(category):
+        return f"{VERSION_PREFIX}_web_search.json"
+    return f"{VERSION_PREFIX}_{category}.json"
+
+
+@dataclass(frozen=True)
+class BfclEntry:
+    """One BFCL entry: the question entry (with its ``function`` docs) and its labels.
+
+    ``answer`` is the raw possible-answer entry (None for relevance categories, which have
+    none); ``ground_truth`` is its ``ground_truth`` field.
+
+    Example:
+        >>> e = BfclEntry("simple_python_0", "simple_python", {"function": []},
+        ...               {"ground_truth": [{"f": {}}]})
+        >>> e.ground_truth, e.functions
+        ([{'f': {}}], [])
+    """
+
+    id: str
+    category: str
+    question: dict
+    answer: Optional[dict] = None
+
+    @property
+    def ground_truth(self) -> Any:
+        """The possible answer (``None`` when the category has no labels)."""
+        return None if self.answer is None else self.answer.get("ground_truth")
+
+    @property
+    def functions(self) -> list:
+        """The function docs offered to the model."""
+        return self.question.get("function", [])
+
+
+@dataclass(frozen=True)
+class BfclData:
+    """Where BFCL data is read from: a directory (``kind="dir"``) or a wheel (``kind="wheel"``).
+
+    Use :meth:`locate` to build one. ``root`` is the data directory or the wheel path.
+
+    Example:
+        >>> BfclData("/nowhere", "dir").describe()
+        'directory /nowhere'
+    """
+
+    root: str
+    kind: str = "dir"
+
+    # -- finding the data ---------------------------------------------------------------
+
+    @classmethod
+    def locate(cls, path: Optional[str] = None) -> "BfclData":
+        """Find the data: ``path`` (a directory or a wheel), else the installed ``bfcl_eval``.
+
+        Raises :class:`~ek_otel.errors.BfclDataError` (with :data:`DATA_HINT`) when nothing
+        usable is found.
+
+        Example:
+            >>> BfclData.locate("/no/such/dir")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: /no/such/dir: no BFCL data found: ...
+        """
+        if path:
+            found = cls._from_path(path)
+            if found is None:
+                raise BfclDataError(f"{path}: {DATA_HINT}")
+            return found
+        installed = cls.installed()
+        if installed is not None:
+            return installed
+        raise BfclDataError(DATA_HINT)
+
+    @classmethod
+    def installed(cls) -> Optional["BfclData"]:
+        """The data of the installed ``bfcl_eval`` package, or None (never imports it).
+
+        Example:
+            >>> BfclData.installed() is None or BfclData.installed().kind == "dir"
+            True
+        """
+        try:
+            spec = importlib.util.find_spec("bfcl_eval")
+        except (ImportError, ValueError):
+            return None
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        for location in spec.submodule_search_locations:
+            found = cls._from_dir(os.path.join(location, "data"))
+            if found is not None:
+                return found
+        return None
+
+    @classmethod
+    def _from_path(cls, path: str) -> Optional["BfclData"]:
+        if os.path.isfile(path) and zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = set(archive.namelist())
+            if any(n.startswith(_WHEEL_PREFIX + VERSION_PREFIX) for n in names):
+                return cls(os.path.abspath(path), "wheel")
+            return None
+        if os.path.isdir(path):
+            for candidate in (path, os.path.join(path, "data"),
+                              os.path.join(path, "bfcl_eval", "data")):
+                found = cls._from_dir(candidate)
+                if found is not None:
+                    return found
+        return None
+
+    @classmethod
+    def _from_dir(cls, path: str) -> Optional["BfclData"]:
+        if not os.path.isdir(path):
+            return None
+        names = os.listdir(path)
+        if any(n.startswith(VERSION_PREFIX) and n.endswith(".json") for n in names):
+            return cls(os.path.abspath(path), "dir")
+        return None
+
+    def describe(self) -> str:
+        """Where the data comes from, in words.
+
+        Example:
+            >>> BfclData("/w/x.whl", "wheel").describe()
+            'wheel /w/x.whl'
+        """
+        return f"{'wheel' if self.kind == 'wheel' else 'directory'} {self.root}"
+
+    # -- raw files ----------------------------------------------------------------------
+
+    def exists(self, relpath: str) -> bool:
+        """Whether ``relpath`` (relative to the data folder) exists.
+
+        Example:
+            >>> BfclData("/nowhere").exists("BFCL_v4_simple_python.json")
+            False
+        """
+        if self.kind == "wheel":
+            try:
+                with zipfile.ZipFile(self.root) as archive:
+                    archive.getinfo(_WHEEL_PREFIX + relpath)
+                return True
+            except (KeyError, OSError):
+                return False
+        return os.path.isfile(os.path.join(self.root, relpath))
+
+    def read_text(self, relpath: str) -> str:
+        """The text of ``relpath`` (relative to the data folder), cached per process.
+
+        Example:
+            >>> BfclData("/nowhere").read_text("x.json")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: directory /nowhere: x.json is missing
+        """
+        key = (self.kind, self.root, relpath)
+        text = _TEXT_CACHE.get(key)
+        if text is not None:
+            return text
+        try:
+            if self.kind == "wheel":
+                with zipfile.ZipFile(self.root) as archive:
+                    text = archive.read(_WHEEL_PREFIX + relpath).decode("utf-8")
+            else:
+                with open(os.path.join(self.root, relpath), encoding="utf-8") as handle:
+                    text = handle.read()
+        except (KeyError, FileNotFoundError, NotADirectoryError):
+            raise BfclDataError(f"{self.describe()}: {relpath} is missing") from None
+        except OSError as exc:
+            raise BfclDataError(f"{self.describe()}: cannot read {relpath}: {exc}") from None
+        _TEXT_CACHE[key] = text
+        return text
+
+    def read_jsonl(self, relpath: str) -> list:
+        """The entries of a JSON Lines file under the data folder (fresh dicts each call).
+
+        Example:
+            >>> BfclData("/nowhere").read_jsonl("possible_answer/x.json")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: directory /nowhere: possible_answer/x.json is missing
+        """
+        try:
+            return parse_json_lines(self.read_text(relpath))
+        except ValueError as exc:
+            raise BfclDataError(f"{self.describe()}: {relpath}: bad JSON: {exc}") from None
+
+    # -- entries ------------------------------------------------------------------------
+
+    def func_docs(self, class_name: str) -> list:
+        """The function docs of a multi-turn/agentic simulated class (e.g. ``MathAPI``).
+
+        Example:
+            >>> BfclData("/nowhere").func_docs("NoSuchAPI")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: unknown BFCL class NoSuchAPI
+        """
+        file_name = FUNC_DOC_FILES.get(class_name)
+        if file_name is None:
+            raise BfclDataError(f"unknown BFCL class {class_name}")
+        return self.read_jsonl(f"multi_turn_func_doc/{file_name}")
+
+    def questions(self, category: str) -> list:
+        """The question entries of ``category``, as the official loader prepares them.
+
+        - web_search_*: ids ``web_search_N`` become ``<category>_N``;
+        - memory_*: ids ``memory_...`` become ``<category>_...`` and ``involved_classes``
+          becomes ``["MemoryAPI_<backend>"]``;
+        - multi-turn and agentic: ``function`` is filled from ``involved_classes``, and
+          ``missed_function`` turn lists hold the held-out docs (removed from ``function``).
+
+        Example:
+            >>> BfclData("/nowhere").questions("simple_python")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: directory /nowhere: BFCL_v4_simple_python.json is missing
+        """
+        entries = self.read_jsonl(_data_file(category))
+        if is_web_search(category):
+            for entry in entries:
+                entry["id"] = entry["id"].replace("web_search", category)
+        elif is_memory(category):
+            backend_class = f"MemoryAPI_{memory_backend(category)}"
+            for entry in entries:
+                entry["id"] = entry["id"].replace("memory", category)
+                entry["involved_classes"] = [backend_class]
+        if is_multi_turn(category) or is_agentic(category):
+            docs_cache: dict = {}
+            for entry in entries:
+                self._populate_functions(entry, docs_cache)
+        return entries
+
+    def _populate_functions(self, entry: dict, docs_cache: dict) -> None:
+        functions: list = []
+        for class_name in entry.get("involved_classes", []):
+            if class_name not in docs_cache:
+                docs_cache[class_name] = self.func_docs(class_name)
+            functions.extend(dict(doc) for doc in docs_cache[class_name])
+        entry["function"] = functions
+        missed = entry.get("missed_function")
+        if missed:
+            for turn, names in list(missed.items()):
+                held_out = []
+                for name in names:
+                    for index, doc in enumerate(functions):
+                        if doc["name"] == name:
+                            held_out.append(functions.pop(index))
+                            break
+                missed[turn] = held_out
+
+    def answers(self, category: str) -> list:
+        """The possible-answer entries of ``category`` (``[]`` for relevance categories).
+
+        Example:
+            >>> BfclData("/nowhere").answers("irrelevance")
+            []
+        """
+        if is_relevance(category):
+            return []
+        return self.read_jsonl(f"possible_answer/{_data_file(category)}")
+
+    def entries(self, category: str) -> list:
+        """The :class:`BfclEntry` list of ``category``: questions joined with their answers.
+
+        Answers are aligned by position, as the official runner does (some answer ids are
+        written differently from their question ids).
+
+        Example:
+            >>> BfclData("/nowhere").entries("live_relevance")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: directory /nowhere: BFCL_v4_live_relevance.json is missing
+        """
+        questions = self.questions(category)
+        answers = self.answers(category)
+        if answers and len(answers) != len(questions):
+            raise BfclDataError(
+                f"{self.describe()}: {category}: {len(questions)} questions but "
+                f"{len(answers)} possible answers"
+            )
+        return [
+            BfclEntry(q["id"], category, q, answers[i] if answers else None)
+            for i, q in enumerate(questions)
+        ]

@@ -1,0 +1,330 @@
+"""Scoring BFCL result files: find them, pair them with the data, check every entry.
+
+A result file is ``BFCL_v4_<category>_result.json`` (JSON Lines of ``{"id", "result",
+...}``); a result directory is searched recursively for such files, as the official
+runner does (``result/<model>/non_live/...``). Entries are sorted by id as the official
+``load_file(..., sort_by_id=True)`` sorts them.
+
+Single-turn categories are checked here; multi-turn and agentic categories go to
+``ek_otel.bfcl.multi_turn.check_multi_turn_entry`` and
+``ek_otel.bfcl.agentic.check_agentic_entry``.
+
+Example:
+    >>> import json, pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "m" / "non_live"
+    >>> d.mkdir(parents=True)
+    >>> _ = (d / "BFCL_v4_irrelevance_result.json").write_text(
+    ...     json.dumps({"id": "irrelevance_1", "result": []}) + "\\n" +
+    ...     json.dumps({"id": "irrelevance_0", "result": [{"f": "{}"}]}) + "\\n")
+    >>> [(f.model, f.category, [r["id"] for r in f.records]) for f in find_result_files([str(d.parent)])]
+    [('m', 'irrelevance', ['irrelevance_0', 'irrelevance_1'])]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
+
+from ..errors import BfclDataError, InputError
+from .categories import (
+    ALL_SCORING,
+    VERSION_PREFIX,
+    category_from_filename,
+    checker_kind,
+    sort_key,
+)
+from .data import BfclData, BfclEntry, parse_json
+from .single_turn import check_single_turn
+from .verdict import Verdict
+
+__all__ = [
+    "ResultFile",
+    "CategoryScore",
+    "BfclRun",
+    "find_result_files",
+    "read_result_file",
+    "score_category",
+    "score_result_files",
+    "run_bfcl",
+]
+
+_GROUP_DIRS = {"non_live", "live", "multi_turn", "agentic", "memory", "web_search",
+               "kv", "vector", "rec_sum", "format_sensitivity"}
+
+
+@dataclass(frozen=True)
+class ResultFile:
+    """One result file: its path, model, category and records (sorted as BFCL sorts them).
+
+    Example:
+        >>> ResultFile("x.json", "m", "parallel", ({"id": "parallel_0", "result": []},)).category
+        'parallel'
+    """
+
+    path: str
+    model: str
+    category: str
+    records: tuple = ()
+
+
+@dataclass(frozen=True)
+class CategoryScore:
+    """Accuracy of one category: correct / total, as in the score file header.
+
+    Example:
+        >>> CategoryScore("m", "parallel", 3, 4).accuracy
+        0.75
+    """
+
+    model: str
+    category: str
+    correct_count: int
+    total_count: int
+
+    @property
+    def accuracy(self) -> float:
+        """``correct_count / total_count`` (0.0 for an empty category)."""
+        return self.correct_count / self.total_count if self.total_count else 0.0
+
+    def header(self) -> dict:
+        """The official score-file header line.
+
+        Example:
+            >>> CategoryScore("m", "parallel", 1, 2).header()
+            {'accuracy': 0.5, 'correct_count': 1, 'total_count': 2}
+        """
+        return {"accuracy": self.accuracy, "correct_count": self.correct_count,
+                "total_count": self.total_count}
+
+
+@dataclass(frozen=True)
+class BfclRun:
+    """Everything one ``ek-otel bfcl`` run produced: per-category scores and verdicts.
+
+    Example:
+        >>> run = BfclRun(scores=(CategoryScore("m", "parallel", 1, 1),),
+        ...               verdicts={("m", "parallel"): (Verdict("parallel_0", "parallel", True),)})
+        >>> run.models, run.score("m", "parallel").accuracy
+        (('m',), 1.0)
+    """
+
+    scores: tuple = ()
+    verdicts: dict = field(default_factory=dict)
+
+    @property
+    def models(self) -> tuple:
+        """The model names, in order of appearance."""
+        return tuple(dict.fromkeys(s.model for s in self.scores))
+
+    def score(self, model: str, category: str) -> Optional[CategoryScore]:
+        """The :class:`CategoryScore` of ``model``/``category``, or None."""
+        for s in self.scores:
+            if s.model == model and s.category == category:
+                return s
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Reading result files
+# ---------------------------------------------------------------------------
+
+
+def _model_of(path: str) -> str:
+    parent = os.path.dirname(os.path.abspath(path))
+    while os.path.basename(parent) in _GROUP_DIRS:
+        parent = os.path.dirname(parent)
+    return os.path.basename(parent) or "model"
+
+
+def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
+    """Read one ``BFCL_v4_<category>_result.json`` file (JSON Lines), sorted by id.
+
+    Example:
+        >>> read_result_file("/no/BFCL_v4_parallel_result.json")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /no/BFCL_v4_parallel_result.json: no such file
+    """
+    category = category_from_filename(os.path.basename(path))
+    if category is None:
+        raise InputError(f"not a BFCL result file (expected {VERSION_PREFIX}_<category>_result.json)",
+                         path=path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc}", path=path) from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = parse_json(line)
+        except ValueError as exc:
+            raise InputError(f"bad JSON: {exc}", path=path, line=number) from None
+        if not isinstance(record, dict) or "id" not in record:
+            raise InputError("a result line must be an object with an id", path=path, line=number)
+        records.append(record)
+    records.sort(key=lambda r: sort_key(str(r["id"])))
+    return ResultFile(path, model or _model_of(path), category, tuple(records))
+
+
+def find_result_files(paths: Iterable[str]) -> list:
+    """The result files named by ``paths`` (files, or directories searched recursively).
+
+    Example:
+        >>> find_result_files(["/no/such/dir"])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /no/such/dir: no such file or directory
+    """
+    found = []
+    for path in paths:
+        if os.path.isdir(path):
+            names = []
+            for root, _dirs, files in os.walk(path):
+                for name in files:
+                    if name.startswith(VERSION_PREFIX) and name.endswith("_result.json"):
+                        names.append(os.path.join(root, name))
+            for name in sorted(names):
+                if category_from_filename(os.path.basename(name)) in ALL_SCORING:
+                    found.append(read_result_file(name))
+        elif os.path.isfile(path):
+            found.append(read_result_file(path))
+        else:
+            raise InputError("no such file or directory", path=path)
+    order = {category: index for index, category in enumerate(ALL_SCORING)}
+    found.sort(key=lambda f: (f.model, order.get(f.category, len(order))))
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Checking
+# ---------------------------------------------------------------------------
+
+
+def _pair(result_file: ResultFile, entries: Sequence[BfclEntry]) -> list:
+    by_id = {e.id: e for e in entries}
+    pairs = []
+    for record in result_file.records:
+        entry = by_id.get(record["id"])
+        if entry is None:
+            raise BfclDataError(
+                f"{result_file.path}: id {record['id']!r} is not in the BFCL data for "
+                f"{result_file.category}"
+            )
+        pairs.append((entry, record))
+    return pairs
+
+
+def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional[str],
+                 model: str) -> Callable:
+    kind = checker_kind(category)
+    if kind in ("ast", "relevance"):
+        return lambda entry, record: check_single_turn(
+            entry, record.get("result"), underscore_to_dot=underscore_to_dot)
+    if kind == "multi_turn":
+        try:
+            from .multi_turn import check_multi_turn_entry
+        except ImportError as exc:  # pragma: no cover - depends on the optional module
+            raise BfclDataError(f"multi-turn checking is unavailable: {exc}") from None
+
+        def check_multi(entry: BfclEntry, record: dict) -> Verdict:
+            verdict = check_multi_turn_entry(
+                entry.id, category, record.get("result"), entry.question, entry.answer or {},
+                mode=multi_turn, model_name=model)
+            return _with_official_line(verdict, entry, record)
+
+        return check_multi
+    try:
+        from .agentic import check_agentic_entry
+    except ImportError as exc:  # pragma: no cover - depends on the optional module
+        raise BfclDataError(f"agentic checking is unavailable: {exc}") from None
+
+    def check_agentic(entry: BfclEntry, record: dict) -> Verdict:
+        verdict = check_agentic_entry(entry.id, category, record.get("result"), entry.question,
+                                      entry.answer or {})
+        return _with_official_line(verdict, entry, record)
+
+    return check_agentic
+
+
+def _with_official_line(verdict: Verdict, entry: BfclEntry, record: dict) -> Verdict:
+    """Shape a multi-turn/agentic verdict's detail as the official score line: the error
+    (a dict holding ``error_type``), the prompt, the checker's own fields, the log."""
+    if verdict.valid or "error" in verdict.detail:
+        return verdict
+    messages = list(verdict.errors)
+    error = {"error_message": messages[0] if len(messages) == 1 else messages,
+             "error_type": verdict.error_type}
+    line = {"error": error, "prompt": entry.question}
+    line.update(verdict.detail)
+    if "inference_log" in record:
+        line["inference_log"] = record["inference_log"]
+    return replace(verdict, detail=line)
+
+
+def score_category(result_file: ResultFile, data: BfclData, *, underscore_to_dot: bool = False,
+                   multi_turn: Optional[str] = None,
+                   on_entry: Optional[Callable[[], None]] = None) -> tuple:
+    """Check every record of one result file. Returns ``(CategoryScore, verdicts)``.
+
+    ``on_entry`` is called once per checked entry (progress bars).
+
+    Example:
+        >>> from ek_otel.bfcl.data import BfclData
+        >>> rf = ResultFile("x", "m", "simple_python", ())
+        >>> score_category(rf, BfclData("/nowhere"))
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.BfclDataError: directory /nowhere: BFCL_v4_simple_python.json is missing
+    """
+    category = result_file.category
+    if category not in ALL_SCORING:
+        raise BfclDataError(f"{result_file.path}: unsupported BFCL category {category!r}")
+    pairs = _pair(result_file, data.entries(category))
+    check = _checker_for(category, underscore_to_dot=underscore_to_dot,
+                         multi_turn=multi_turn, model=result_file.model)
+    verdicts = []
+    for entry, record in pairs:
+        verdicts.append(check(entry, record))
+        if on_entry is not None:
+            on_entry()
+    correct = sum(1 for v in verdicts if v.valid)
+    return CategoryScore(result_file.model, category, correct, len(verdicts)), tuple(verdicts)
+
+
+def score_result_files(files: Sequence[ResultFile], data: BfclData, *,
+                       underscore_to_dot: bool = False, multi_turn: Optional[str] = None,
+                       on_entry: Optional[Callable[[], None]] = None) -> BfclRun:
+    """Score already-read result files (see :func:`find_result_files`) against ``data``.
+
+    Example:
+        >>> score_result_files([], BfclData("/nowhere")).scores
+        ()
+    """
+    scores = []
+    verdicts = {}
+    for result_file in files:
+        score, file_verdicts = score_category(
+            result_file, data, underscore_to_dot=underscore_to_dot, multi_turn=multi_turn,
+            on_entry=on_entry)
+        scores.append(score)
+        verdicts[(score.model, score.category)] = file_verdicts
+    return BfclRun(tuple(scores), verdicts)
+
+
+def run_bfcl(paths: Iterable[str], data: BfclData, *, underscore_to_dot: bool = False,
+             multi_turn: Optional[str] = None) -> BfclRun:
+    """Find and score every result file under ``paths`` against ``data``.
+
+    Example:
+        >>> run_bfcl([], BfclData("/nowhere")).scores
+        ()
+    """
+    return score_result_files(find_result_files(paths), data,
+                              underscore_to_dot=underscore_to_dot, multi_turn=multi_turn)

@@ -1,0 +1,99 @@
+"""Score files in the official layout: ``<dir>/<model>/<group>/BFCL_v4_<category>_score.json``.
+
+Each file is JSON Lines: the header ``{"accuracy", "correct_count", "total_count"}``, then
+one line per failed entry: ``id, model_name, test_category, valid`` followed by the
+verdict's ``detail`` (the official fields, in the official order). A verdict without
+``detail`` gets ``error`` and ``error_type``. Values that JSON cannot hold are written as
+their ``str()``, as the official ``make_json_serializable`` does.
+
+Example:
+    >>> import tempfile, os
+    >>> from ek_otel.bfcl.runner import CategoryScore
+    >>> from ek_otel.bfcl.verdict import Verdict
+    >>> out = tempfile.mkdtemp()
+    >>> bad = Verdict("parallel_1", "parallel", False, "x:y", ("msg",))
+    >>> path = write_score_file(out, CategoryScore("m", "parallel", 1, 2), [bad])
+    >>> os.path.relpath(path, out)
+    'm/non_live/BFCL_v4_parallel_score.json'
+    >>> print(open(path).read().strip())
+    {"accuracy": 0.5, "correct_count": 1, "total_count": 2}
+    {"id": "parallel_1", "model_name": "m", "test_category": "parallel", "valid": false, "error": ["msg"], "error_type": "x:y"}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .categories import VERSION_PREFIX, score_subdir
+from .verdict import Verdict
+
+__all__ = ["score_line", "write_score_file", "write_score_dir", "json_safe"]
+
+
+def json_safe(value: Any) -> Any:
+    """Make ``value`` JSON-serializable the official way (unserializable leaves -> ``str``).
+
+    Example:
+        >>> json_safe({"a": (1, 2), "b": [{1, 2}]})
+        {'a': (1, 2), 'b': ['{1, 2}']}
+    """
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    try:
+        json.dumps(value, ensure_ascii=False)
+        return value
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def score_line(verdict: Verdict, model: str) -> dict:
+    """The official score-file line of a failed verdict.
+
+    Example:
+        >>> score_line(Verdict("a_1", "a", False, "t", ("m",)), "mod")["error_type"]
+        't'
+    """
+    line = {"id": verdict.id, "model_name": model, "test_category": verdict.category,
+            "valid": verdict.valid}
+    if verdict.detail:
+        line.update(verdict.detail)
+    else:
+        line["error"] = list(verdict.errors)
+        line["error_type"] = verdict.error_type
+    return line
+
+
+def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) -> str:
+    """Write one category's score file; returns its path.
+
+    ``score`` is a :class:`~ek_otel.bfcl.runner.CategoryScore` (model, category, header).
+    """
+    directory = os.path.join(score_dir, score.model, score_subdir(score.category))
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, f"{VERSION_PREFIX}_{score.category}_score.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(score.header(), ensure_ascii=False) + "\n")
+        for verdict in verdicts:
+            if not verdict.valid:
+                line = json_safe(score_line(verdict, score.model))
+                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return path
+
+
+def write_score_dir(score_dir: str, run: Any) -> list:
+    """Write the score files of a whole :class:`~ek_otel.bfcl.runner.BfclRun`.
+
+    Example:
+        >>> from ek_otel.bfcl.runner import BfclRun
+        >>> write_score_dir("/tmp", BfclRun())
+        []
+    """
+    return [write_score_file(score_dir, score, run.verdicts[(score.model, score.category)])
+            for score in run.scores]

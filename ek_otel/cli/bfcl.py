@@ -1,0 +1,165 @@
+"""``ek-otel bfcl``: score BFCL v4 result files like the official checker; ``gold from-bfcl``.
+
+Example:
+    >>> from click.testing import CliRunner
+    >>> result = CliRunner().invoke(bfcl, ["--help"])
+    >>> "RESULT" in result.output and "--score-dir" in result.output
+    True
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import click
+from rich.table import Table
+
+from ..bfcl.categories import ALL_SCORING
+from ..bfcl.data import BfclData
+from ..bfcl.runner import BfclRun, find_result_files, score_result_files
+from ..bfcl.score_files import write_score_dir
+from ..bfcl.summary import aggregates
+from ._common import progress, stdout_console
+
+__all__ = ["bfcl", "run_json", "from_bfcl"]
+
+_PROGRESS_MIN_ENTRIES = 500
+
+
+def run_json(run: BfclRun) -> dict:
+    """The ``--json`` document: per-category figures and per-entry verdicts.
+
+    With several models, category keys are ``<model>/<category>`` and entries carry a
+    ``model`` key.
+
+    Example:
+        >>> from ek_otel.bfcl.runner import CategoryScore
+        >>> from ek_otel.bfcl.verdict import Verdict
+        >>> run = BfclRun((CategoryScore("m", "parallel", 0, 1),),
+        ...               {("m", "parallel"): (Verdict("parallel_0", "parallel", False, "t"),)})
+        >>> run_json(run)
+        {'categories': {'parallel': {'accuracy': 0.0, 'correct_count': 0, 'total_count': 1}}, 'entries': [{'id': 'parallel_0', 'category': 'parallel', 'valid': False, 'error_type': 't'}]}
+    """
+    several = len(run.models) > 1
+    categories = {}
+    entries = []
+    for score in run.scores:
+        key = f"{score.model}/{score.category}" if several else score.category
+        categories[key] = score.header()
+        for verdict in run.verdicts[(score.model, score.category)]:
+            entry = {"id": verdict.id, "category": verdict.category, "valid": verdict.valid,
+                     "error_type": None if verdict.valid else verdict.error_type}
+            if several:
+                entry["model"] = score.model
+            entries.append(entry)
+    return {"categories": categories, "entries": entries}
+
+
+def _print_tables(run: BfclRun) -> None:
+    console = stdout_console()
+    for model in run.models:
+        table = Table(title=f"BFCL v4: {model}")
+        table.add_column("category")
+        table.add_column("accuracy", justify="right")
+        table.add_column("correct/total", justify="right")
+        counts = {}
+        for score in run.scores:
+            if score.model != model:
+                continue
+            counts[score.category] = (score.correct_count, score.total_count)
+            table.add_row(score.category, f"{score.accuracy:.2%}",
+                          f"{score.correct_count}/{score.total_count}")
+        console.print(table)
+        summary = aggregates(counts)
+        if summary:
+            overall = Table(title="summary (as bfcl_eval aggregates)")
+            overall.add_column("aggregate")
+            overall.add_column("accuracy", justify="right")
+            overall.add_column("entries", justify="right")
+            for aggregate in summary:
+                overall.add_row(aggregate.name, f"{aggregate.accuracy:.2%}",
+                                str(aggregate.total_count))
+            console.print(overall)
+
+
+@click.command("bfcl")
+@click.argument("results", nargs=-1, required=True, metavar="RESULT...")
+@click.option("--data", "data_path", metavar="DIR|WHEEL",
+              help="BFCL data: a directory with BFCL_v4_*.json and possible_answer/, or a "
+                   "bfcl-eval wheel. Default: the installed bfcl_eval package.")
+@click.option("--json", "json_out", metavar="OUT", type=click.Path(dir_okay=False),
+              help="Write per-category figures and per-entry verdicts as JSON.")
+@click.option("--score-dir", metavar="DIR", type=click.Path(file_okay=False),
+              help="Write score files in the official format and layout.")
+@click.option("--underscore-to-dot", is_flag=True,
+              help="The model saw '.' in function names as '_' (OpenAI-style names).")
+@click.option("--multi-turn", "multi_turn", type=click.Choice(["state", "ast"]),
+              help="Multi-turn checking: simulated-API state (official; needs bfcl_eval) "
+                   "or turn-by-turn AST. Default: state when bfcl_eval is installed.")
+def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
+         score_dir: Optional[str], underscore_to_dot: bool, multi_turn: Optional[str]) -> None:
+    """Score BFCL v4 RESULT files or directories with the official rules.
+
+    RESULT is a BFCL_v4_<category>_result.json file or a directory laid out as BFCL
+    lays out results (result/<model>/non_live/...).
+
+    Example:
+
+        ek-otel bfcl result/my-model --score-dir score --json verdicts.json
+    """
+    data = BfclData.locate(data_path)
+    files = find_result_files(results)
+    total = sum(len(f.records) for f in files)
+    with progress("checking BFCL entries", total=total,
+                  enabled=None if total >= _PROGRESS_MIN_ENTRIES else False) as advance:
+        run = score_result_files(files, data, underscore_to_dot=underscore_to_dot,
+                                 multi_turn=multi_turn, on_entry=advance)
+    if not run.scores:
+        click.echo("ek-otel: no BFCL_v4_<category>_result.json files found", err=True)
+    _print_tables(run)
+    if json_out:
+        with open(json_out, "w", encoding="utf-8") as handle:
+            json.dump(run_json(run), handle, ensure_ascii=False)
+            handle.write("\n")
+    if score_dir:
+        write_score_dir(score_dir, run)
+
+
+@click.command("from-bfcl")
+@click.option("--data", "data_path", metavar="DIR|WHEEL",
+              help="BFCL data (default: the installed bfcl_eval package).")
+@click.option("--category", "categories", multiple=True, required=True,
+              type=click.Choice(ALL_SCORING), metavar="CAT",
+              help="A BFCL category to convert; repeat for several.")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The gold file to write (.jsonl, .json or .yaml).")
+def from_bfcl(data_path: Optional[str], categories: tuple, out: str) -> None:
+    """Convert BFCL entries into native gold tasks (schemas, allowed values, turns).
+
+    Example:
+
+        ek-otel gold from-bfcl --category simple_python --category parallel --out bfcl.jsonl
+    """
+    from ..gold.bfcl import bfcl_tasks
+    from ..gold.native import dump_tasks
+
+    data = BfclData.locate(data_path)
+    tasks = []
+    for category in categories:
+        tasks.extend(bfcl_tasks(data, category))
+    dump_tasks(tasks, out)
+    click.echo(f"{out}: {len(tasks)} tasks from {', '.join(categories)}", err=True)
+
+
+def _attach_to_gold_group() -> None:
+    """Add ``from-bfcl`` to the ``gold`` group, whichever module is imported first."""
+    try:
+        from .gold import gold
+    except ImportError:  # pragma: no cover - the gold group is another module's job
+        return
+    if "from-bfcl" not in gold.commands:
+        gold.add_command(from_bfcl)
+
+
+_attach_to_gold_group()

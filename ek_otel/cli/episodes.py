@@ -1,0 +1,107 @@
+"""``ek-otel episodes PATH...``: show the episodes ek-otel reads from trace dumps.
+
+One JSON object per episode per line (``--table`` for a readable table instead); the
+bad-input summary goes to stderr. This is the first thing to run on a new dump: it shows
+which calls, tokens and task ids ek-otel found.
+
+Example:
+    ek-otel episodes traces.jsonl logs.jsonl
+    ek-otel episodes dumps/ --table --group-by conversation
+    ek-otel episodes dump.pb --task-id-key my.task --task-id-key run.task_id
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import click
+from rich.table import Table
+
+from ..core.episode import Episode
+from ..ingest.assemble import group_traces
+from ..ingest.bad_input import BadInputReport
+from ..ingest.dumps import read_dump
+from ..ingest.episode_dict import episode_to_json
+from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES, build_episodes
+from ._common import stderr_console, stdout_console
+
+__all__ = ["episodes", "episodes_table", "task_id_key_list"]
+
+
+def task_id_key_list(extra: Iterable[str]) -> tuple:
+    """The task-id keys to try: the given ones first, then the defaults (no duplicates).
+
+    Example:
+        >>> task_id_key_list(["my.task"])[:2]
+        ('my.task', 'ek.task.id')
+    """
+    return tuple(dict.fromkeys([*extra, *DEFAULT_TASK_ID_KEYS]))
+
+
+def _tokens(episode: Episode) -> str:
+    c = episode.cost
+    if c is None:
+        return ""
+    return f"{c.input_tokens}/{c.output_tokens}/{c.cached_input_tokens}/{c.reasoning_tokens}"
+
+
+def _steps(episode: Episode) -> str:
+    parts = []
+    for step in episode.trajectory:
+        text = step.tool if step.args_captured else f"{step.tool}(?)"
+        parts.append(f"{text} [red]✗[/red]" if step.error else text)
+    return ", ".join(parts) or "-"
+
+
+def episodes_table(episodes: Iterable[Episode]) -> Table:
+    """A rich table: one row per episode (steps; tokens in/out/cached/reasoning; model).
+
+    Example:
+        >>> episodes_table([Episode("t1")]).row_count
+        1
+    """
+    table = Table(title="episodes", show_lines=False)
+    for column in ("trace", "task", "steps", "tokens in/out/cached/reasoning", "model",
+                   "agent", "spans"):
+        table.add_column(column, overflow="fold")
+    for episode in episodes:
+        prov = episode.provenance
+        table.add_row(
+            (prov.trace_id[:16] if prov is not None else ""),
+            episode.task_id or "-",
+            _steps(episode),
+            _tokens(episode),
+            (episode.run.model if episode.run is not None else "") or "-",
+            (prov.agent_name if prov is not None else None) or "-",
+            str(prov.span_count if prov is not None else 0),
+        )
+    return table
+
+
+@click.command("episodes")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--table", "as_table", is_flag=True, help="Print a table instead of JSON lines.")
+@click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace",
+              show_default=True,
+              help="One episode per trace, or per gen_ai.conversation.id / session.id.")
+@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+              help="Attribute key holding the task id (repeatable; tried before the "
+                   "defaults: " + ", ".join(DEFAULT_TASK_ID_KEYS) + ").")
+def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -> None:
+    """Print the episodes read from trace dumps (files, directories, globs, or - for stdin).
+
+    Example:
+        ek-otel episodes traces.jsonl --table
+    """
+    report = BadInputReport()
+    records = read_dump(list(paths), report=report)
+    found = build_episodes(group_traces(records), group_by=group_by,
+                           task_id_keys=task_id_key_list(task_id_keys),
+                           source=",".join(paths), report=report)
+    if as_table:
+        stdout_console().print(episodes_table(found))
+    else:
+        for episode in found:
+            click.echo(episode_to_json(episode))
+    if not report.ok:
+        stderr_console().print(report.summary(), markup=False, highlight=False)

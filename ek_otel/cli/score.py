@@ -1,0 +1,286 @@
+"""``ek-otel score PATH... --gold GOLD``: score trace dumps against gold tasks.
+
+Reads the dumps, rebuilds the episodes, links each to its task, scores its tool calls, prints
+a table per task, per slice and in total (and the unmatched episodes), and optionally writes
+the scores back: ``gen_ai.evaluation.result`` events and evaluation spans, to an OTLP JSON
+Lines file (``--emit-file``), an OTLP endpoint (``--emit-endpoint``), or both.
+
+Exit codes: 0 when scoring ran (whatever the scores); 2 with one line for unreadable input,
+a gold or pricing file that cannot be used, or bad emit settings; 1 when scores could not be
+written back (the table and the JSON report are still produced).
+
+Example:
+    ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl
+    ek-otel score dumps/ --gold tasks.jsonl --level arg --json report.json \\
+        --emit-file scores.jsonl --emit-endpoint http://127.0.0.1:4318 --emit-protocol http
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import click
+from rich.table import Table
+
+from ..errors import GoldFileError, InputError
+from ..emit.sinks import PROTOCOLS, FileSink, MultiSink, OtlpSink
+from ..gold.native import load_tasks
+from ..ingest.bad_input import BadInputReport
+from ..pipeline import GROUP_BY_CHOICES, ScoreRun, ScoreSettings, Unmatched, file_sha256, score_dump
+from ._common import progress, stderr_console, stdout_console
+from .episodes import task_id_key_list
+
+__all__ = ["score", "tasks_table", "slices_table", "unmatched_table", "matcher_choices"]
+
+_MAX_UNMATCHED_ROWS = 20
+
+
+def matcher_choices() -> tuple:
+    """The ``--matcher`` values available: ``ek``, plus ``bfcl`` when the BFCL stage has it.
+
+    Example:
+        >>> "ek" in matcher_choices()
+        True
+    """
+    try:
+        from ..bfcl import episode_verdict  # noqa: F401
+    except ImportError:
+        return ("ek",)
+    return ("ek", "bfcl") if hasattr(episode_verdict, "bfcl_verdict_for_calls") else ("ek",)
+
+
+def _rate(value: Optional[float]) -> str:
+    return "-" if value is None or value != value else f"{value:.3f}"
+
+
+def _money(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
+
+
+def _dollars_of(run: ScoreRun, task_id: Optional[str] = None) -> Optional[float]:
+    scores = [e.score for e in run.envelopes if task_id is None or e.task_id == task_id]
+    if not scores or any(s.dollars is None for s in scores):
+        return None
+    return sum(s.dollars for s in scores)
+
+
+def tasks_table(run: ScoreRun) -> Table:
+    """Per-task figures and a total row (pass^k when tasks repeat; dollars when priced).
+
+    Example:
+        >>> from ek_otel.pipeline import score_episodes
+        >>> tasks_table(score_episodes([], {}, ScoreSettings())).row_count
+        1
+    """
+    report = run.report
+    with_k = report.k > 1
+    table = Table(title="tool-call scores by task")
+    columns = ["task", "n", "prec", "recall", "F1", "exact"]
+    if with_k:
+        columns.append(f"pass^{report.k}")
+    columns.append("dollars")
+    for name in columns:
+        if name == "task":
+            table.add_column(name, overflow="fold")
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
+
+    def row(label: str, cut: Any, pass_hat: Optional[float], dollars) -> list:
+        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall),
+                 _rate(cut.f1), _rate(cut.exact_rate)]
+        if with_k:
+            cells.append(_rate(pass_hat))
+        cells.append(_money(dollars))
+        return cells
+
+    for task_id, cut in report.per_task.items():
+        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), _dollars_of(run, task_id)))
+    table.add_section()
+    table.add_row(*row("total", report.overall, report.mean_pass_hat_k, report.dollars),
+                  style="bold")
+    return table
+
+
+def slices_table(run: ScoreRun) -> Optional[Table]:
+    """Per-slice figures, or None when no scored task has a slice.
+
+    Example:
+        >>> from ek_otel.pipeline import score_episodes
+        >>> slices_table(score_episodes([], {}, ScoreSettings())) is None
+        True
+    """
+    if not run.report.per_slice:
+        return None
+    table = Table(title="by slice")
+    for name in ("slice", "n", "prec", "recall", "F1", "exact", "success"):
+        if name == "slice":
+            table.add_column(name, overflow="fold")
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
+    for name, cut in run.report.per_slice.items():
+        table.add_row(name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
+                      _rate(cut.exact_rate), _rate(cut.success_rate))
+    return table
+
+
+def unmatched_table(unmatched: tuple) -> Table:
+    """The episodes that were not scored, and why (the first 20; a count of the rest).
+
+    Example:
+        >>> unmatched_table((Unmatched("ab" * 16, "x", "task id not in the gold file"),)).row_count
+        1
+    """
+    table = Table(title=f"{len(unmatched)} unmatched episode{'s' if len(unmatched) != 1 else ''}")
+    table.add_column("trace", no_wrap=True)
+    for name in ("task id", "reason"):
+        table.add_column(name, overflow="fold")
+    for item in unmatched[:_MAX_UNMATCHED_ROWS]:
+        table.add_row(item.trace_id or "-", item.task_id or "-", item.reason)
+    if len(unmatched) > _MAX_UNMATCHED_ROWS:
+        table.add_row("...", "", f"{len(unmatched) - _MAX_UNMATCHED_ROWS} more (see --json)")
+    return table
+
+
+def _load_gold(gold: str, task_id: Optional[str]) -> tuple:
+    tasks_list = load_tasks(gold)
+    if not tasks_list:
+        raise GoldFileError(gold, None, "the gold file holds no task")
+    tasks = {t.task_id: t for t in tasks_list}
+    if task_id is not None and task_id not in tasks:
+        raise GoldFileError(gold, None, f"--task {task_id!r} is not a task of this gold file")
+    default = task_id if task_id is not None else (tasks_list[0].task_id if len(tasks_list) == 1 else None)
+    return tasks, default
+
+
+def _headers(pairs: tuple) -> dict:
+    headers = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--emit-header must be KEY=VALUE, got {pair!r}")
+        headers[key.strip().lower()] = value.strip()
+    return headers
+
+
+def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, headers: dict,
+          phoenix: bool) -> Any:
+    sinks = []
+    if emit_file is not None:
+        try:
+            open(emit_file, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise InputError(f"cannot write the emit file: {exc.strerror or exc}", path=emit_file) from None
+        sinks.append(FileSink(emit_file, phoenix=phoenix))
+    if endpoint is not None:
+        try:
+            sinks.append(OtlpSink(endpoint, protocol, headers=headers, phoenix=phoenix))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    if not sinks:
+        return None
+    return sinks[0] if len(sinks) == 1 else MultiSink(sinks)
+
+
+@click.command("score")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--gold", required=True, metavar="GOLD", help="The gold task file (JSON Lines, JSON array or YAML).")
+@click.option("--task", "task_id", metavar="ID",
+              help="Score episodes that carry no task id against this task.")
+@click.option("--level", type=click.Choice(["call", "arg"]), default="call", show_default=True,
+              help="What a true positive is: a whole call, or one argument.")
+@click.option("--strategy", type=click.Choice(["optimal", "best_first"]), default="optimal",
+              show_default=True, help="How predicted calls are paired with gold calls.")
+@click.option("--matcher", type=click.Choice(matcher_choices()), default="ek", show_default=True,
+              help="ek: tool-call F1; bfcl: the BFCL checker's verdict per episode.")
+@click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
+@click.option("--pricing", metavar="FILE", help="A pricing file, for dollars.")
+@click.option("--emit-file", metavar="FILE",
+              help="Append the scores as OTLP JSON Lines (evaluation spans + events).")
+@click.option("--emit-endpoint", metavar="URL",
+              help="Send the scores to this OTLP endpoint (e.g. http://127.0.0.1:4318).")
+@click.option("--emit-protocol", type=click.Choice(PROTOCOLS), default="http", show_default=True)
+@click.option("--emit-header", "emit_headers", multiple=True, metavar="KEY=VALUE",
+              help="A header for the OTLP endpoint (repeatable).")
+@click.option("--phoenix", is_flag=True,
+              help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) for Phoenix.")
+@click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
+              help="One episode per trace, or per gen_ai.conversation.id / session.id.")
+@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+              help="Attribute key holding the task id (repeatable; tried before the defaults).")
+def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy: str, matcher: str,
+          json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
+          emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple, phoenix: bool,
+          group_by: str, task_id_keys: tuple) -> None:
+    """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
+
+    Example:
+        ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl --json report.json
+    """
+    tasks, default_task = _load_gold(gold, task_id)
+    prices = None
+    if pricing is not None:
+        from ..gold.pricing import load_pricing
+
+        prices = load_pricing(pricing)
+    settings = ScoreSettings(
+        level=level, strategy=strategy, matcher=matcher, prices=prices,
+        default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
+        task_id_keys=task_id_key_list(task_id_keys),
+    )
+    sink = _sink(emit_file, emit_endpoint, emit_protocol, _headers(emit_headers), phoenix)
+    bad_input = BadInputReport()
+    try:
+        with progress("scoring episodes") as advance:
+            run = score_dump(list(paths), tasks, settings, report=bad_input, sink=sink,
+                             on_episode=lambda _: advance())
+    finally:
+        if sink is not None:
+            sink.close()
+
+    err = stderr_console()
+    if not run.envelopes and not run.unmatched and not bad_input.ok:
+        first = bad_input.cases[0] if bad_input.cases else bad_input.summary()
+        raise InputError(f"no trace could be read ({bad_input.total} bad input records; first: {first})")
+
+    out = stdout_console()
+    out.print(tasks_table(run))
+    sliced = slices_table(run)
+    if sliced is not None:
+        out.print(sliced)
+    if run.report.groups:
+        out.print(f"[bold]{len(run.report.groups)} provenance groups[/bold] "
+                  "(model, simulator, suite version, scaffold) were scored apart; see --json.")
+    if run.unmatched:
+        out.print(unmatched_table(run.unmatched))
+    if not bad_input.ok:
+        err.print(bad_input.summary(), markup=False, highlight=False)
+
+    if json_out is not None:
+        data = run.to_dict()
+        data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
+                             "cases": [str(c) for c in bad_input.cases]}
+        data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
+                           "protocol": emit_protocol if emit_endpoint else None,
+                           "scores": run.emitted, "failed": run.emit_failures}
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        if json_out == "-":
+            click.echo(text)
+        else:
+            try:
+                with open(json_out, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
+            except OSError as exc:
+                raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=json_out) from None
+
+    if sink is not None:
+        where = ", ".join(w for w in (emit_file, emit_endpoint) if w)
+        revised = f" ({run.revisions} revisions)" if run.revisions else ""
+        if run.emit_ok:
+            err.print(f"wrote {run.emitted} scores{revised} back to {where}", markup=False, highlight=False)
+        else:
+            click.echo(f"ek-otel: error: {run.emit_failures} of {run.emitted} scores could not be "
+                       f"written to {where}", err=True)
+            raise SystemExit(1)

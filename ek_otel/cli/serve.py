@@ -1,0 +1,109 @@
+"""``ek-otel serve``: an OTLP receiver that scores each finished run live.
+
+Example:
+    >>> from click.testing import CliRunner
+    >>> r = CliRunner().invoke(serve, ["--help"])
+    >>> "--grace" in r.output and "--emit-endpoint" in r.output
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import click
+
+from ..errors import InputError
+from ..serve.config import (
+    DEFAULT_GRACE_S,
+    DEFAULT_MAX_WAIT_S,
+    DEFAULT_STORE,
+    ServeConfig,
+    parse_hostport,
+)
+
+__all__ = ["serve"]
+
+
+def _address(value: str):
+    if value.lower() in ("", "off", "none"):
+        return None
+    return parse_hostport(value)
+
+
+@click.command("serve")
+@click.option("--gold", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold task file the runs are scored against.")
+@click.option("--http", "http_addr", default="127.0.0.1:4318", show_default=True,
+              metavar="HOST:PORT", help="OTLP/HTTP receiver address ('off' to disable).")
+@click.option("--grpc", "grpc_addr", default="127.0.0.1:4317", show_default=True,
+              metavar="HOST:PORT", help="OTLP/gRPC receiver address ('off' to disable).")
+@click.option("--store", default=DEFAULT_STORE, show_default=True, type=click.Path(dir_okay=False),
+              help="SQLite store: received spans, scores and the export outbox.")
+@click.option("--emit-endpoint", default=None, metavar="URL",
+              help="OTLP endpoint the scores are exported to (e.g. http://127.0.0.1:4318).")
+@click.option("--emit-protocol", type=click.Choice(["http", "grpc"]), default="http",
+              show_default=True, help="Protocol of --emit-endpoint.")
+@click.option("--emit-file", default=None, type=click.Path(dir_okay=False),
+              help="Also append the scores to this OTLP JSON Lines file.")
+@click.option("--grace", default=DEFAULT_GRACE_S, show_default=True, type=float,
+              help="Seconds with no new span, after the root span, before a run is scored.")
+@click.option("--max-wait", default=DEFAULT_MAX_WAIT_S, show_default=True, type=float,
+              help="Seconds from a run's first span after which it is scored anyway.")
+@click.option("--auth-token-env", default=None, metavar="VAR",
+              help="Require 'Authorization: Bearer <token>', the token read from this variable.")
+@click.option("--tls-cert", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="PEM certificate: serve HTTPS and gRPC over TLS.")
+@click.option("--tls-key", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="PEM private key of --tls-cert.")
+@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+              help="Span/resource attribute holding the task id (repeatable; default: the "
+                   "usual ek.task.id / task_id keys).")
+@click.option("--level", type=click.Choice(["call", "arg"]), default="call", show_default=True,
+              help="Tool-call matching level.")
+@click.option("--strategy", type=click.Choice(["optimal", "best_first"]), default="optimal",
+              show_default=True, help="How predicted calls are paired with gold calls.")
+@click.option("--scorers", default=1, show_default=True, type=int,
+              help="Scoring worker processes (0: a thread in the server process).")
+@click.option("--synchronous", type=click.Choice(["FULL", "NORMAL"], case_sensitive=False),
+              default="FULL", show_default=True,
+              help="SQLite durability: FULL survives power loss, NORMAL only process crashes.")
+@click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
+def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file, grace,
+          max_wait, auth_token_env, tls_cert, tls_key, task_id_keys, level, strategy, scorers,
+          synchronous, verbose) -> None:
+    """Receive OTLP traces, score each finished run against GOLD, export the scores.
+
+    A run (one trace) is scored once its root span has arrived and --grace seconds passed
+    with no new span, or --max-wait after its first span. Late spans re-score it as a new
+    revision. Spans are durable in --store before a request is acknowledged; after a crash,
+    a restart scores and exports every acknowledged run exactly once. SIGTERM stops
+    gracefully. See `ek-otel report` for the corpus report.
+
+    Example:
+
+        ek-otel serve --gold examples/tasks.jsonl --emit-file scores.jsonl
+    """
+    from ..serve.app import serve as run
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
+                        format="ek-otel: %(levelname)s %(name)s: %(message)s")
+    token = None
+    if auth_token_env:
+        token = os.environ.get(auth_token_env)
+        if not token:
+            raise InputError(f"--auth-token-env {auth_token_env}: the variable is not set or empty")
+    options = []
+    if task_id_keys:
+        options.append(("task_id_keys", tuple(task_id_keys)))
+    options += [("level", level), ("strategy", strategy)]
+    config = ServeConfig(
+        gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
+        emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
+        grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
+        tls_key=tls_key, scorer_processes=scorers, synchronous=synchronous.upper(),
+        score_options=tuple(options),
+    ).validate()
+    code = run(config, log=lambda line: click.echo(line, err=True))
+    raise SystemExit(code)

@@ -1,0 +1,664 @@
+"""Scoring episodes against tasks, and aggregating a corpus into one report.
+
+- :func:`score_episode` scores one :class:`~ek_otel.core.episode.Episode` against its
+  :class:`~ek_otel.core.episode.TaskSpec` and returns an
+  :class:`~ek_otel.core.scores.EpisodeScore` (what the emit stage writes back).
+- :func:`evaluate` scores a corpus: micro precision/recall/F1, exact-match rate, per-task and
+  per-slice cuts, pass@k and pass^k over repeated trials, cost, dollars and value-weighted
+  success. It refuses to pool runs whose provenance keys differ.
+
+Example:
+    >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
+    >>> task = TaskSpec("t1", gold=[("search", {"q": "cats"})])
+    >>> ok = Episode("t1", Trajectory([Step("search", {"q": "Cats"})]))
+    >>> bad = Episode("t1", Trajectory([Step("search", {"q": "dogs"})]))
+    >>> score_episode(bad, task).explanation
+    "0/1 calls matched; search.q: expected 'cats', got 'dogs'"
+    >>> r = evaluate([ok, bad], [task], k=1)
+    >>> r.exact_rate, r.f1, r.pass_at_k["t1"]
+    (0.5, 0.5, 0.5)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, Optional, Union
+
+from ..errors import ComparabilityError, InputError
+from .cost import ModelPrice, PriceTable, dollars as price_dollars
+from .episode import AnyOf, Cost, RunProvenance, TaskSpec
+from .fields import normalise_type, precision_recall_f1
+from .grammar import GraphGrammar
+from .scores import EpisodeScore
+from .toolcalls import LEVELS, STRATEGIES, align_calls, calls_of, explain_alignment
+
+__all__ = [
+    "pass_at_k",
+    "pass_hat_k",
+    "score_episode",
+    "evaluate",
+    "aggregate_scores",
+    "CutFigures",
+    "ProvenanceGroup",
+    "UnmatchedEpisode",
+    "EvaluationReport",
+    "to_jsonable",
+]
+
+Prices = Union[PriceTable, Mapping[str, ModelPrice], None]
+
+
+# ---------------------------------------------------------------------------
+# Repeated-trial estimators
+# ---------------------------------------------------------------------------
+
+
+def _check_trials(n: int, c: int, k: int) -> None:
+    if n < 0 or c < 0 or c > n or k < 1:
+        raise ValueError(f"need 0 <= c <= n and k >= 1 (got n={n}, c={c}, k={k})")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k: the chance that at least one of ``k`` of ``n`` trials succeeds.
+
+    ``1 - C(n-c, k) / C(n, k)`` with ``c`` successes; NaN when ``n < k``.
+
+    Example:
+        >>> pass_at_k(4, 1, 1), pass_at_k(4, 1, 4), round(pass_at_k(4, 1, 2), 3)
+        (0.25, 1.0, 0.5)
+        >>> pass_at_k(1, 1, 2)
+        nan
+    """
+    _check_trials(n, c, k)
+    if n < k:
+        return float("nan")
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass^k: the chance that all of ``k`` of ``n`` trials succeed.
+
+    ``C(c, k) / C(n, k)`` with ``c`` successes; NaN when ``n < k``.
+
+    Example:
+        >>> pass_hat_k(4, 2, 1), round(pass_hat_k(4, 2, 2), 4), pass_hat_k(4, 4, 3)
+        (0.5, 0.1667, 1.0)
+    """
+    _check_trials(n, c, k)
+    if n < k:
+        return float("nan")
+    return math.comb(c, k) / math.comb(n, k)
+
+
+# ---------------------------------------------------------------------------
+# One episode
+# ---------------------------------------------------------------------------
+
+
+def _price_table(prices: Prices) -> Optional[PriceTable]:
+    if prices is None or isinstance(prices, PriceTable):
+        return prices
+    return PriceTable(dict(prices))
+
+
+def _canon_name(canonicalizer: Any) -> str:
+    if canonicalizer is None:
+        return "default"
+    return getattr(canonicalizer, "__qualname__", None) or getattr(
+        canonicalizer, "__name__", type(canonicalizer).__name__
+    )
+
+
+def _has_types(grammar: GraphGrammar) -> bool:
+    return any(
+        normalise_type(spec.type) is not None
+        for node in grammar.node_types.values()
+        for spec in node.fields.values()
+    )
+
+
+def score_episode(
+    episode: Any,
+    task: TaskSpec,
+    *,
+    level: str = "call",
+    canonicalizer: Any = None,
+    strategy: str = "optimal",
+    prices: Prices = None,
+    reasoning_in_output: bool = True,
+) -> EpisodeScore:
+    """Score one episode against its task.
+
+    - The gold calls are ``task.gold``; for a multi-turn task (``task.turns`` set) the turns
+      are flattened in order and matched against the episode's calls as one sequence, so
+      ``exact`` requires every turn's calls (an episode records no turn boundaries).
+    - ``task.tools`` gives the grammar: cost weights, and type checks where arguments are
+      typed.
+    - When ``task.ordered`` is True the pairing is order-respecting (``strategy="ordered"``,
+      a weighted longest common subsequence): a call made out of order counts as spurious
+      and its gold call as missing. Otherwise ``strategy`` decides (default ``"optimal"``).
+    - ``success`` equals ``exact``: every gold call matched exactly, nothing extra called.
+    - ``dollars`` is set only when ``prices`` knows ``episode.run.model`` and the episode
+      recorded a cost; it is None otherwise, never a made-up 0.
+
+    Example:
+        >>> from ek_otel.core.episode import (AnyOf, Cost, Episode, RunProvenance, Step,
+        ...     TaskSpec, Trajectory)
+        >>> from ek_otel.core.cost import ModelPrice
+        >>> task = TaskSpec("r1", gold=[("refund", {"amount": AnyOf((10,))}), ("notify", {})])
+        >>> ep = Episode("r1", Trajectory([Step("refund", {"amount": 100})]),
+        ...              cost=Cost(input_tokens=1000), run=RunProvenance(model="m-1"))
+        >>> s = score_episode(ep, task, prices={"m": ModelPrice(2.0, 8.0)})
+        >>> s.explanation
+        '0/2 calls matched; refund.amount: expected 10, got 100; missing: notify'
+        >>> s.tp, s.fp, s.fn, s.exact, s.dollars
+        (0.0, 1.0, 2.0, False, 0.002)
+        >>> s.missing_calls
+        (('notify', {}),)
+    """
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    grammar = task.grammar()
+    used_strategy = "ordered" if task.ordered else strategy
+    alignment = align_calls(
+        episode, calls_of(task), canon=canonicalizer, strategy=used_strategy, grammar=grammar
+    )
+    tp, fp, fn = alignment.counts(level)
+    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
+    exact = alignment.exact
+
+    explanation = explain_alignment(alignment)
+    steps = getattr(getattr(episode, "trajectory", None), "steps", ())
+    args_captured = all(getattr(s, "args_captured", True) for s in steps)
+    if not args_captured:
+        explanation += " (arguments were not captured by the instrumentation)"
+
+    cost = episode.cost if episode.cost is not None else Cost()
+    episode_dollars = None
+    table = _price_table(prices)
+    model = getattr(episode.run, "model", "") if episode.run is not None else ""
+    if table is not None and episode.cost is not None and model:
+        price = table.find(model)
+        if price is not None:
+            episode_dollars = price_dollars(
+                episode.cost, price, reasoning_in_output=reasoning_in_output
+            )
+
+    provenance = getattr(episode, "provenance", None)
+    return EpisodeScore(
+        task_id=task.task_id,
+        trace_id=getattr(provenance, "trace_id", "") or "",
+        metric="tool_call",
+        level=level,
+        tp=tp,
+        fp=fp,
+        fn=fn,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        exact=exact,
+        success=exact,
+        explanation=explanation,
+        arg_diffs=alignment.arg_diffs,
+        missing_calls=alignment.missing_calls,
+        spurious_calls=alignment.spurious_calls,
+        cost=cost,
+        dollars=episode_dollars,
+        settings={
+            "level": level,
+            "strategy": used_strategy,
+            "ordered": bool(task.ordered),
+            "canonicalizer": _canon_name(canonicalizer),
+            "type_checks": _has_types(grammar),
+            "multi_turn": task.turns is not None,
+            "args_captured": args_captured,
+        },
+    )
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CutFigures:
+    """The figures of one cut of the corpus (all of it, one task, or one slice).
+
+    Rates are None for an empty cut. ``value_weighted_success`` is the summed task value of
+    successful episodes over the summed task value of all of them.
+
+    Example:
+        >>> CutFigures.of([]).n, CutFigures.of([]).f1
+        (0, None)
+    """
+
+    n: int = 0
+    successes: int = 0
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+    precision: Optional[float] = None
+    recall: Optional[float] = None
+    f1: Optional[float] = None
+    exact_rate: Optional[float] = None
+    success_rate: Optional[float] = None
+    value_weighted_success: Optional[float] = None
+
+    @classmethod
+    def of(cls, scored: Sequence[tuple]) -> "CutFigures":
+        """Figures over ``(EpisodeScore, task_value)`` pairs (micro-averaged).
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> f = CutFigures.of([(EpisodeScore("t", tp=1.0, exact=True, success=True), 2.0),
+            ...                    (EpisodeScore("t", fn=1.0), 1.0)])
+            >>> f.n, f.f1, f.exact_rate, round(f.value_weighted_success, 3)
+            (2, 0.6666666666666666, 0.5, 0.667)
+        """
+        if not scored:
+            return cls()
+        tp = sum(s.tp for s, _ in scored)
+        fp = sum(s.fp for s, _ in scored)
+        fn = sum(s.fn for s, _ in scored)
+        precision, recall, f1 = precision_recall_f1(tp, fp, fn)
+        n = len(scored)
+        successes = sum(1 for s, _ in scored if s.success)
+        total_value = sum(v for _, v in scored)
+        won_value = sum(v for s, v in scored if s.success)
+        return cls(
+            n=n,
+            successes=successes,
+            tp=tp,
+            fp=fp,
+            fn=fn,
+            precision=precision,
+            recall=recall,
+            f1=f1,
+            exact_rate=sum(1 for s, _ in scored if s.exact) / n,
+            success_rate=successes / n,
+            value_weighted_success=(won_value / total_value) if total_value else None,
+        )
+
+
+@dataclass(frozen=True)
+class UnmatchedEpisode:
+    """An episode whose task id is not among the tasks: reported, never dropped in silence.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> evaluate([Episode("lost")], []).unmatched
+        (UnmatchedEpisode(task_id='lost', trace_id=''),)
+    """
+
+    task_id: str
+    trace_id: str = ""
+
+
+@dataclass(frozen=True)
+class ProvenanceGroup:
+    """The report of the episodes sharing one ``RunProvenance.comparability_key()``.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, RunProvenance, TaskSpec
+        >>> r = evaluate([Episode("t", run=RunProvenance(model="a"))], [TaskSpec("t")],
+        ...              group_by_provenance=True)
+        >>> r.groups[0].key, r.groups[0].report.n_episodes
+        (('a', '', '', ''), 1)
+    """
+
+    key: tuple
+    report: "EvaluationReport"
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """The corpus report of :func:`evaluate`. ``to_dict()`` gives a JSON-ready dict.
+
+    Attributes:
+        overall: Micro figures over every scored episode (:class:`CutFigures`).
+        per_task / per_slice: The same figures per task id and per ``task.slice``
+            (tasks without a slice are in no slice cut).
+        k: The k of pass@k / pass^k.
+        pass_at_k / pass_hat_k: Per task, the unbiased estimators over its trials (NaN
+            when the task has fewer than k trials).
+        mean_pass_at_k / mean_pass_hat_k: Their mean over the tasks where defined.
+        cost: Total :class:`Cost` of the scored episodes.
+        dollars: Total dollars, None unless *every* scored episode could be priced.
+        n_unpriced: How many scored episodes had no price (or no recorded cost).
+        dollars_per_success: ``dollars`` / successful episodes (None without dollars or
+            successes).
+        scores: Every :class:`EpisodeScore`, in input order.
+        unmatched: Episodes whose task id is not in the tasks.
+        comparability_keys: The distinct provenance keys seen.
+        groups: With ``group_by_provenance``, one :class:`ProvenanceGroup` per key.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
+        >>> task = TaskSpec("t", gold=[("a", {})], slice="easy", value=2.0)
+        >>> r = evaluate([Episode("t", Trajectory([Step("a")])), Episode("t")], [task], k=2)
+        >>> r.n_episodes, r.exact_rate, r.per_slice["easy"].successes, r.pass_at_k["t"]
+        (2, 0.5, 1, 1.0)
+        >>> r.pass_hat_k["t"], r.value_weighted_success, r.dollars
+        (0.0, 0.5, None)
+    """
+
+    overall: CutFigures
+    per_task: Mapping[str, CutFigures]
+    per_slice: Mapping[str, CutFigures]
+    k: int
+    pass_at_k: Mapping[str, float]
+    pass_hat_k: Mapping[str, float]
+    mean_pass_at_k: Optional[float]
+    mean_pass_hat_k: Optional[float]
+    cost: Cost
+    dollars: Optional[float]
+    n_unpriced: int
+    dollars_per_success: Optional[float]
+    scores: tuple
+    unmatched: tuple = ()
+    comparability_keys: tuple = ()
+    groups: tuple = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_episodes(self) -> int:
+        """How many episodes were scored."""
+        return self.overall.n
+
+    @property
+    def precision(self) -> Optional[float]:
+        """Micro precision over the corpus."""
+        return self.overall.precision
+
+    @property
+    def recall(self) -> Optional[float]:
+        """Micro recall over the corpus."""
+        return self.overall.recall
+
+    @property
+    def f1(self) -> Optional[float]:
+        """Micro F1 over the corpus (never a mean of episode F1s)."""
+        return self.overall.f1
+
+    @property
+    def exact_rate(self) -> Optional[float]:
+        """Share of episodes whose calls matched exactly."""
+        return self.overall.exact_rate
+
+    @property
+    def success_rate(self) -> Optional[float]:
+        """Share of successful episodes."""
+        return self.overall.success_rate
+
+    @property
+    def value_weighted_success(self) -> Optional[float]:
+        """Task value won over task value attempted."""
+        return self.overall.value_weighted_success
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (NaN becomes None, tuples become lists, AnyOf ``{"any_of": …}``).
+
+        Example:
+            >>> import json
+            >>> from ek_otel.core.episode import Episode, TaskSpec
+            >>> d = evaluate([Episode("t")], [TaskSpec("t")], k=2).to_dict()
+            >>> d["pass_at_k"], d["overall"]["f1"], d["n_episodes"]
+            ({'t': None}, 1.0, 1)
+            >>> len(json.dumps(d)) > 0
+            True
+        """
+        out = to_jsonable(self)
+        for name in ("n_episodes", "precision", "recall", "f1", "exact_rate", "success_rate",
+                     "value_weighted_success"):
+            out[name] = to_jsonable(getattr(self, name))
+        return out
+
+
+def to_jsonable(x: Any) -> Any:
+    """Convert reports, scores and shapes to plain JSON values.
+
+    Example:
+        >>> to_jsonable({"a": (1, float("nan")), "b": AnyOf((1, ""))})
+        {'a': [1, None], 'b': {'any_of': [1, '']}}
+    """
+    if isinstance(x, AnyOf):
+        return {"any_of": [to_jsonable(v) for v in x.values]}
+    if is_dataclass(x) and not isinstance(x, type):
+        out = {f.name: to_jsonable(getattr(x, f.name)) for f in fields(x)}
+        if isinstance(x, EpisodeScore):
+            out["label"] = x.label
+        return out
+    if isinstance(x, Mapping):
+        return {_json_key(k): to_jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in x]
+    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
+        return None
+    if x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    return repr(x)
+
+
+def _json_key(k: Any) -> str:
+    if isinstance(k, str):
+        return k
+    if isinstance(k, tuple):
+        return "|".join(str(p) for p in k)
+    return str(k)
+
+
+def _key_of(episode: Any) -> tuple:
+    run = getattr(episode, "run", None)
+    return (run if run is not None else RunProvenance()).comparability_key()
+
+
+def _index_tasks(tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]]) -> dict:
+    if isinstance(tasks, Mapping):
+        return dict(tasks)
+    by_id: dict = {}
+    for task in tasks:
+        if task.task_id in by_id:
+            raise InputError(f"duplicate task_id {task.task_id!r} among the tasks")
+        by_id[task.task_id] = task
+    return by_id
+
+
+def _mean_defined(values: Iterable[float]) -> Optional[float]:
+    defined = [v for v in values if not math.isnan(v)]
+    return sum(defined) / len(defined) if defined else None
+
+
+def _build_report(
+    scored: list, tasks: Mapping[str, TaskSpec], k: int, unmatched: tuple, keys: tuple,
+    settings: Mapping[str, Any],
+) -> EvaluationReport:
+    pairs = [(s, float(tasks[s.task_id].value)) for s, _ in scored]
+    by_task: dict = {}
+    by_slice: dict = {}
+    for s, v in pairs:
+        by_task.setdefault(s.task_id, []).append((s, v))
+        slice_name = tasks[s.task_id].slice
+        if slice_name is not None:
+            by_slice.setdefault(str(slice_name), []).append((s, v))
+    at_k = {}
+    hat_k = {}
+    for task_id, items in by_task.items():
+        n = len(items)
+        c = sum(1 for s, _ in items if s.success)
+        at_k[task_id] = pass_at_k(n, c, k)
+        hat_k[task_id] = pass_hat_k(n, c, k)
+    total_cost = sum((s.cost for s, _ in pairs), Cost())
+    n_unpriced = sum(1 for s, _ in pairs if s.dollars is None)
+    total_dollars = None
+    if pairs and n_unpriced == 0:
+        total_dollars = round(sum(s.dollars for s, _ in pairs), 12)
+    successes = sum(1 for s, _ in pairs if s.success)
+    per_success = (
+        total_dollars / successes if total_dollars is not None and successes else None
+    )
+    return EvaluationReport(
+        overall=CutFigures.of(pairs),
+        per_task={t: CutFigures.of(items) for t, items in by_task.items()},
+        per_slice={name: CutFigures.of(items) for name, items in sorted(by_slice.items())},
+        k=k,
+        pass_at_k=at_k,
+        pass_hat_k=hat_k,
+        mean_pass_at_k=_mean_defined(at_k.values()),
+        mean_pass_hat_k=_mean_defined(hat_k.values()),
+        cost=total_cost,
+        dollars=total_dollars,
+        n_unpriced=n_unpriced,
+        dollars_per_success=per_success,
+        scores=tuple(s for s, _ in pairs),
+        unmatched=unmatched,
+        comparability_keys=keys,
+        settings=dict(settings),
+    )
+
+
+def evaluate(
+    episodes: Iterable[Any],
+    tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]],
+    *,
+    level: str = "call",
+    strategy: str = "optimal",
+    prices: Prices = None,
+    k: Optional[int] = None,
+    group_by_provenance: bool = False,
+    canonicalizer: Any = None,
+) -> EvaluationReport:
+    """Score a corpus of episodes against their tasks and aggregate.
+
+    Each episode is scored with :func:`score_episode`. Figures are micro-averaged (summed
+    TP/FP/FN), overall, per task and per slice. pass@k and pass^k use each task's episodes
+    as its trials (``k`` defaults to 1). ``dollars_per_success`` divides the total dollars by
+    the number of successful episodes.
+
+    Args:
+        episodes: The episodes (any order; several per task are repeated trials).
+        tasks: TaskSpecs, or a mapping task_id -> TaskSpec.
+        level, strategy, canonicalizer: As in :func:`score_episode`.
+        prices: A :class:`PriceTable` (or a mapping model -> ModelPrice) for dollars.
+        k: The k of pass@k and pass^k.
+        group_by_provenance: Allow episodes with different ``run.comparability_key()``;
+            the report then carries one :class:`ProvenanceGroup` per key (the top-level
+            figures pool them, as asked).
+
+    Raises:
+        ComparabilityError: when the scored episodes have more than one provenance key and
+            ``group_by_provenance`` is False.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, RunProvenance, TaskSpec
+        >>> eps = [Episode("t", run=RunProvenance(model="a")),
+        ...        Episode("t", run=RunProvenance(model="b")), Episode("zzz")]
+        >>> evaluate(eps, [TaskSpec("t")])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys (model, simulator, suite_version, scaffold): ('a', '', '', '') x1, ('b', '', '', '') x1; pass group_by_provenance=True to report them apart
+        >>> r = evaluate(eps, [TaskSpec("t")], group_by_provenance=True)
+        >>> [g.report.n_episodes for g in r.groups], r.unmatched
+        ([1, 1], (UnmatchedEpisode(task_id='zzz', trace_id=''),))
+    """
+    if k is None:
+        k = 1
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    by_id = _index_tasks(tasks)
+    matched = []
+    unmatched = []
+    for episode in episodes:
+        if episode.task_id in by_id:
+            matched.append(episode)
+        else:
+            trace_id = getattr(getattr(episode, "provenance", None), "trace_id", "") or ""
+            unmatched.append(UnmatchedEpisode(str(episode.task_id), trace_id))
+
+    key_counts: dict = {}
+    for episode in matched:
+        key = _key_of(episode)
+        key_counts[key] = key_counts.get(key, 0) + 1
+    keys = tuple(key_counts)
+    if len(keys) > 1 and not group_by_provenance:
+        seen = ", ".join(f"{key!r} x{n}" for key, n in key_counts.items())
+        raise ComparabilityError(
+            f"refusing to pool runs with {len(keys)} different provenance keys "
+            f"(model, simulator, suite_version, scaffold): {seen}; "
+            "pass group_by_provenance=True to report them apart"
+        )
+
+    scored = [
+        (
+            score_episode(
+                e, by_id[e.task_id], level=level, canonicalizer=canonicalizer,
+                strategy=strategy, prices=prices,
+            ),
+            _key_of(e),
+        )
+        for e in matched
+    ]
+    settings = {
+        "level": level,
+        "strategy": strategy,
+        "canonicalizer": _canon_name(canonicalizer),
+        "priced": prices is not None,
+    }
+    return aggregate_scores(
+        scored, by_id, k=k, unmatched=unmatched, settings=settings,
+        group_by_provenance=group_by_provenance,
+    )
+
+
+def aggregate_scores(
+    scored: Iterable[tuple],
+    tasks: Mapping[str, TaskSpec],
+    *,
+    k: int = 1,
+    unmatched: Iterable[UnmatchedEpisode] = (),
+    settings: Optional[Mapping[str, Any]] = None,
+    group_by_provenance: bool = False,
+) -> EvaluationReport:
+    """The corpus report over already-made scores: ``(EpisodeScore, comparability_key)`` pairs.
+
+    What :func:`evaluate` does after scoring, for callers that score episodes themselves
+    (the server, the pipeline). ``tasks`` maps every scored task id to its TaskSpec.
+
+    Raises:
+        ComparabilityError: more than one key and ``group_by_provenance`` False.
+
+    Example:
+        >>> from ek_otel.core.scores import EpisodeScore
+        >>> s = EpisodeScore("t", tp=1.0, exact=True, success=True)
+        >>> r = aggregate_scores([(s, ("m",)), (s, ("m",))], {"t": TaskSpec("t")}, k=2)
+        >>> r.pass_hat_k["t"], r.f1, r.settings["k"]
+        (1.0, 1.0, 2)
+    """
+    scored = list(scored)
+    keys = tuple(dict.fromkeys(key for _, key in scored))
+    if len(keys) > 1 and not group_by_provenance:
+        raise ComparabilityError(
+            f"refusing to pool runs with {len(keys)} different provenance keys; "
+            "pass group_by_provenance=True to report them apart"
+        )
+    unknown = sorted({s.task_id for s, _ in scored if s.task_id not in tasks})
+    if unknown:
+        raise InputError(f"scores for task ids that are not among the tasks: {unknown[:5]}")
+    run_settings = {**dict(settings or {}), "k": k, "group_by_provenance": group_by_provenance}
+    report = _build_report(scored, tasks, k, tuple(unmatched), keys, run_settings)
+    if not group_by_provenance:
+        return report
+    groups = tuple(
+        ProvenanceGroup(
+            key=key,
+            report=_build_report(
+                [(s, kk) for s, kk in scored if kk == key], tasks, k, (), (key,), run_settings
+            ),
+        )
+        for key in keys
+    )
+    return replace(report, groups=groups)

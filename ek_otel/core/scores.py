@@ -1,0 +1,77 @@
+"""The score of one episode against its task: what the emit stage writes back into the trace.
+
+Example:
+    >>> s = EpisodeScore(task_id="t1", trace_id="ab" * 16, tp=1.0, fp=1.0, fn=1.0,
+    ...                  precision=0.5, recall=0.5, f1=0.5, exact=False, success=False)
+    >>> s.label
+    'fail'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .episode import Cost
+
+__all__ = ["ArgDiff", "EpisodeScore", "DIFF_KINDS"]
+
+#: The kinds of argument difference: a wrong value, a wrong type, an argument the gold
+#: requires but the call left out, and one the gold does not have.
+DIFF_KINDS = ("wrong_value", "wrong_type", "missing", "unexpected")
+
+
+@dataclass(frozen=True)
+class ArgDiff:
+    """One argument that disagreed between a predicted call and its gold call.
+
+    Example:
+        >>> ArgDiff("refund", "amount", kind="wrong_value", expected=(10,), got=100,
+        ...         weight=20.0).kind
+        'wrong_value'
+    """
+
+    tool: str
+    arg: str
+    kind: str
+    expected: Any = None
+    got: Any = None
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class EpisodeScore:
+    """One episode scored against one task.
+
+    ``tp``/``fp``/``fn`` are cost-weighted counts (call or argument level), so that corpus
+    figures are micro-averaged by summing them. ``exact`` is True when every gold call was
+    matched exactly and nothing extra was called; ``success`` is the task verdict (the same
+    as ``exact`` unless a task-specific checker decided otherwise).
+    """
+
+    task_id: str
+    trace_id: str = ""
+    metric: str = "tool_call"
+    level: str = "call"
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+    precision: float = 0.0
+    recall: float = 0.0
+    f1: float = 0.0
+    exact: bool = False
+    success: bool = False
+    explanation: str = ""
+    arg_diffs: tuple = ()
+    missing_calls: tuple = ()
+    spurious_calls: tuple = ()
+    cost: Cost = field(default_factory=Cost)
+    dollars: Optional[float] = None
+    revision: int = 0
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``"pass"`` or ``"fail"``: the low-cardinality label written back to the trace."""
+        return "pass" if self.success else "fail"

@@ -1,0 +1,727 @@
+"""Tool-call matching and the cost-weighted tool-call metric (the seed's ``ek.agents.toolcalls``).
+
+:func:`match_calls` pairs predicted calls with gold calls; :class:`ToolCallMetric` turns the
+pairing into cost-weighted TP/FP/FN, precision, recall and F1.
+
+Example:
+    >>> from ek_otel.core.episode import Step
+    >>> pred = [Step("search", {"q": "cats"}), Step("answer", {"a": "meow"})]
+    >>> gold = [("search", {"q": "cats"}), ("answer", {"a": "meow"})]
+    >>> ToolCallMetric()(pred, gold).f1
+    1.0
+    >>> hallucinated = [Step("search", {"q": "cats"}), Step("delete_all", {})]
+    >>> round(ToolCallMetric()(hallucinated, gold).f1, 3)     # 1 TP, 1 FP, 1 FN
+    0.5
+    >>> pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})],
+    ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
+    >>> len(pairs), up, ug          # order-insensitive within a tool name
+    (2, [], [])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .episode import AnyOf, Trajectory, as_call, is_episode
+from .fields import (
+    _show,
+    may_omit,
+    micro_aggregate,
+    precision_recall_f1,
+    spec_type_matches,
+    values_match,
+)
+from .grammar import GraphGrammar, Score
+from .scores import ArgDiff
+
+__all__ = [
+    "STRATEGIES",
+    "LEVELS",
+    "calls_of",
+    "compare_args",
+    "ArgComparison",
+    "CallPair",
+    "CallAlignment",
+    "align_calls",
+    "match_calls",
+    "explain_alignment",
+    "ToolCallMetric",
+]
+
+#: Pairing strategies: the seed's greedy best-first, the exact maximum-weight assignment,
+#: and an order-respecting alignment (for tasks whose call order matters).
+STRATEGIES = ("best_first", "optimal", "ordered")
+
+#: Levels of :class:`ToolCallMetric`.
+LEVELS = ("call", "arg")
+
+_EMPTY_GRAMMAR = GraphGrammar()
+
+
+def calls_of(x: Any) -> tuple:
+    """The ``(tool, args)`` calls of an Episode, a Trajectory, a TaskSpec's gold, or a sequence.
+
+    A task with ``turns`` gives its turns flattened in order.
+
+    Example:
+        >>> from ek_otel.core.episode import Step, TaskSpec
+        >>> calls_of([Step("a", {"x": 1}), "b"])
+        (('a', {'x': 1}), ('b', {}))
+        >>> calls_of(TaskSpec("t", turns=[[("a", {})], [("b", {})]]))
+        (('a', {}), ('b', {}))
+    """
+    if x is None:
+        return ()
+    if is_episode(x):
+        return tuple(x.calls)
+    if isinstance(x, Trajectory):
+        return x.calls
+    if hasattr(x, "gold") and hasattr(x, "task_id"):  # a TaskSpec
+        if getattr(x, "turns", None):
+            return tuple(call for turn in x.turns for call in turn)
+        return tuple(as_call(c) for c in x.gold)
+    if isinstance(x, (str, Mapping)):
+        return (as_call(x),)
+    return tuple(c if _is_plain_call(c) else as_call(c) for c in x)
+
+
+def _is_plain_call(c: Any) -> bool:
+    """Already a ``(str, dict)`` pair: used as is, without a copy (the hot path)."""
+    return type(c) is tuple and len(c) == 2 and type(c[0]) is str and type(c[1]) is dict
+
+
+# ---------------------------------------------------------------------------
+# Comparing the arguments of two calls to the same tool
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArgComparison:
+    """How the arguments of one predicted call compare with its gold call.
+
+    ``tp``/``fp``/``fn`` are argument weights (``grammar.field_cost``): an agreeing argument is
+    a TP; a wrong value or a wrong type is an FP and an FN; a missing required argument an FN;
+    an unexpected one an FP. A gold argument admitting ``""`` may be left out at no cost.
+
+    Example:
+        >>> c = compare_args("f", {"a": 1, "z": 0}, {"a": 1, "b": 2})
+        >>> c.exact, c.tp, c.fp, c.fn, [d.kind for d in c.diffs]
+        (False, 1.0, 1.0, 1.0, ['missing', 'unexpected'])
+    """
+
+    exact: bool
+    tp: float
+    fp: float
+    fn: float
+    diffs: tuple = ()
+
+
+def compare_args(
+    tool: str,
+    pred_args: Mapping[str, Any],
+    gold_args: Mapping[str, Any],
+    *,
+    canon: Optional[Callable[[Any], Any]] = None,
+    grammar: Optional[GraphGrammar] = None,
+) -> ArgComparison:
+    """Compare the arguments of a predicted and a gold call to ``tool``.
+
+    Type checks run when the grammar gives the argument a type (``FieldSpec.type``).
+
+    Example:
+        >>> from ek_otel.core.grammar import FieldSpec, NodeType
+        >>> g = GraphGrammar({"refund": NodeType("refund",
+        ...     {"amount": FieldSpec("amount", "number", importance=20.0)})})
+        >>> c = compare_args("refund", {"amount": 100, "memo": "x"}, {"amount": AnyOf((10,))},
+        ...                  grammar=g)
+        >>> c.exact, c.tp, c.fp, c.fn
+        (False, 0.0, 21.0, 20.0)
+        >>> [(d.arg, d.kind) for d in c.diffs]
+        [('amount', 'wrong_value'), ('memo', 'unexpected')]
+        >>> compare_args("refund", {"amount": "10"}, {"amount": 10}, grammar=g).diffs[0].kind
+        'wrong_type'
+    """
+    grammar = grammar or _EMPTY_GRAMMAR
+    tp = fp = fn = 0.0
+    diffs = []
+    for arg, gold_value in gold_args.items():
+        w = grammar.field_cost(tool, arg)
+        if arg not in pred_args:
+            if may_omit(gold_value):
+                continue
+            fn += w
+            diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
+            continue
+        got = pred_args[arg]
+        if not spec_type_matches(got, grammar.field_spec(tool, arg)):
+            fp += w
+            fn += w
+            diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
+        elif values_match(got, gold_value, canon):
+            tp += w
+        else:
+            fp += w
+            fn += w
+            diffs.append(ArgDiff(tool, arg, "wrong_value", _expected(gold_value), got, w))
+    for arg, got in pred_args.items():
+        if arg not in gold_args:
+            w = grammar.field_cost(tool, arg)
+            fp += w
+            diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
+    return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs))
+
+
+def _expected(gold_value: Any) -> Any:
+    return gold_value.values if isinstance(gold_value, AnyOf) else gold_value
+
+
+# ---------------------------------------------------------------------------
+# Pairing calls
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CallPair:
+    """One predicted call paired with one gold call to the same tool.
+
+    Example:
+        >>> p = align_calls([("x", {}), ("s", {"q": "a"})], [("s", {"q": "A"})]).pairs[0]
+        >>> p.pred_index, p.gold_index, p.tool, p.exact
+        (1, 0, 's', True)
+    """
+
+    pred_index: int
+    gold_index: int
+    tool: str
+    comparison: ArgComparison
+
+    @property
+    def exact(self) -> bool:
+        """True when every argument agrees (and nothing unexpected was passed)."""
+        return self.comparison.exact
+
+
+@dataclass(frozen=True)
+class CallAlignment:
+    """The pairing of a predicted call sequence with a gold one, and its cost accounting.
+
+    Example:
+        >>> a = align_calls([("s", {"q": "x"}), ("t", {})], [("s", {"q": "y"})])
+        >>> a.n_exact, a.spurious, a.missing, a.counts("call")
+        (0, (1,), (), (0.0, 2.0, 1.0))
+        >>> a.counts("arg")          # the tool name was right: 1 TP; q wrong: 1 FP + 1 FN
+        (1.0, 2.0, 1.0)
+    """
+
+    pred: tuple
+    gold: tuple
+    pairs: tuple
+    spurious: tuple
+    missing: tuple
+    strategy: str = "best_first"
+    grammar: GraphGrammar = _EMPTY_GRAMMAR
+
+    @property
+    def n_exact(self) -> int:
+        """How many pairs agree exactly."""
+        return sum(1 for p in self.pairs if p.exact)
+
+    @property
+    def exact(self) -> bool:
+        """True when every gold call is matched exactly and nothing extra was called."""
+        return (
+            not self.spurious
+            and not self.missing
+            and all(p.exact for p in self.pairs)
+        )
+
+    @property
+    def arg_diffs(self) -> tuple:
+        """Every :class:`ArgDiff` of the paired calls, in predicted order."""
+        return tuple(d for p in self.pairs for d in p.comparison.diffs)
+
+    @property
+    def spurious_calls(self) -> tuple:
+        """The predicted calls no gold call was paired with, as ``(tool, args)``."""
+        return tuple(self.pred[i] for i in self.spurious)
+
+    @property
+    def missing_calls(self) -> tuple:
+        """The gold calls no predicted call was paired with, as ``(tool, args)``."""
+        return tuple(self.gold[j] for j in self.missing)
+
+    def counts(self, level: str = "call") -> tuple:
+        """Cost-weighted ``(tp, fp, fn)`` at ``level`` (see :class:`ToolCallMetric`).
+
+        Example:
+            >>> align_calls([("s", {"q": 1, "n": 2})], [("s", {"q": 1})]).counts("arg")
+            (2.0, 1.0, 0.0)
+        """
+        _check_level(level)
+        g = self.grammar
+        tp = fp = fn = 0.0
+        for p in self.pairs:
+            node = g.node_cost(p.tool)
+            if level == "call":
+                if p.exact:
+                    tp += node
+                else:
+                    fp += node
+                    fn += node
+            else:
+                tp += node + p.comparison.tp
+                fp += p.comparison.fp
+                fn += p.comparison.fn
+        for i in self.spurious:
+            tool, args = self.pred[i]
+            fp += g.node_cost(tool)
+            if level == "arg":
+                fp += sum(g.field_cost(tool, a) for a in args)
+        for j in self.missing:
+            tool, args = self.gold[j]
+            fn += g.node_cost(tool)
+            if level == "arg":
+                fn += sum(g.field_cost(tool, a) for a, v in args.items() if not may_omit(v))
+        return (tp, fp, fn)
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+
+
+def _check_strategy(strategy: str) -> None:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+
+
+def align_calls(
+    pred: Any,
+    gold: Any,
+    *,
+    canon: Optional[Callable[[Any], Any]] = None,
+    strategy: str = "best_first",
+    grammar: Optional[GraphGrammar] = None,
+) -> CallAlignment:
+    """Pair predicted calls with gold calls; the engine behind :func:`match_calls`.
+
+    Only calls to the same tool are paired; within a tool name every predicted call is
+    paired while a gold call is left, so ``min(n_pred, n_gold)`` pairs per name. What the
+    strategies decide is *which* calls pair up:
+
+    - ``"best_first"`` (the seed): all candidate pairs sorted globally by exact before
+      partial, then more agreeing argument weight before less, ties by position, and taken
+      greedily.
+    - ``"optimal"``: the assignment that maximises first the number of exact pairs, then the
+      total agreeing argument weight (Hungarian algorithm, O(n^3) per tool name). It never
+      does worse than best-first, and does better when a greedy first pick blocks two good
+      pairs (see the example). When best-first is already optimal its pairing is kept, so
+      ties resolve by position.
+    - ``"ordered"``: an order-respecting alignment (a weighted longest common subsequence
+      over same-tool pairs, maximising exact pairs, then agreement, then pairs): a call made
+      out of order is left unpaired (spurious + missing).
+
+    When no tool name repeats on either side there is nothing to choose, and every
+    strategy but ``"ordered"`` pairs by name in one linear pass.
+
+    Example:
+        >>> gold = [("f", {"a": 1, "b": 1, "c": 1, "d": 0}), ("f", {"a": 1, "b": 1, "c": 9, "d": 9})]
+        >>> pred = [("f", {"a": 1, "b": 1, "c": 1, "d": 5}), ("f", {"a": 2, "b": 2, "c": 1, "d": 0})]
+        >>> [(p.pred_index, p.gold_index) for p in align_calls(pred, gold).pairs]
+        [(0, 0), (1, 1)]
+        >>> [(p.pred_index, p.gold_index) for p in align_calls(pred, gold, strategy="optimal").pairs]
+        [(0, 1), (1, 0)]
+        >>> align_calls(pred, gold).counts("arg")[0], align_calls(pred, gold, strategy="optimal").counts("arg")[0]
+        (5.0, 6.0)
+        >>> a = align_calls([("b", {}), ("a", {})], [("a", {}), ("b", {})], strategy="ordered")
+        >>> len(a.pairs), a.spurious, a.missing
+        (1, (1,), (0,))
+    """
+    _check_strategy(strategy)
+    grammar = grammar or _EMPTY_GRAMMAR
+    pred_calls = calls_of(pred)
+    gold_calls = calls_of(gold)
+
+    def compare(i: int, j: int) -> ArgComparison:
+        return compare_args(
+            pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
+        )
+
+    if strategy == "ordered":
+        index_pairs = _ordered_pairs(pred_calls, gold_calls, compare)
+    else:
+        index_pairs = _unordered_pairs(pred_calls, gold_calls, compare, strategy)
+
+    index_pairs.sort(key=lambda t: t[0])
+    pairs = tuple(CallPair(i, j, pred_calls[i][0], c) for i, j, c in index_pairs)
+    used_pred = {i for i, _, _ in index_pairs}
+    used_gold = {j for _, j, _ in index_pairs}
+    return CallAlignment(
+        pred=pred_calls,
+        gold=gold_calls,
+        pairs=pairs,
+        spurious=tuple(i for i in range(len(pred_calls)) if i not in used_pred),
+        missing=tuple(j for j in range(len(gold_calls)) if j not in used_gold),
+        strategy=strategy,
+        grammar=grammar,
+    )
+
+
+def _group(calls: Sequence[tuple]) -> dict:
+    groups: dict = {}
+    for i, (tool, _) in enumerate(calls):
+        groups.setdefault(tool, []).append(i)
+    return groups
+
+
+def _rank(c: ArgComparison) -> tuple:
+    return (1 if c.exact else 0, c.tp)
+
+
+def _unordered_pairs(pred_calls, gold_calls, compare, strategy) -> list:
+    gold_groups = _group(gold_calls)
+    pred_groups = _group(pred_calls)
+    out = []
+    for tool, p_idx in pred_groups.items():
+        g_idx = gold_groups.get(tool)
+        if not g_idx:
+            continue
+        if len(p_idx) == 1 and len(g_idx) == 1:  # the common case: nothing to choose
+            out.append((p_idx[0], g_idx[0], compare(p_idx[0], g_idx[0])))
+            continue
+        table = {(i, j): compare(i, j) for i in p_idx for j in g_idx}
+        chosen = _best_first(table)
+        if strategy == "optimal" and len(p_idx) > 1 and len(g_idx) > 1:
+            better = _hungarian_pairs(p_idx, g_idx, table)
+            if _total(better, table) > _total(chosen, table):
+                chosen = better
+        out.extend((i, j, table[i, j]) for i, j in chosen)
+    return out
+
+
+def _best_first(table: Mapping[tuple, ArgComparison]) -> list:
+    order = sorted(table, key=lambda ij: (-_rank(table[ij])[0], -_rank(table[ij])[1], ij))
+    used_p: set = set()
+    used_g: set = set()
+    chosen = []
+    for i, j in order:
+        if i in used_p or j in used_g:
+            continue
+        used_p.add(i)
+        used_g.add(j)
+        chosen.append((i, j))
+    return chosen
+
+
+def _total(pairs: Iterable[tuple], table: Mapping[tuple, ArgComparison]) -> tuple:
+    exact = agree = 0.0
+    for ij in pairs:
+        e, a = _rank(table[ij])
+        exact += e
+        agree += a
+    return (exact, round(agree, 9))
+
+
+def _hungarian_pairs(p_idx: list, g_idx: list, table: Mapping[tuple, ArgComparison]) -> list:
+    """Maximum-weight assignment, lexicographic in (exact pairs, agreement)."""
+    agree_bound = 1.0 + sum(max(table[i, j].tp for j in g_idx) for i in p_idx)
+    weight = [
+        [(agree_bound if table[i, j].exact else 0.0) + table[i, j].tp for j in g_idx]
+        for i in p_idx
+    ]
+    return [(p_idx[r], g_idx[c]) for r, c in hungarian_max(weight)]
+
+
+def hungarian_max(weight: Sequence[Sequence[float]]) -> list:
+    """Maximum-weight assignment of a rectangular matrix: ``min(rows, cols)`` ``(row, col)`` pairs.
+
+    The O(n^2 m) shortest-augmenting-path form of the Hungarian algorithm, on ``-weight``.
+
+    Example:
+        >>> sorted(hungarian_max([[3, 2], [2, 0]]))     # greedy would take 3 + 0
+        [(0, 1), (1, 0)]
+        >>> sorted(hungarian_max([[1, 5, 2]]))
+        [(0, 1)]
+    """
+    n = len(weight)
+    m = len(weight[0]) if n else 0
+    if n == 0 or m == 0:
+        return []
+    transposed = n > m
+    if transposed:
+        weight = [list(col) for col in zip(*weight)]
+        n, m = m, n
+    inf = float("inf")
+    u = [0.0] * (n + 1)
+    v = [0.0] * (m + 1)
+    owner = [0] * (m + 1)  # owner[j]: the row assigned to column j (1-based), 0 = free
+    way = [0] * (m + 1)
+    for row in range(1, n + 1):
+        owner[0] = row
+        j0 = 0
+        minv = [inf] * (m + 1)
+        used = [False] * (m + 1)
+        while True:
+            used[j0] = True
+            i0 = owner[j0]
+            delta = inf
+            j1 = 0
+            w_row = weight[i0 - 1]
+            for j in range(1, m + 1):
+                if not used[j]:
+                    cur = -w_row[j - 1] - u[i0] - v[j]
+                    if cur < minv[j]:
+                        minv[j] = cur
+                        way[j] = j0
+                    if minv[j] < delta:
+                        delta = minv[j]
+                        j1 = j
+            for j in range(m + 1):
+                if used[j]:
+                    u[owner[j]] += delta
+                    v[j] -= delta
+                else:
+                    minv[j] -= delta
+            j0 = j1
+            if owner[j0] == 0:
+                break
+        while True:
+            j1 = way[j0]
+            owner[j0] = owner[j1]
+            j0 = j1
+            if j0 == 0:
+                break
+    pairs = [(owner[j] - 1, j - 1) for j in range(1, m + 1) if owner[j]]
+    if transposed:
+        pairs = [(c, r) for r, c in pairs]
+    return pairs
+
+
+def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
+    """Weighted LCS over same-tool pairs, maximising (exact pairs, agreement, pairs)."""
+    n, m = len(pred_calls), len(gold_calls)
+    zero = (0, 0.0, 0)
+    best = [[zero] * (m + 1) for _ in range(n + 1)]
+    cache: dict = {}
+    for i in range(1, n + 1):
+        tool_i = pred_calls[i - 1][0]
+        row, prev = best[i], best[i - 1]
+        for j in range(1, m + 1):
+            cand = max(prev[j], row[j - 1])
+            if gold_calls[j - 1][0] == tool_i:
+                c = compare(i - 1, j - 1)
+                cache[i - 1, j - 1] = c
+                d = prev[j - 1]
+                diag = (d[0] + (1 if c.exact else 0), round(d[1] + c.tp, 9), d[2] + 1)
+                if diag > cand:
+                    cand = diag
+            row[j] = cand
+    out = []
+    i, j = n, m
+    while i > 0 and j > 0:
+        if best[i][j] == best[i - 1][j]:
+            i -= 1
+        elif best[i][j] == best[i][j - 1]:
+            j -= 1
+        else:
+            out.append((i - 1, j - 1, cache[i - 1, j - 1]))
+            i -= 1
+            j -= 1
+    out.reverse()
+    return out
+
+
+def match_calls(
+    pred: Any,
+    gold: Any,
+    canon: Optional[Callable[[Any], Any]] = None,
+    *,
+    strategy: str = "best_first",
+    grammar: Optional[GraphGrammar] = None,
+) -> tuple:
+    """Pair predicted calls with gold calls: ``(pairs, unmatched_pred, unmatched_gold)``.
+
+    Candidates are grouped by tool name (a call to the wrong tool never matches); within a
+    name, pairs are taken globally best-first: exact before partial, more agreeing
+    arguments before fewer, ties by position. Argument order never matters; order inside a
+    list value does. Strings compare case-insensitively with whitespace folded (pass
+    ``canon`` to override; it is applied to every scalar). Repeated identical calls are
+    interchangeable. Gold values may be :class:`~ek_otel.core.episode.AnyOf`. See
+    :func:`align_calls` for ``strategy="optimal"`` and ``"ordered"``.
+
+    Returns:
+        ``pairs`` as ``((tool, pred_args), (tool, gold_args))`` sorted by predicted position,
+        then the unpaired predicted and gold calls, in their original order.
+
+    Example:
+        >>> pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})],
+        ...                             [("s", {"q": "a"}), ("s", {"q": "b"})])
+        >>> len(pairs), up, ug          # order-insensitive within a tool name
+        (2, [], [])
+        >>> pairs[0]
+        (('s', {'q': 'b'}), ('s', {'q': 'b'}))
+        >>> match_calls([("a", {})], [("b", {})])
+        ([], [('a', {})], [('b', {})])
+    """
+    a = align_calls(pred, gold, canon=canon, strategy=strategy, grammar=grammar)
+    pairs = [(a.pred[p.pred_index], a.gold[p.gold_index]) for p in a.pairs]
+    return pairs, list(a.spurious_calls), list(a.missing_calls)
+
+
+# ---------------------------------------------------------------------------
+# Explanations
+# ---------------------------------------------------------------------------
+
+_MAX_LISTED = 3
+
+
+def _listing(items: list) -> str:
+    shown = items[:_MAX_LISTED]
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _describe_diff(d: ArgDiff, grammar: GraphGrammar) -> str:
+    where = f"{d.tool}.{d.arg}"
+    expected = d.expected
+    shown = _show(AnyOf(tuple(expected))) if isinstance(expected, tuple) else repr(expected)
+    if d.kind == "wrong_value":
+        return f"{where}: expected {shown}, got {d.got!r}"
+    if d.kind == "wrong_type":
+        spec = grammar.field_spec(d.tool, d.arg)
+        article = "an" if spec is not None and spec.type[:1] in "aeiou" else "a"
+        wanted = f"{article} {spec.type}" if spec is not None else "another type"
+        return f"{where}: expected {wanted}, got {type(d.got).__name__} {d.got!r}"
+    if d.kind == "missing":
+        return f"{where}: missing (expected {shown})"
+    return f"{where}: unexpected ({d.got!r})"
+
+
+def explain_alignment(alignment: CallAlignment) -> str:
+    """One readable sentence saying why an alignment scores as it does.
+
+    Example:
+        >>> a = align_calls([("refund", {"amount": 100})],
+        ...                 [("refund", {"amount": AnyOf((10,))}), ("notify", {})])
+        >>> explain_alignment(a)
+        '0/2 calls matched; refund.amount: expected 10, got 100; missing: notify'
+        >>> explain_alignment(align_calls([], []))
+        'no call expected and none made'
+    """
+    n_gold = len(alignment.gold)
+    if n_gold == 0:
+        if not alignment.pred:
+            return "no call expected and none made"
+        head = "no call expected"
+    else:
+        head = f"{alignment.n_exact}/{n_gold} calls matched"
+    parts = [head]
+    diffs = [_describe_diff(d, alignment.grammar) for d in alignment.arg_diffs]
+    if diffs:
+        parts.append("; ".join(diffs[:_MAX_LISTED]) + (
+            f" (+{len(diffs) - _MAX_LISTED} more)" if len(diffs) > _MAX_LISTED else ""))
+    if alignment.missing:
+        parts.append("missing: " + _listing([t for t, _ in alignment.missing_calls]))
+    if alignment.spurious:
+        parts.append("spurious: " + _listing([t for t, _ in alignment.spurious_calls]))
+    if alignment.exact and n_gold:
+        parts[0] += " exactly"
+    return "; ".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# The metric
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCallMetric:
+    """Cost-weighted precision/recall/F1 of tool calls against gold calls.
+
+    Args:
+        level: ``"call"``: a pair is a TP (of the tool's weight, ``grammar.node_cost``) only
+            on an exact match; right tool with wrong arguments is an FP *and* an FN of that
+            weight. ``"arg"``: partial credit per argument: a paired call earns its tool
+            weight as a TP (the tool choice was right) plus the weight of each agreeing
+            argument; a wrong or wrongly-typed argument is an FP and an FN of its
+            ``grammar.field_cost``, a missing one an FN, an unexpected one an FP.
+        canonicalizer: Applied to scalar values before comparing (default: strings
+            lower-cased, whitespace folded).
+        grammar: The cost table (and argument types, which turn type checks on). At both
+            levels a spurious or missing call costs its tool weight; at arg level also the
+            weight of each of its arguments.
+        strategy: How calls are paired (:func:`align_calls`); the seed's ``"best_first"``.
+
+    ``detail`` holds ``tp``, ``fp``, ``fn``, ``level``, ``n_matched`` (pairs), ``n_exact``,
+    ``n_spurious`` and ``n_missed``. Inputs may be Episodes, Trajectories, TaskSpecs (their
+    gold) or sequences of calls.
+
+    Example:
+        >>> from ek_otel.core.episode import Step, ToolSpec, tool_grammar
+        >>> gold = [("search", {"q": "cats"}), ("answer", {"a": "meow"})]
+        >>> s = ToolCallMetric()([Step("search", {"q": "cats"})], gold)
+        >>> s.detail["tp"], s.detail["fn"], round(s.f1, 3)
+        (1.0, 1.0, 0.667)
+        >>> g = tool_grammar(ToolSpec("delete_all", destructive=True))
+        >>> round(ToolCallMetric(grammar=g)([("search", {"q": "cats"}), ("delete_all", {})],
+        ...                                 gold[:1]).precision, 3)     # 1 / (1 + 10)
+        0.091
+        >>> ToolCallMetric(level="arg")([("search", {"q": "dogs"})], gold[:1]).detail["tp"]
+        1.0
+    """
+
+    level: str = "call"
+    canonicalizer: Optional[Callable[[Any], Any]] = None
+    grammar: Optional[GraphGrammar] = None
+    strategy: str = "best_first"
+
+    def __post_init__(self) -> None:
+        _check_level(self.level)
+        _check_strategy(self.strategy)
+
+    def align(self, pred: Any, gold: Any) -> CallAlignment:
+        """The :class:`CallAlignment` this metric scores."""
+        return align_calls(
+            pred, gold, canon=self.canonicalizer, strategy=self.strategy, grammar=self.grammar
+        )
+
+    def __call__(self, pred: Any, gold: Any) -> Score:
+        """Score predicted calls against gold calls."""
+        return self.score_alignment(self.align(pred, gold))
+
+    def score_alignment(self, alignment: CallAlignment) -> Score:
+        """Turn an alignment into a :class:`Score` at this metric's level."""
+        tp, fp, fn = alignment.counts(self.level)
+        precision, recall, f1 = precision_recall_f1(tp, fp, fn)
+        return Score(
+            value=f1,
+            precision=precision,
+            recall=recall,
+            f1=f1,
+            metric="tool_call",
+            detail={
+                "tp": tp,
+                "fp": fp,
+                "fn": fn,
+                "level": self.level,
+                "n_matched": len(alignment.pairs),
+                "n_exact": alignment.n_exact,
+                "n_spurious": len(alignment.spurious),
+                "n_missed": len(alignment.missing),
+            },
+            explanation=explain_alignment(alignment),
+        )
+
+    @staticmethod
+    def aggregate(scores: Iterable[Score]) -> Score:
+        """Micro-F1 over a corpus: summed ``tp``/``fp``/``fn`` (1.0 when all are zero).
+
+        Example:
+            >>> m = ToolCallMetric()
+            >>> s = [m([("a", {})], [("a", {})]), m([("b", {})], [("a", {}), ("c", {})])]
+            >>> round(ToolCallMetric.aggregate(s).f1, 3)     # tp=1, fp=1, fn=2
+            0.4
+        """
+        return micro_aggregate(scores, metric="tool_call")

@@ -1,0 +1,316 @@
+"""The attributes a score is written back with: every name is defined here, once.
+
+Three carriers, one set of values (see ``docs/ARCHITECTURE.md``, "Scores written back"):
+
+- the ``gen_ai.evaluation.result`` **event** (:func:`event_attributes`): the four semconv
+  attributes, plus the task id, revision and provenance so the event stands on its own;
+- the **evaluation span** (:func:`span_attributes`): the same, with
+  ``gen_ai.operation.name="evaluation"`` and the full ``ek.*`` detail;
+- the optional OpenInference **EVALUATOR span** (:func:`phoenix_attributes`).
+
+Everything written by ek-otel carries the resource ``service.name="ek-otel"`` and the scope
+:data:`SCOPE_NAME`; :func:`is_ek_output` lets a receiver that also sees ek-otel's own output
+(e.g. a Collector fanning out to both) skip it instead of re-scoring the trace forever.
+
+This module is pure (no OTel imports): values are str, bool, int or float.
+
+Example:
+    >>> from ek_otel.core.scores import EpisodeScore
+    >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
+    >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t1",
+    ...                     EpisodeScore("t1", tp=2.0, fn=1.0, precision=1.0, recall=2 / 3,
+    ...                                  f1=0.8),
+    ...                     ScoreProvenance("0.1.0", "ff" * 32, {"level": "call"}))
+    >>> attrs = span_attributes(env)
+    >>> attrs["gen_ai.evaluation.name"], attrs["gen_ai.evaluation.score.label"]
+    ('ek.tool_call', 'fail')
+    >>> attrs["ek.fn"], attrs["ek.matcher.level"], attrs["ek.revision"]
+    (1.0, 'call', 0)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.episode import AnyOf, as_call
+from ..core.scores import EpisodeScore
+from .envelope import EVALUATOR_NAME, ScoreEnvelope
+
+__all__ = [
+    "EVENT_NAME",
+    "OPERATION_NAME",
+    "SERVICE_NAME",
+    "SCOPE_NAME",
+    "evaluation_name",
+    "explanation",
+    "span_name",
+    "result_attributes",
+    "event_attributes",
+    "span_attributes",
+    "phoenix_attributes",
+    "is_ek_output",
+]
+
+#: The event name of a semconv evaluation result (a log record's ``event_name``).
+EVENT_NAME = "gen_ai.evaluation.result"
+#: ``gen_ai.operation.name`` of the evaluation span (proposed in semantic-conventions-genai #79).
+OPERATION_NAME = "evaluation"
+#: ``service.name`` of the resource everything ek-otel writes carries.
+SERVICE_NAME = EVALUATOR_NAME
+#: Instrumentation scope of everything ek-otel writes.
+SCOPE_NAME = "ek_otel.emit"
+
+# semconv names
+EVALUATION_NAME = "gen_ai.evaluation.name"
+SCORE_VALUE = "gen_ai.evaluation.score.value"
+SCORE_LABEL = "gen_ai.evaluation.score.label"
+EXPLANATION = "gen_ai.evaluation.explanation"
+RESPONSE_ID = "gen_ai.response.id"
+OPERATION = "gen_ai.operation.name"
+
+
+def evaluation_name(score: EpisodeScore) -> str:
+    """``gen_ai.evaluation.name``: ``ek.<metric>`` (``ek.tool_call``, ``ek.bfcl``, ...).
+
+    Example:
+        >>> evaluation_name(EpisodeScore("t", metric="bfcl"))
+        'ek.bfcl'
+    """
+    return f"ek.{score.metric}"
+
+
+def explanation(score: EpisodeScore) -> str:
+    """The score's own explanation, else one line built from its counts and call lists.
+
+    Example:
+        >>> explanation(EpisodeScore("t", tp=1.0, fp=1.0, fn=0.0, f1=0.67,
+        ...                          spurious_calls=(("cancel", {}),)))
+        'F1 0.67 (tp 1, fp 1, fn 0); spurious: cancel'
+    """
+    if score.explanation:
+        return score.explanation
+    parts = [f"F1 {score.f1:.2f} (tp {score.tp:g}, fp {score.fp:g}, fn {score.fn:g})"]
+    if score.missing_calls:
+        parts.append("missing: " + ", ".join(_call_name(c) for c in score.missing_calls))
+    if score.spurious_calls:
+        parts.append("spurious: " + ", ".join(_call_name(c) for c in score.spurious_calls))
+    if score.arg_diffs:
+        parts.append(
+            "argument diffs: " + ", ".join(f"{d.tool}.{d.arg} {d.kind}" for d in score.arg_diffs)
+        )
+    return "; ".join(parts)
+
+
+def span_name(envelope: ScoreEnvelope) -> str:
+    """The evaluation span's name, ``"{operation} {evaluation name}"`` as GenAI spans do.
+
+    Example:
+        >>> from ek_otel.emit.envelope import ScoreProvenance
+        >>> span_name(ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+        ...                         ScoreProvenance("0")))
+        'evaluation ek.tool_call'
+    """
+    return f"{OPERATION_NAME} {evaluation_name(envelope.score)}"
+
+
+def result_attributes(envelope: ScoreEnvelope) -> dict:
+    """The semconv ``gen_ai.evaluation.*`` attributes (+ ``gen_ai.response.id`` when known).
+
+    Example:
+        >>> from ek_otel.emit.envelope import ScoreProvenance
+        >>> a = result_attributes(ScoreEnvelope("ab" * 16, "cd" * 8, "t",
+        ...                       EpisodeScore("t", f1=1.0, success=True), ScoreProvenance("0"),
+        ...                       response_id="chatcmpl-1"))
+        >>> a["gen_ai.evaluation.score.value"], a["gen_ai.evaluation.score.label"], a[RESPONSE_ID]
+        (1.0, 'pass', 'chatcmpl-1')
+    """
+    score = envelope.score
+    attrs: dict = {
+        EVALUATION_NAME: evaluation_name(score),
+        SCORE_VALUE: float(score.f1),
+        SCORE_LABEL: score.label,
+        EXPLANATION: explanation(score),
+    }
+    if envelope.response_id:
+        attrs[RESPONSE_ID] = envelope.response_id
+    return attrs
+
+
+def _provenance_attributes(envelope: ScoreEnvelope) -> dict:
+    prov = envelope.provenance
+    attrs: dict = {
+        "ek.task.id": envelope.task_id,
+        "ek.revision": int(envelope.revision),
+        "ek.evaluator.name": EVALUATOR_NAME,
+        "ek.evaluator.version": prov.evaluator_version,
+        "ek.gold.sha256": prov.gold_sha256,
+    }
+    for key, value in sorted(prov.matcher.items()):
+        attrs[f"ek.matcher.{key}"] = _scalar(value)
+    if envelope.evaluated_service:
+        attrs["ek.evaluated.service.name"] = envelope.evaluated_service
+    return attrs
+
+
+def event_attributes(envelope: ScoreEnvelope) -> dict:
+    """Attributes of the ``gen_ai.evaluation.result`` event: semconv + id + provenance.
+
+    Example:
+        >>> from ek_otel.emit.envelope import ScoreProvenance
+        >>> a = event_attributes(ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+        ...                      ScoreProvenance("0.1.0", "aa" * 32), revision=1))
+        >>> a["ek.task.id"], a["ek.revision"], a["ek.evaluator.version"]
+        ('t', 1, '0.1.0')
+    """
+    return {**result_attributes(envelope), **_provenance_attributes(envelope)}
+
+
+def span_attributes(envelope: ScoreEnvelope) -> dict:
+    """Attributes of the evaluation span: the event's, plus the full ``ek.*`` detail.
+
+    Detail: ``ek.tp``/``ek.fp``/``ek.fn``, ``ek.precision``/``ek.recall``/``ek.f1``,
+    ``ek.exact``, ``ek.success``, ``ek.level``, ``ek.cost.*`` (tokens, retries, latency),
+    ``ek.dollars`` (when priced), and JSON strings ``ek.arg_diffs``, ``ek.missing_calls``,
+    ``ek.spurious_calls``.
+
+    Example:
+        >>> from ek_otel.core.scores import ArgDiff
+        >>> from ek_otel.emit.envelope import ScoreProvenance
+        >>> s = EpisodeScore("t", arg_diffs=(ArgDiff("f", "x", "wrong_value", (1,), 2),),
+        ...                  missing_calls=(("g", {"y": 1}),), dollars=0.25)
+        >>> a = span_attributes(ScoreEnvelope("ab" * 16, "cd" * 8, "t", s, ScoreProvenance("0")))
+        >>> a["gen_ai.operation.name"], a["ek.dollars"], a["ek.missing_calls"]
+        ('evaluation', 0.25, '[{"tool": "g", "args": {"y": 1}}]')
+        >>> json.loads(a["ek.arg_diffs"])[0]["expected"]
+        [1]
+    """
+    score = envelope.score
+    attrs = {OPERATION: OPERATION_NAME, **event_attributes(envelope)}
+    attrs.update(
+        {
+            "ek.level": score.level,
+            "ek.tp": float(score.tp),
+            "ek.fp": float(score.fp),
+            "ek.fn": float(score.fn),
+            "ek.precision": float(score.precision),
+            "ek.recall": float(score.recall),
+            "ek.f1": float(score.f1),
+            "ek.exact": bool(score.exact),
+            "ek.success": bool(score.success),
+        }
+    )
+    cost = score.cost
+    attrs.update(
+        {
+            "ek.cost.input_tokens": int(cost.input_tokens),
+            "ek.cost.output_tokens": int(cost.output_tokens),
+            "ek.cost.cached_input_tokens": int(cost.cached_input_tokens),
+            "ek.cost.reasoning_tokens": int(cost.reasoning_tokens),
+            "ek.cost.total_tokens": int(cost.total_tokens),
+            "ek.cost.retries": int(cost.retries),
+        }
+    )
+    if cost.latency_s is not None:
+        attrs["ek.cost.latency_s"] = float(cost.latency_s)
+    if score.dollars is not None:
+        attrs["ek.dollars"] = float(score.dollars)
+    attrs["ek.arg_diffs"] = _json(
+        [
+            {"tool": d.tool, "arg": d.arg, "kind": d.kind, "expected": d.expected,
+             "got": d.got, "weight": d.weight}
+            for d in score.arg_diffs
+        ]
+    )
+    attrs["ek.missing_calls"] = _json([_call_dict(c) for c in score.missing_calls])
+    attrs["ek.spurious_calls"] = _json([_call_dict(c) for c in score.spurious_calls])
+    return attrs
+
+
+def phoenix_attributes(envelope: ScoreEnvelope) -> dict:
+    """OpenInference attributes of an EVALUATOR carrier span (Phoenix's post-hoc form).
+
+    The span holding them has exactly one Link, to the evaluated root span.
+
+    Example:
+        >>> from ek_otel.emit.envelope import ScoreProvenance
+        >>> a = phoenix_attributes(ScoreEnvelope("ab" * 16, "cd" * 8, "t",
+        ...                        EpisodeScore("t", f1=0.5), ScoreProvenance("0")))
+        >>> a["openinference.span.kind"], a["evaluations.0.evaluation.score"]
+        ('EVALUATOR', 0.5)
+        >>> a["evaluations.0.evaluation.annotator_kind"]
+        'CODE'
+    """
+    score = envelope.score
+    prefix = "evaluations.0.evaluation."
+    return {
+        "openinference.span.kind": "EVALUATOR",
+        prefix + "name": evaluation_name(score),
+        prefix + "score": float(score.f1),
+        prefix + "label": score.label,
+        prefix + "explanation": explanation(score),
+        prefix + "annotator_kind": "CODE",
+        prefix + "identifier": f"{envelope.trace_id}:{envelope.revision}",
+        prefix + "metadata": _json(
+            {
+                "task_id": envelope.task_id,
+                "revision": envelope.revision,
+                "tp": score.tp,
+                "fp": score.fp,
+                "fn": score.fn,
+                "evaluator_version": envelope.provenance.evaluator_version,
+                "gold_sha256": envelope.provenance.gold_sha256,
+                "matcher": dict(envelope.provenance.matcher),
+            }
+        ),
+    }
+
+
+def is_ek_output(resource: Mapping[str, Any], scope_name: str = "") -> bool:
+    """True for a span or log record that ek-otel itself wrote (so a receiver can skip it).
+
+    Example:
+        >>> is_ek_output({"service.name": "ek-otel"}), is_ek_output({"service.name": "agent"})
+        (True, False)
+        >>> is_ek_output({}, "ek_otel.emit")
+        True
+    """
+    return resource.get("service.name") == SERVICE_NAME or scope_name == SCOPE_NAME
+
+
+def _call_name(call: Any) -> str:
+    try:
+        return as_call(call)[0]
+    except TypeError:
+        return str(call)
+
+
+def _call_dict(call: Any) -> dict:
+    try:
+        tool, args = as_call(call)
+    except TypeError:
+        return {"tool": str(call), "args": {}}
+    return {"tool": tool, "args": args}
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, AnyOf):
+        return {"any_of": list(value.values)}
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return repr(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, default=_json_default, ensure_ascii=False)
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if value is None:
+        return ""
+    return _json(value)

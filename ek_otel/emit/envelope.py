@@ -1,0 +1,255 @@
+"""The score envelope: everything needed to write one score back, without the episode.
+
+The live server keeps a **durable outbox** of scores still to be exported; an envelope is one
+row of it. It carries the ids of the evaluated trace and its root span, the
+:class:`~ek_otel.core.scores.EpisodeScore`, the :class:`ScoreProvenance` (evaluator version,
+gold-file hash, matcher settings), the revision (0 for the first score of a trace, +1 each
+time late spans make it re-scored), and the evaluated service's name.
+:meth:`ScoreEnvelope.to_json` / :meth:`ScoreEnvelope.from_json` round-trip it losslessly.
+
+This module is pure: it knows no OTel, so the store can use it without the exporters.
+
+Example:
+    >>> from ek_otel.core.scores import EpisodeScore
+    >>> env = ScoreEnvelope(trace_id="ab" * 16, root_span_id="cd" * 8, task_id="t1",
+    ...                     score=EpisodeScore("t1", trace_id="ab" * 16, f1=1.0, success=True),
+    ...                     provenance=ScoreProvenance("0.1.0", "e3b0" * 16, {"level": "call"}),
+    ...                     scored_at_ns=1)
+    >>> ScoreEnvelope.from_json(env.to_json()) == env
+    True
+    >>> env.key
+    ('abababababababababababababababab', 0)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Optional
+
+from ..core.episode import Cost
+from ..core.scores import ArgDiff, EpisodeScore
+from .tagged_json import from_tagged, to_tagged
+
+__all__ = ["EVALUATOR_NAME", "ENVELOPE_FORMAT", "ScoreProvenance", "ScoreEnvelope"]
+
+#: The name this evaluator gives itself in every score it writes.
+EVALUATOR_NAME = "ek-otel"
+
+#: Version of the JSON form written by :meth:`ScoreEnvelope.to_json`.
+ENVELOPE_FORMAT = 1
+
+_TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+_SPAN_ID = re.compile(r"^[0-9a-f]{16}$")
+
+
+@dataclass(frozen=True)
+class ScoreProvenance:
+    """Where a score came from, so that two scores can be called comparable or not.
+
+    Args:
+        evaluator_version: ``ek_otel.__version__`` of the evaluator that scored.
+        gold_sha256: The SHA-256 (hex) of the gold file's bytes.
+        matcher: The matcher settings (``matcher``, ``level``, ``strategy``,
+            ``canonicalizer``, ...), written as ``ek.matcher.<key>`` attributes.
+
+    Example:
+        >>> ScoreProvenance("0.1.0", "00" * 32, {"level": "arg"}).matcher["level"]
+        'arg'
+    """
+
+    evaluator_version: str
+    gold_sha256: str = ""
+    matcher: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScoreEnvelope:
+    """One score, ready to be written back into the trace it scores.
+
+    Args:
+        trace_id: The evaluated trace (32 lowercase hex characters).
+        root_span_id: The episode's root span (16 lowercase hex characters); the
+            evaluation span is its child and the evaluation event points at it.
+        task_id: The gold task the episode was scored against.
+        score: The :class:`~ek_otel.core.scores.EpisodeScore`.
+        provenance: The :class:`ScoreProvenance`.
+        revision: 0 for the first score of a trace; +1 for each re-score after late spans.
+        evaluated_service: ``service.name`` of the evaluated trace, when known.
+        scored_at_ns: When the score was made (Unix ns): the timestamp of the event and span.
+        response_id: ``gen_ai.response.id`` of the evaluated response, when known.
+
+    Raises:
+        ValueError: for an id that is not lowercase hex of the right length, or a
+            negative revision.
+
+    Example:
+        >>> ScoreEnvelope(trace_id="xyz", root_span_id="cd" * 8, task_id="t",
+        ...               score=None, provenance=None)
+        Traceback (most recent call last):
+        ...
+        ValueError: trace_id must be 32 lowercase hex characters, got 'xyz'
+    """
+
+    trace_id: str
+    root_span_id: str
+    task_id: str
+    score: EpisodeScore
+    provenance: ScoreProvenance
+    revision: int = 0
+    evaluated_service: Optional[str] = None
+    scored_at_ns: int = 0
+    response_id: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if not _TRACE_ID.match(self.trace_id or "") or set(self.trace_id) == {"0"}:
+            raise ValueError(f"trace_id must be 32 lowercase hex characters, got {self.trace_id!r}")
+        if not _SPAN_ID.match(self.root_span_id or "") or set(self.root_span_id) == {"0"}:
+            raise ValueError(
+                f"root_span_id must be 16 lowercase hex characters, got {self.root_span_id!r}"
+            )
+        if self.revision < 0:
+            raise ValueError(f"revision must be >= 0, got {self.revision}")
+
+    @property
+    def key(self) -> tuple:
+        """``(trace_id, revision)``: what identifies this score among all others.
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+            ...               ScoreProvenance("0"), revision=2).key[1]
+            2
+        """
+        return (self.trace_id, self.revision)
+
+    def to_dict(self) -> dict:
+        """Plain JSON data (tagged where plain JSON would lose a type); see :meth:`to_json`.
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> d = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+            ...                   ScoreProvenance("0")).to_dict()
+            >>> d["format"], d["score"]["cost"]["input_tokens"]
+            (1, 0)
+        """
+        score = self.score
+        return {
+            "format": ENVELOPE_FORMAT,
+            "trace_id": self.trace_id,
+            "root_span_id": self.root_span_id,
+            "task_id": self.task_id,
+            "revision": self.revision,
+            "evaluated_service": self.evaluated_service,
+            "scored_at_ns": self.scored_at_ns,
+            "response_id": self.response_id,
+            "provenance": {
+                "evaluator_version": self.provenance.evaluator_version,
+                "gold_sha256": self.provenance.gold_sha256,
+                "matcher": to_tagged(dict(self.provenance.matcher)),
+            },
+            "score": _score_to_dict(score),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ScoreEnvelope":
+        """Invert :meth:`to_dict`.
+
+        Raises:
+            ValueError: for data of another format or with missing fields.
+
+        Example:
+            >>> ScoreEnvelope.from_dict({"format": 99})
+            Traceback (most recent call last):
+            ...
+            ValueError: unknown score envelope format 99 (this ek-otel reads format 1)
+        """
+        if data.get("format") != ENVELOPE_FORMAT:
+            raise ValueError(
+                f"unknown score envelope format {data.get('format')!r} "
+                f"(this ek-otel reads format {ENVELOPE_FORMAT})"
+            )
+        try:
+            prov = data["provenance"]
+            return cls(
+                trace_id=data["trace_id"],
+                root_span_id=data["root_span_id"],
+                task_id=data["task_id"],
+                revision=int(data["revision"]),
+                evaluated_service=data.get("evaluated_service"),
+                scored_at_ns=int(data.get("scored_at_ns") or 0),
+                response_id=data.get("response_id"),
+                provenance=ScoreProvenance(
+                    evaluator_version=prov["evaluator_version"],
+                    gold_sha256=prov.get("gold_sha256", ""),
+                    matcher=from_tagged(prov.get("matcher", {})),
+                ),
+                score=_score_from_dict(data["score"]),
+            )
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a score envelope: missing or bad field {exc}") from exc
+
+    def to_json(self) -> str:
+        """One line of JSON that :meth:`from_json` turns back into an equal envelope.
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+            ...               ScoreProvenance("0")).to_json().startswith('{"format": 1')
+            True
+        """
+        return json.dumps(self.to_dict(), allow_nan=False, separators=(", ", ": "))
+
+    @classmethod
+    def from_json(cls, text: str) -> "ScoreEnvelope":
+        """Read an envelope written by :meth:`to_json`.
+
+        Raises:
+            ValueError: for text that is not a score envelope.
+
+        Example:
+            >>> ScoreEnvelope.from_json("[]")
+            Traceback (most recent call last):
+            ...
+            ValueError: not a score envelope: expected a JSON object
+        """
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("not a score envelope: expected a JSON object")
+        return cls.from_dict(data)
+
+
+_COST_FIELDS = tuple(f.name for f in fields(Cost))
+_DIFF_FIELDS = tuple(f.name for f in fields(ArgDiff))
+_SCALAR_SCORE_FIELDS = tuple(
+    f.name
+    for f in fields(EpisodeScore)
+    if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings"}
+)
+
+
+def _score_to_dict(score: EpisodeScore) -> dict:
+    out: dict = {name: to_tagged(getattr(score, name)) for name in _SCALAR_SCORE_FIELDS}
+    out["cost"] = {name: getattr(score.cost, name) for name in _COST_FIELDS}
+    out["arg_diffs"] = [
+        {name: to_tagged(getattr(diff, name)) for name in _DIFF_FIELDS} for diff in score.arg_diffs
+    ]
+    out["missing_calls"] = to_tagged(tuple(score.missing_calls))
+    out["spurious_calls"] = to_tagged(tuple(score.spurious_calls))
+    out["settings"] = to_tagged(dict(score.settings))
+    return out
+
+
+def _score_from_dict(data: Mapping[str, Any]) -> EpisodeScore:
+    kwargs: dict = {name: from_tagged(data[name]) for name in _SCALAR_SCORE_FIELDS if name in data}
+    kwargs["cost"] = Cost(**{k: v for k, v in data.get("cost", {}).items() if k in _COST_FIELDS})
+    kwargs["arg_diffs"] = tuple(
+        ArgDiff(**{k: from_tagged(v) for k, v in diff.items() if k in _DIFF_FIELDS})
+        for diff in data.get("arg_diffs", ())
+    )
+    kwargs["missing_calls"] = from_tagged(data.get("missing_calls", {"$tuple": []}))
+    kwargs["spurious_calls"] = from_tagged(data.get("spurious_calls", {"$tuple": []}))
+    kwargs["settings"] = from_tagged(data.get("settings", {}))
+    return EpisodeScore(**kwargs)

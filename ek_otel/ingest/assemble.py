@@ -1,0 +1,222 @@
+"""Streaming grouping of records by trace id, with memory bounded by the traces still open.
+
+Nothing in OTLP marks a trace as finished, so a trace is **closed** when its root span
+(a span with no parent) has been seen and ``close_after`` further input records have gone
+by without a new record for it. A trace whose root never arrives is closed after
+``max_idle`` records without news (a backstop), and everything still open is flushed at
+the end of the input.
+
+- Duplicate spans (same trace id and span id: exporters retry) are dropped, also when they
+  arrive shortly after their trace was closed.
+- Logs with a trace id join their trace; logs without one are yielded in groups with
+  ``trace_id == ""`` (at most ``close_after`` records each, and at the end).
+- A record that arrives for a trace already closed starts a new group for that trace
+  marked ``late=True``; the scoring layer turns it into a revision of the episode.
+  ``close_after=None`` never closes a trace before the end of the input (no late groups,
+  memory bounded by the input).
+
+Example:
+    >>> from ek_otel.ingest.records import SpanRecord
+    >>> t1, t2 = "1" * 32, "2" * 32
+    >>> records = [SpanRecord(t1, "a" * 16), SpanRecord(t2, "c" * 16, "d" * 16),
+    ...            SpanRecord(t1, "a" * 16),             # a retried duplicate
+    ...            SpanRecord(t1, "b" * 16, "a" * 16), SpanRecord(t2, "e" * 16)]
+    >>> [(g.trace_id[0], len(g.spans), g.late) for g in group_traces(records, close_after=3)]
+    [('1', 2, False), ('2', 2, False)]
+    >>> [(g.trace_id[0], len(g.spans), g.late) for g in group_traces(records, close_after=1)]
+    [('1', 1, False), ('2', 2, False), ('1', 1, True)]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional, Union
+
+from .records import LogRecord, SpanRecord
+
+__all__ = [
+    "DEFAULT_CLOSE_AFTER",
+    "DEFAULT_MAX_IDLE",
+    "RECENT_CLOSED_TRACES",
+    "TraceGroup",
+    "group_traces",
+]
+
+#: Records to wait, after a trace's root span, without news for that trace before closing it.
+DEFAULT_CLOSE_AFTER = 20_000
+
+#: Records to wait without news for a trace whose root span never came.
+DEFAULT_MAX_IDLE = 200_000
+
+#: How many closed traces keep their span ids, to drop late duplicates of their spans.
+RECENT_CLOSED_TRACES = 10_000
+
+#: How many closed trace ids are remembered, to mark their late records ``late=True``.
+CLOSED_TRACE_IDS = 2_000_000
+
+
+@dataclass(frozen=True)
+class TraceGroup:
+    """The spans and log records of one trace (``trace_id == ""``: logs with no trace).
+
+    ``late`` is True when the trace had already been closed and yielded before these
+    records arrived: a revision of that trace, not a new one.
+
+    Example:
+        >>> g = TraceGroup("1" * 32, spans=(SpanRecord("1" * 32, "a" * 16),))
+        >>> g.root.span_id == "a" * 16, g.late
+        (True, False)
+    """
+
+    trace_id: str
+    spans: tuple[SpanRecord, ...] = ()
+    logs: tuple[LogRecord, ...] = ()
+    late: bool = False
+
+    @property
+    def root(self) -> Optional[SpanRecord]:
+        """The first span with no parent, or None."""
+        for span in self.spans:
+            if not span.parent_span_id:
+                return span
+        return None
+
+
+class _OpenTrace:
+    __slots__ = ("spans", "logs", "span_ids", "root_seen", "last_seen", "late")
+
+    def __init__(self, late: bool):
+        self.spans: list = []
+        self.logs: list = []
+        self.span_ids: set = set()
+        self.root_seen = False
+        self.last_seen = 0
+        self.late = late
+
+
+class _Assembler:
+    """The grouping state; :func:`group_traces` drives it."""
+
+    def __init__(self, close_after: Optional[int], max_idle: Optional[int]):
+        self.close_after = close_after
+        self.max_idle = max_idle if close_after is not None else None
+        self.open: dict = {}
+        self.waiting_root: deque = deque()  # (index, trace id) of traces whose root was seen
+        self.waiting_idle: deque = deque()  # (index, trace id) of every record (backstop)
+        self.recent_closed: dict = {}  # trace id -> frozenset of span ids
+        self.closed_ids: dict = {}  # trace id -> None (an insertion-ordered set)
+        self.orphan_logs: list = []
+        self.index = 0
+
+    def add(self, record: Union[SpanRecord, LogRecord]) -> Iterator[TraceGroup]:
+        self.index += 1
+        trace_id = record.trace_id
+        if isinstance(record, SpanRecord):
+            self._add_span(record, trace_id)
+        elif trace_id:
+            self._trace(trace_id).logs.append(record)
+        else:
+            self.orphan_logs.append(record)
+            if self.close_after is not None and len(self.orphan_logs) >= max(self.close_after, 1):
+                yield self._orphans()
+        if self.close_after is not None:
+            yield from self._close_due()
+
+    def _trace(self, trace_id: str) -> _OpenTrace:
+        trace = self.open.get(trace_id)
+        if trace is None:
+            trace = self.open[trace_id] = _OpenTrace(late=trace_id in self.closed_ids)
+        trace.last_seen = self.index
+        if self.max_idle is not None:
+            self.waiting_idle.append((self.index, trace_id))
+        return trace
+
+    def _add_span(self, span: SpanRecord, trace_id: str) -> None:
+        recent = self.recent_closed.get(trace_id)
+        if recent is not None and span.span_id in recent:
+            return
+        trace = self.open.get(trace_id)
+        if trace is not None and span.span_id in trace.span_ids:
+            return
+        trace = self._trace(trace_id)
+        trace.span_ids.add(span.span_id)
+        trace.spans.append(span)
+        if not span.parent_span_id:
+            trace.root_seen = True
+        if trace.root_seen and self.close_after is not None:
+            self.waiting_root.append((self.index, trace_id))
+
+    def _close_due(self) -> Iterator[TraceGroup]:
+        now = self.index
+        waiting = self.waiting_root
+        while waiting and waiting[0][0] + self.close_after <= now:
+            seen, trace_id = waiting.popleft()
+            trace = self.open.get(trace_id)
+            if trace is not None and trace.last_seen == seen:
+                yield self._close(trace_id)
+        idle = self.waiting_idle
+        while idle and idle[0][0] + self.max_idle <= now:
+            seen, trace_id = idle.popleft()
+            trace = self.open.get(trace_id)
+            if trace is not None and trace.last_seen == seen:
+                yield self._close(trace_id)
+
+    def _close(self, trace_id: str) -> TraceGroup:
+        trace = self.open.pop(trace_id)
+        self.recent_closed[trace_id] = frozenset(trace.span_ids)
+        if len(self.recent_closed) > RECENT_CLOSED_TRACES:
+            del self.recent_closed[next(iter(self.recent_closed))]
+        self.closed_ids[trace_id] = None
+        if len(self.closed_ids) > CLOSED_TRACE_IDS:
+            del self.closed_ids[next(iter(self.closed_ids))]
+        return TraceGroup(trace_id, tuple(trace.spans), tuple(trace.logs), trace.late)
+
+    def _orphans(self) -> TraceGroup:
+        group = TraceGroup("", (), tuple(self.orphan_logs))
+        self.orphan_logs = []
+        return group
+
+    def flush(self) -> Iterator[TraceGroup]:
+        for trace_id in list(self.open):
+            yield self._close(trace_id)
+        if self.orphan_logs:
+            yield self._orphans()
+
+
+def group_traces(
+    records: Iterable[Union[SpanRecord, LogRecord]],
+    *,
+    close_after: Optional[int] = DEFAULT_CLOSE_AFTER,
+    max_idle: Optional[int] = DEFAULT_MAX_IDLE,
+) -> Iterator[TraceGroup]:
+    """Group a stream of span and log records by trace id, yielding each trace once closed.
+
+    Args:
+        records: Spans and logs in input order (e.g. from
+            :func:`~ek_otel.ingest.dumps.read_dump`).
+        close_after: Input records to wait after a trace's root span without news for it;
+            ``None`` closes traces only at the end of the input.
+        max_idle: Input records to wait without news for a trace whose root never came;
+            ``None`` waits for the end of the input.
+
+    Example:
+        >>> from ek_otel.ingest.records import LogRecord, SpanRecord
+        >>> t = "1" * 32
+        >>> stream = [SpanRecord(t, "a" * 16), LogRecord(trace_id=t, event_name="gen_ai.choice"),
+        ...           LogRecord(event_name="orphan"), SpanRecord(t, "b" * 16, "a" * 16)]
+        >>> [(g.trace_id[:1], len(g.spans), len(g.logs), g.late)
+        ...  for g in group_traces(stream, close_after=0)]
+        [('1', 1, 0, False), ('', 0, 1, False), ('1', 1, 1, True)]
+        >>> [(g.trace_id[:1], len(g.spans), len(g.logs)) for g in group_traces(stream, close_after=None)]
+        [('1', 2, 1), ('', 0, 1)]
+    """
+    if close_after is not None and close_after < 0:
+        raise ValueError("close_after must be >= 0 or None")
+    if max_idle is not None and close_after is not None and max_idle < close_after:
+        max_idle = close_after
+    assembler = _Assembler(close_after, max_idle)
+    add = assembler.add
+    for record in records:
+        yield from add(record)
+    yield from assembler.flush()

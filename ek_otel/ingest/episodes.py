@@ -1,0 +1,709 @@
+"""Episodes from spans: one trace's (or one conversation's) records become an Episode.
+
+The rules (``shared/design.md``, "Episodes from spans"), as implemented here:
+
+**Span tree.** A span whose parent is not among the records is a root (Langfuse exports
+point at parents they never send). The episode's root span is the earliest-starting root;
+``latency_s`` is its duration (summed over traces when a conversation spans several).
+
+**Steps** come from executed-tool spans (``execute_tool``, OpenInference TOOL, Traceloop
+tool, Logfire ``Function:``, Langfuse tool observations) and from the tool calls models
+requested (every format in :mod:`ek_otel.ingest.messages`, on spans, span events and log
+events). A requested call that was then executed is **one** step: joined by tool-call id,
+else by name and order (agent instrumentors leave the id off their tool spans). Parallel
+calls in one answer are separate steps. Steps are ordered by time: a requested call at the
+end of its model call, an unrequested execution at its start; parallel calls keep their
+order. Arguments: the model's requested arguments, else the executed span's; when neither
+was captured the step keeps its tool name with ``args={}`` and ``args_captured=False``.
+A failed tool span (status ERROR, ``error.type``, an ``exception`` event, Langfuse level
+ERROR) sets ``Step.error``. Each step records its nearest agent ancestor (``invoke_agent``,
+OpenInference AGENT, Traceloop agent, ...) as ``agent``/``agent_span_id``.
+
+**One model call, several spans.** An agent instrumentor and a client instrumentor report
+the same call twice (the client span nested under the agent's model span). Nested model
+spans form one *cluster*; its answer is read from the span that recorded the most (the
+deepest on a tie), so calls are never counted twice. Requested calls with the same id are
+one call.
+
+**Tokens** are counted on leaf model-call spans (no model-call descendant) and deduplicated
+by ``gen_ai.response.id``. A cluster whose leaves carry no usage falls back to its deepest
+model span with usage. When no model span carries usage at all, the outermost aggregate
+spans with usage (``invoke_agent``, Logfire's task span) are used instead, never summed
+with their descendants. A failed leaf model call followed by another model call counts as
+one ``Cost.retries``.
+
+**Task id**: the first of ``task_id_keys`` found on the root span, then on its resource
+(see :data:`~ek_otel.ingest.semconv.DEFAULT_TASK_ID_KEYS`); ``""`` when none.
+
+**Run provenance**: ``model`` is the response model of the first model call (else its
+request model); ``temperature`` and ``seed`` are the first requested values; ``scaffold``
+is the outermost agent's name, else the resource's ``service.name`` (what identifies the
+harness across runs). **Provenance**: trace and root span ids, conversation (or session)
+id, ``service.name``/``service.version``, the outermost agent's name, the instrumentation
+scope names, the span count, and ``args_captured=False`` when any step lacks arguments or
+a model asked for tools whose calls were not captured at all.
+
+**Bad spans** never crash a build: a span that cannot be read is counted
+(``meta["bad_spans"]``), reported to the :class:`~ek_otel.ingest.bad_input.BadInputReport`
+when one is given, and skipped.
+
+Example:
+    >>> from ek_otel.ingest.records import SpanRecord
+    >>> T = "ab" * 16
+    >>> root = SpanRecord(T, "0" * 15 + "1", name="invoke_agent Helper", start_ns=1, end_ns=9_000_000_001,
+    ...     attributes={"gen_ai.operation.name": "invoke_agent", "ek.task.id": "t1"})
+    >>> chat = SpanRecord(T, "0" * 15 + "2", "0" * 15 + "1", "chat m", start_ns=2, end_ns=3,
+    ...     attributes={"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 10,
+    ...                 "gen_ai.usage.output_tokens": 2, "gen_ai.output.messages":
+    ...                 '[{"role":"assistant","parts":[{"type":"tool_call","id":"c1",'
+    ...                 '"name":"search","arguments":{"q":"cats"}}]}]'})
+    >>> tool = SpanRecord(T, "0" * 15 + "3", "0" * 15 + "1", "execute_tool search", start_ns=4,
+    ...     end_ns=5, attributes={"gen_ai.operation.name": "execute_tool"})
+    >>> e = build_episode([root, chat, tool])
+    >>> e.task_id, e.calls, e.trajectory[0].agent, e.cost.input_tokens, e.cost.latency_s
+    ('t1', (('search', {'q': 'cats'}),), 'Helper', 10, 9.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..core.episode import Cost, Episode, Provenance, RunProvenance, Step, Trajectory
+from . import semconv as sc
+from .bad_input import MALFORMED_RECORD, BadInputReport
+from .messages import (
+    EMPTY_OUTPUT,
+    ModelOutput,
+    RequestedCall,
+    flattened_output,
+    output_of_messages,
+    parse_arguments,
+)
+from .records import LogRecord, SpanRecord
+
+__all__ = [
+    "DEFAULT_TASK_ID_KEYS",
+    "GROUP_BY_TRACE",
+    "GROUP_BY_CONVERSATION",
+    "GROUP_BY_SESSION",
+    "GROUP_BY_CHOICES",
+    "build_episode",
+    "build_episodes",
+    "model_output_of_span",
+    "model_output_of_log",
+]
+
+DEFAULT_TASK_ID_KEYS = sc.DEFAULT_TASK_ID_KEYS
+
+GROUP_BY_TRACE = "trace"
+GROUP_BY_CONVERSATION = "conversation"
+GROUP_BY_SESSION = "session"
+GROUP_BY_CHOICES = (GROUP_BY_TRACE, GROUP_BY_CONVERSATION, GROUP_BY_SESSION)
+
+#: Log events that carry a model's answer (``gen_ai.client.inference.operation.details``
+#: carries ``gen_ai.output.messages`` among its attributes or in its body).
+OUTPUT_EVENTS = frozenset({"gen_ai.choice", "gen_ai.client.inference.operation.details"})
+#: Log/span events that repeat earlier assistant turns (input history; used for call ids
+#: not seen in any output).
+HISTORY_EVENTS = frozenset({"gen_ai.assistant.message"})
+#: Legacy span events of the first GenAI conventions.
+LEGACY_COMPLETION_EVENT = "gen_ai.content.completion"
+
+_TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+
+
+# ---------------------------------------------------------------------------
+# Reading one model answer from a span or a log record
+# ---------------------------------------------------------------------------
+
+
+def model_output_of_span(span: SpanRecord) -> ModelOutput:
+    """The answer a model-call span recorded, from the first source that has one.
+
+    Sources, in order: ``gen_ai.output.messages``; OpenInference
+    ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
+    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events; Langfuse
+    ``langfuse.observation.output``; OpenInference's raw ``output.value`` response.
+
+    Example:
+        >>> s = SpanRecord("a" * 32, "b" * 16, attributes={
+        ...     "llm.output_messages.0.message.role": "assistant",
+        ...     "llm.output_messages.0.message.content": "done"})
+        >>> model_output_of_span(s).text
+        'done'
+    """
+    attributes = span.attributes
+    if "gen_ai.output.messages" in attributes:
+        output = output_of_messages(attributes["gen_ai.output.messages"])
+        if output:
+            return output
+    for prefix in ("llm.output_messages", "gen_ai.completion"):
+        output = flattened_output(attributes, prefix)
+        if output:
+            return output
+    for event in span.events or ():
+        name = getattr(event, "name", "")
+        ev = getattr(event, "attributes", {}) or {}
+        if name == LEGACY_COMPLETION_EVENT:
+            output = output_of_messages(ev.get("gen_ai.completion"))
+            if output:
+                return output
+        if name == "gen_ai.choice":
+            output = _choice_output(ev.get("message", ev), ev)
+            if output:
+                return output
+    for key in ("langfuse.observation.output", "output.value", "output"):
+        if key in attributes:
+            output = output_of_messages(attributes[key])
+            if output:
+                return output
+    return EMPTY_OUTPUT
+
+
+def _choice_output(message: Any, event_body: Any) -> ModelOutput:
+    if isinstance(message, Mapping):
+        message = dict(message)
+        message.setdefault("role", "assistant")
+        if isinstance(event_body, Mapping) and "tool_calls" in event_body:
+            message.setdefault("tool_calls", event_body["tool_calls"])
+        return output_of_messages([message])
+    return EMPTY_OUTPUT
+
+
+def model_output_of_log(log: LogRecord) -> ModelOutput:
+    """The answer a GenAI log event carries (``gen_ai.choice``, the inference details event).
+
+    Example:
+        >>> log = LogRecord(event_name="gen_ai.choice", body={"index": 0, "message": {
+        ...     "tool_calls": [{"id": "c", "type": "function",
+        ...                     "function": {"name": "f", "arguments": "{}"}}]}})
+        >>> [(c.call_id, c.name) for c in model_output_of_log(log).calls]
+        [('c', 'f')]
+    """
+    name = log.event_name
+    body = sc.json_value(log.body)
+    if name == "gen_ai.choice":
+        message = body.get("message", body) if isinstance(body, Mapping) else None
+        return _choice_output(message, body)
+    if name == "gen_ai.client.inference.operation.details":
+        for holder in (log.attributes, body):
+            if isinstance(holder, Mapping) and "gen_ai.output.messages" in holder:
+                output = output_of_messages(holder["gen_ai.output.messages"])
+                if output:
+                    return output
+        return EMPTY_OUTPUT
+    if name in HISTORY_EVENTS and isinstance(body, Mapping):
+        message = dict(body)
+        message["role"] = "assistant"
+        return output_of_messages([message])
+    return EMPTY_OUTPUT
+
+
+# ---------------------------------------------------------------------------
+# Per-span facts (the only place a span is read; a span that fails here is bad)
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Node:
+    span: SpanRecord
+    role: str
+    parent: Optional["_Node"] = None
+    children: list = field(default_factory=list)
+    usage: Optional[sc.Usage] = None
+    response_id: Optional[str] = None
+    error: Optional[str] = None
+    output: ModelOutput = EMPTY_OUTPUT
+    finish_reasons: tuple = ()
+    depth: int = 0
+
+    @property
+    def span_id(self) -> str:
+        return self.span.span_id
+
+    def ancestors(self) -> Iterator["_Node"]:
+        node, seen = self.parent, {self.span_id}
+        while node is not None and node.span_id not in seen:
+            seen.add(node.span_id)
+            yield node
+            node = node.parent
+
+
+def _finish_reasons(attributes: Mapping) -> tuple:
+    value = attributes.get("gen_ai.response.finish_reasons", attributes.get("llm.finish_reason"))
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v) for v in value)
+    return ()
+
+
+def _read_span(span: Any, logs_by_span: Mapping) -> _Node:
+    if not isinstance(span, SpanRecord):
+        raise TypeError(f"not a SpanRecord: {type(span).__name__}")
+    if not isinstance(span.span_id, str) or not span.span_id:
+        raise ValueError("span has no span id")
+    if not isinstance(span.attributes, Mapping):
+        raise TypeError("span attributes are not a mapping")
+    if not isinstance(span.start_ns, int) or not isinstance(span.end_ns, int):
+        raise TypeError("span timestamps are not integers")
+    role = sc.span_role(span)
+    node = _Node(span=span, role=role, error=sc.error_of(span))
+    if role in (sc.MODEL, sc.AGENT, sc.OTHER):
+        node.usage = sc.usage_of(span.attributes)
+        node.response_id = sc.response_id_of(span.attributes)
+    if role == sc.MODEL:
+        node.finish_reasons = _finish_reasons(span.attributes)
+        output = model_output_of_span(span)
+        if not output:
+            output = _output_of_logs(logs_by_span.get(span.span_id, ()))
+        node.output = output
+    return node
+
+
+def _output_of_logs(logs: Sequence[LogRecord]) -> ModelOutput:
+    calls: list = []
+    texts: list = []
+    found = False
+    for log in sorted(logs, key=lambda r: r.time_ns):
+        if log.event_name not in OUTPUT_EVENTS:
+            continue
+        output = model_output_of_log(log)
+        if not output:
+            continue
+        found = True
+        for call in output.calls:
+            calls.append(RequestedCall(call.name, call.args, call.call_id, call.args_captured,
+                                       len(calls)))
+        if output.text:
+            texts.append(output.text)
+    return ModelOutput(tuple(calls), "\n".join(texts) or None, found)
+
+
+# ---------------------------------------------------------------------------
+# Building one episode
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Requested:
+    call: RequestedCall
+    time_ns: int
+    node: Optional[_Node]
+
+
+def _tree(spans: Sequence[Any], logs: Sequence[LogRecord], report: Optional[BadInputReport],
+          source: str) -> tuple:
+    logs_by_span: dict = {}
+    for log in logs:
+        if isinstance(log, LogRecord) and log.span_id:
+            logs_by_span.setdefault(log.span_id, []).append(log)
+    nodes: dict = {}
+    bad = 0
+    for span in spans:
+        try:
+            node = _read_span(span, logs_by_span)
+        except Exception as exc:  # noqa: BLE001 - a bad span is reported and skipped
+            bad += 1
+            if report is not None:
+                origin = getattr(span, "origin", None)
+                sid = getattr(span, "span_id", "?")
+                report.add(MALFORMED_RECORD, f"span {sid!r} skipped: {exc}", origin)
+            continue
+        nodes.setdefault(node.span_id, node)
+    for node in nodes.values():
+        parent = nodes.get(node.span.parent_span_id) if node.span.parent_span_id else None
+        if parent is not None and parent is not node:
+            node.parent = parent
+            parent.children.append(node)
+    for node in nodes.values():
+        node.depth = sum(1 for _ in node.ancestors())
+    return nodes, bad
+
+
+def _by_time(nodes: Iterable[_Node]) -> list:
+    return sorted(nodes, key=lambda n: (n.span.start_ns, n.depth, n.span_id))
+
+
+def _roots(nodes: Mapping) -> list:
+    """One root per trace: the earliest-starting span without a (present) parent."""
+    roots: dict = {}
+    for node in _by_time(n for n in nodes.values() if n.parent is None):
+        roots.setdefault(node.span.trace_id, node)
+    return sorted(roots.values(), key=lambda n: (n.span.start_ns, n.span_id))
+
+
+def _clusters(nodes: Mapping) -> dict:
+    """Model spans grouped by their outermost model-span ancestor (one model call each)."""
+    clusters: dict = {}
+    for node in _by_time(nodes.values()):
+        if node.role != sc.MODEL:
+            continue
+        top = node
+        for ancestor in node.ancestors():
+            if ancestor.role == sc.MODEL:
+                top = ancestor
+        clusters.setdefault(top.span_id, []).append(node)
+    return clusters
+
+
+def _is_leaf_model(node: _Node, members: Sequence[_Node]) -> bool:
+    return not any(other is not node and node in other.ancestors() for other in members)
+
+
+def _usage(nodes: Mapping, clusters: Mapping) -> tuple:
+    """``(usage, retries)`` per the leaf/dedup/aggregate rules."""
+    counted: list = []
+    leaves: list = []
+    for members in clusters.values():
+        cluster_leaves = [n for n in members if _is_leaf_model(n, members)]
+        leaves.extend(cluster_leaves)
+        with_usage = [n for n in cluster_leaves if n.usage is not None]
+        if not with_usage:
+            fallback = [n for n in members if n.usage is not None]
+            with_usage = sorted(fallback, key=lambda n: -n.depth)[:1]
+        counted.extend(with_usage)
+    if not counted:
+        aggregates = [n for n in nodes.values() if n.usage is not None and n.role != sc.TOOL]
+        counted = [n for n in aggregates
+                   if not any(a.usage is not None for a in n.ancestors())]
+    total = sc.Usage()
+    seen_responses: set = set()
+    for node in _by_time(counted):
+        if node.response_id:
+            if node.response_id in seen_responses:
+                continue
+            seen_responses.add(node.response_id)
+        total = total + node.usage
+    leaves = _by_time(leaves)
+    retries = sum(
+        1 for i, node in enumerate(leaves)
+        if node.error is not None and any(
+            later.span.start_ns >= node.span.start_ns for later in leaves[i + 1:])
+    )
+    return total, retries
+
+
+def _best_output(members: Sequence[_Node]) -> tuple:
+    """The most complete answer among a cluster's spans, and the span it came from."""
+    best, best_node, best_key = EMPTY_OUTPUT, None, None
+    for node in members:
+        output = node.output
+        if not output:
+            continue
+        key = (sum(1 for c in output.calls if c.args_captured), len(output.calls),
+               bool(output.text), node.depth)
+        if best_key is None or key > best_key:
+            best, best_node, best_key = output, node, key
+    return best, best_node
+
+
+def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping) -> tuple:
+    """Every requested call (deduplicated by id), the final text, and uncaptured-call count."""
+    answers: list = []  # (time, output, node)
+    uncaptured = 0
+    for members in clusters.values():
+        output, node = _best_output(members)
+        top = members[0]
+        end = max(n.span.end_ns or n.span.start_ns for n in members)
+        if output:
+            answers.append((end, output, node or top))
+        elif any(r in _TOOL_FINISH_REASONS for n in members for r in n.finish_reasons):
+            uncaptured += 1
+    for log in logs:  # answers in log events that no model span holds
+        if not isinstance(log, LogRecord) or log.event_name not in OUTPUT_EVENTS:
+            continue
+        holder = nodes.get(log.span_id)
+        if holder is not None and holder.role == sc.MODEL:
+            continue
+        output = model_output_of_log(log)
+        if output:
+            answers.append((log.time_ns, output, holder))
+    answers.sort(key=lambda a: a[0])
+    requested: list = []
+    seen_ids: set = set()
+    final_text = None
+    for time_ns, output, node in answers:
+        for call in output.calls:
+            if call.call_id:
+                if call.call_id in seen_ids:
+                    continue
+                seen_ids.add(call.call_id)
+            requested.append(_Requested(call, time_ns, node))
+        if output.text:
+            final_text = output.text
+    history = [log for log in logs if isinstance(log, LogRecord)
+               and log.event_name in HISTORY_EVENTS]
+    for log in sorted(history, key=lambda r: r.time_ns):
+        for call in model_output_of_log(log).calls:
+            if call.call_id and call.call_id not in seen_ids:
+                seen_ids.add(call.call_id)
+                requested.append(_Requested(call, log.time_ns, nodes.get(log.span_id)))
+    return requested, final_text, uncaptured
+
+
+def _nearest_agent(node: Optional[_Node]) -> Optional[_Node]:
+    """The nearest agent ancestor, preferring one that names its agent in an attribute."""
+    if node is None:
+        return None
+    agents = [a for a in node.ancestors() if a.role == sc.AGENT]
+    named = [a for a in agents if _has_named_agent(a)]
+    return (named or agents or [None])[0]
+
+
+def _agent_fields(node: Optional[_Node]) -> dict:
+    agent = _nearest_agent(node)
+    if agent is None:
+        return {"agent": None, "agent_span_id": None}
+    return {"agent": sc.agent_name_of(agent.span), "agent_span_id": agent.span_id}
+
+
+def _merge_steps(requested: list, tools: list) -> list:
+    """Join executed tools to requested calls (by id, else name and order); make steps."""
+    unmatched = list(range(len(requested)))
+    by_id = {r.call.call_id: i for i, r in enumerate(requested) if r.call.call_id}
+    timed: list = []
+    for node in tools:
+        attributes = node.span.attributes
+        call_id = sc.tool_call_id_of(attributes)
+        name = sc.tool_name_of(node.span)
+        match = by_id.get(call_id) if call_id else None
+        if match is not None and match not in unmatched:
+            match = None
+        if match is None:
+            same_name = [i for i in unmatched if requested[i].call.name == name]
+            before = [i for i in same_name if requested[i].time_ns <= node.span.start_ns]
+            candidates = before or same_name
+            match = candidates[0] if candidates else None
+        captured, raw = sc.tool_args_of(attributes)
+        exec_args, exec_captured = parse_arguments(raw) if captured else ({}, False)
+        observation = sc.tool_result_of(attributes)
+        if match is not None:
+            unmatched.remove(match)
+            req = requested[match]
+            args, args_captured = req.call.args, req.call.args_captured
+            if not args_captured and exec_captured:
+                args, args_captured = exec_args, True
+            step = Step(req.call.name, args, observation, node.error,
+                        req.call.call_id or call_id, node.span_id,
+                        args_captured=args_captured, **_agent_fields(node))
+            timed.append(((req.time_ns, req.call.index), step))
+        else:
+            step = Step(name, exec_args, observation, node.error, call_id, node.span_id,
+                        args_captured=exec_captured, **_agent_fields(node))
+            timed.append(((node.span.start_ns, 0), step))
+    for i in unmatched:
+        req = requested[i]
+        span_id = req.node.span_id if req.node is not None else None
+        step = Step(req.call.name, req.call.args, None, None, req.call.call_id, span_id,
+                    args_captured=req.call.args_captured, **_agent_fields(req.node))
+        timed.append(((req.time_ns, req.call.index), step))
+    timed.sort(key=lambda t: t[0])
+    return [step for _, step in timed]
+
+
+def _task_id(root: Optional[_Node], roots: Sequence[_Node], keys: Sequence[str]) -> str:
+    keys = tuple(keys)
+    for node in roots:
+        for holder in (node.span.attributes, node.span.resource):
+            if isinstance(holder, Mapping):
+                value = sc.first_value(holder, keys)
+                if value is not None and not isinstance(value, (dict, list, bytes)):
+                    return str(value)
+    return ""
+
+
+def _first(nodes: Sequence[_Node], read) -> Any:
+    for node in nodes:
+        value = read(node.span.attributes)
+        if value is not None:
+            return value
+    return None
+
+
+def _has_named_agent(node: _Node) -> bool:
+    return sc.first_value(node.span.attributes, sc.AGENT_NAME_KEYS) is not None
+
+
+def _outermost_agent(nodes: Mapping) -> Optional[_Node]:
+    """The outermost agent span, preferring one that names its agent in an attribute
+    (a workflow wrapper such as the Agents SDK's ``Agent workflow`` names none)."""
+    agents = [n for n in nodes.values() if n.role == sc.AGENT]
+    named = [n for n in agents if _has_named_agent(n)]
+    if not (named or agents):
+        return None
+    return min(named or agents, key=lambda n: (n.depth, n.span.start_ns))
+
+
+def _root_output(root: Optional[_Node]) -> Optional[str]:
+    if root is None:
+        return None
+    output = model_output_of_span(root.span)
+    if output.text:
+        return output.text
+    value = root.span.attributes.get("output.value")
+    return value if isinstance(value, str) and value else None
+
+
+def build_episode(
+    spans: Sequence[SpanRecord],
+    logs: Sequence[LogRecord] = (),
+    *,
+    task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+    source: str = "",
+    report: Optional[BadInputReport] = None,
+) -> Episode:
+    """Build the :class:`Episode` of one trace's (or one conversation's) records.
+
+    Args:
+        spans: The spans of the trace(s); order does not matter.
+        logs: GenAI log events of the same trace(s) (linked to spans by span id).
+        task_id_keys: Attribute keys tried, in order, for the task id.
+        source: Where the records came from (kept in ``Provenance.source``).
+        report: Where unreadable spans are reported (they are skipped either way).
+
+    Example:
+        >>> s = SpanRecord("c" * 32, "d" * 16, name="chat m", attributes={
+        ...     "gen_ai.operation.name": "chat", "gen_ai.response.finish_reasons": ["tool_calls"]})
+        >>> e = build_episode([s])
+        >>> e.calls, e.provenance.args_captured, e.meta["uncaptured_tool_calls"]
+        ((), False, 1)
+    """
+    nodes, bad = _tree(spans, logs, report, source)
+    roots = _roots(nodes)
+    root = roots[0] if roots else None
+    clusters = _clusters(nodes)
+    usage, retries = _usage(nodes, clusters)
+    requested, final_text, uncaptured = _requested_calls(clusters, logs, nodes)
+    tools = _by_time(n for n in nodes.values() if n.role == sc.TOOL)
+    steps = _merge_steps(requested, tools)
+
+    model_nodes = _by_time(n for members in clusters.values() for n in members)
+    leaves_first = sorted(model_nodes, key=lambda n: (n.span.start_ns, -n.depth))
+    model = _first(leaves_first, sc.response_model_of) or _first(leaves_first, sc.request_model_of)
+    agent = _outermost_agent(nodes)
+    agent_name = sc.agent_name_of(agent.span) if agent is not None else None
+    resource = root.span.resource if root is not None else {}
+    if not isinstance(resource, Mapping):
+        resource = {}
+    service_name = sc.first_value(resource, (sc.SERVICE_NAME,))
+    service_version = sc.first_value(resource, (sc.SERVICE_VERSION,))
+    all_by_time = _by_time(nodes.values())
+    conversation = _first(all_by_time, sc.conversation_id_of) or _first(
+        all_by_time, sc.session_id_of)
+    trace_ids = list(dict.fromkeys(n.span.trace_id for n in roots))
+    if not trace_ids:
+        trace_ids = list(dict.fromkeys(
+            log.trace_id for log in logs if isinstance(log, LogRecord) and log.trace_id))
+    args_captured = all(s.args_captured for s in steps) and uncaptured == 0
+
+    cost = Cost(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_input_tokens=usage.cached_input_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+        retries=retries,
+        latency_s=sum(r.span.duration_s for r in roots),
+    )
+    run = RunProvenance(
+        seed=_first(leaves_first, sc.seed_of),
+        temperature=_first(leaves_first, sc.temperature_of),
+        model=model or "",
+        scaffold=agent_name or (str(service_name) if service_name is not None else ""),
+    )
+    provenance = Provenance(
+        source=source,
+        trace_id=trace_ids[0] if trace_ids else "",
+        root_span_id=root.span_id if root is not None else "",
+        conversation_id=conversation,
+        service_name=str(service_name) if service_name is not None else None,
+        service_version=str(service_version) if service_version is not None else None,
+        agent_name=agent_name,
+        instrumentation=tuple(sorted({n.span.scope_name for n in nodes.values()
+                                      if n.span.scope_name})),
+        span_count=len(nodes),
+        args_captured=args_captured,
+    )
+    meta = {
+        "trace_ids": trace_ids,
+        "bad_spans": bad,
+        "model_calls": len(clusters),
+        "uncaptured_tool_calls": uncaptured,
+    }
+    return Episode(
+        task_id=_task_id(root, roots, task_id_keys),
+        trajectory=Trajectory(steps),
+        output=final_text if final_text is not None else _root_output(root),
+        cost=cost,
+        run=run,
+        provenance=provenance,
+        meta=meta,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Many episodes
+# ---------------------------------------------------------------------------
+
+
+def _group_key(spans: Sequence[Any], group_by: str) -> Optional[str]:
+    read = sc.conversation_id_of if group_by == GROUP_BY_CONVERSATION else sc.session_id_of
+    ordered = sorted((s for s in spans if isinstance(s, SpanRecord)
+                      and isinstance(s.attributes, Mapping)),
+                     key=lambda s: s.start_ns if isinstance(s.start_ns, int) else 0)
+    for span in ordered:
+        value = read(span.attributes)
+        if value:
+            return value
+    return None
+
+
+def build_episodes(
+    groups: Iterable[Any],
+    *,
+    group_by: str = GROUP_BY_TRACE,
+    task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+    source: str = "",
+    report: Optional[BadInputReport] = None,
+) -> Iterator[Episode]:
+    """Episodes from trace groups (anything with ``spans`` and ``logs``, e.g. ``TraceGroup``).
+
+    ``group_by="trace"`` yields one episode per group as it comes. ``"conversation"`` merges
+    the traces that share ``gen_ai.conversation.id``, and ``"session"`` those that share
+    ``session.id`` (or a Traceloop/Langfuse session property); traces without one stay
+    episodes of their own. Merged episodes come last, in order of first appearance.
+
+    Example:
+        >>> from types import SimpleNamespace as G
+        >>> def span(t, s, conv):
+        ...     return SpanRecord(t * 32, s * 16, name="chat m", attributes={
+        ...         "gen_ai.operation.name": "chat", "gen_ai.conversation.id": conv})
+        >>> groups = [G(spans=[span("a", "1", "c1")], logs=[]),
+        ...           G(spans=[span("b", "2", "c1")], logs=[])]
+        >>> [len(e.meta["trace_ids"]) for e in build_episodes(groups, group_by="conversation")]
+        [2]
+        >>> len(list(build_episodes(groups)))
+        2
+    """
+    if group_by not in GROUP_BY_CHOICES:
+        raise ValueError(f"group_by must be one of {GROUP_BY_CHOICES}, not {group_by!r}")
+    merged: dict = {}
+    for group in groups:
+        spans = list(getattr(group, "spans", ()) or ())
+        logs = list(getattr(group, "logs", ()) or ())
+        key = _group_key(spans, group_by) if group_by != GROUP_BY_TRACE else None
+        if key is None:
+            episode = build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
+                                    report=report)
+            if getattr(group, "late", False):
+                episode.meta["late"] = True  # a revision: records that came after closing
+            yield episode
+            continue
+        bucket = merged.setdefault(key, ([], []))
+        bucket[0].extend(spans)
+        bucket[1].extend(logs)
+    for spans, logs in merged.values():
+        yield build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
+                            report=report)

@@ -1,0 +1,420 @@
+"""Message and tool-call formats: what a model answered, in every shape it is recorded.
+
+One model answer can be recorded as:
+
+- OTel GenAI JSON messages (``gen_ai.output.messages``; Traceloop 0.62): ``{role, parts:
+  [{type: "tool_call", id, name, arguments}, {type: "text", content}]}``;
+- OpenAI chat messages or choices (log events ``gen_ai.choice``/``gen_ai.assistant.message``,
+  legacy span events, Langfuse output, OpenInference ``output.value``): ``{role, content,
+  tool_calls: [{id, function: {name, arguments}}]}``;
+- Responses-API items (``{type: "function_call", call_id, name, arguments}``);
+- flattened attributes: OpenInference ``llm.output_messages.N.message.tool_calls.M.tool_call.*``
+  and Traceloop 0.5x ``gen_ai.completion.N.tool_calls.M.*``;
+- otel openai-agents-v2 0.1.0's text parts holding a Python repr of the call (best effort).
+
+Arguments (:func:`parse_arguments`): a JSON object string becomes a dict; a dict stays a
+dict; JSON that is not an object becomes ``{"_value": v}``; a string that is not JSON is
+kept whole as ``{"_raw": "..."}`` (so nothing is lost and nothing is invented); a missing
+value means *not captured* and gives ``{}`` with ``captured=False``.
+
+Example:
+    >>> out = output_of_messages('[{"role": "assistant", "parts": [{"type": "tool_call", '
+    ...     '"id": "c1", "name": "search", "arguments": {"q": "cats"}}]}]')
+    >>> [(c.call_id, c.name, c.args) for c in out.calls]
+    [('c1', 'search', {'q': 'cats'})]
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .semconv import json_value
+
+__all__ = [
+    "RequestedCall",
+    "ModelOutput",
+    "parse_arguments",
+    "calls_from_message",
+    "text_from_message",
+    "output_of_messages",
+    "unflatten",
+    "flattened_output",
+    "calls_from_repr",
+]
+
+
+@dataclass(frozen=True)
+class RequestedCall:
+    """One tool call a model asked for. ``index`` is its position within the answer."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+    call_id: Optional[str] = None
+    args_captured: bool = True
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """What one model answer held: the tool calls requested and the assistant text."""
+
+    calls: tuple = ()
+    text: Optional[str] = None
+    found: bool = False
+
+    def __bool__(self) -> bool:
+        return self.found
+
+
+EMPTY_OUTPUT = ModelOutput()
+
+
+def parse_arguments(raw: Any) -> tuple:
+    """``(args_dict, captured)`` from a recorded arguments value.
+
+    Example:
+        >>> parse_arguments('{"city": "Paris"}')
+        ({'city': 'Paris'}, True)
+        >>> parse_arguments("city=Paris")
+        ({'_raw': 'city=Paris'}, True)
+        >>> parse_arguments("[1, 2]")
+        ({'_value': [1, 2]}, True)
+        >>> parse_arguments(None), parse_arguments("")
+        (({}, False), ({}, True))
+    """
+    if raw is None:
+        return {}, False
+    if isinstance(raw, (bytes, bytearray)):
+        raw = raw.decode("utf-8", "replace")
+    if isinstance(raw, Mapping):
+        return dict(raw), True
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return {}, True
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return {"_raw": raw}, True
+        if isinstance(value, str):  # double-encoded JSON
+            inner, _ = parse_arguments(value)
+            return (inner if "_raw" not in inner else {"_value": value}), True
+        if isinstance(value, Mapping):
+            return dict(value), True
+        return {"_value": value}, True
+    return {"_value": raw}, True
+
+
+def _str_or_none(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value)
+    return text or None
+
+
+def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
+    """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list."""
+    if not isinstance(entry, Mapping):
+        return None
+    if "tool_call" in entry and isinstance(entry["tool_call"], Mapping):  # OpenInference
+        entry = entry["tool_call"]
+    kind = entry.get("type")
+    function = entry.get("function")
+    if isinstance(function, Mapping):  # OpenAI chat shape
+        name = _str_or_none(function.get("name"))
+        raw_args = function.get("arguments")
+        has_args = "arguments" in function
+    elif kind == "tool_use":  # Anthropic content block
+        name = _str_or_none(entry.get("name"))
+        raw_args = entry.get("input")
+        has_args = "input" in entry
+    else:
+        name = _str_or_none(entry.get("name"))
+        raw_args = entry.get("arguments")
+        has_args = "arguments" in entry
+    if not name:
+        return None
+    args, captured = parse_arguments(raw_args)
+    captured = captured or (has_args and raw_args is not None)
+    call_id = _str_or_none(entry.get("call_id")) or _str_or_none(entry.get("id"))
+    return RequestedCall(name, args, call_id, captured, index)
+
+
+_TOOL_CALL_KINDS = frozenset({"tool_call", "function_call", "tool_use", "function"})
+
+
+def calls_from_message(message: Any) -> list:
+    """The tool calls inside one assistant message (or Responses output item).
+
+    Example:
+        >>> msg = {"role": "assistant", "tool_calls": [
+        ...     {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        ...     {"id": "b", "type": "function", "function": {"name": "g", "arguments": "{}"}}]}
+        >>> [(c.call_id, c.name, c.index) for c in calls_from_message(msg)]
+        [('a', 'f', 0), ('b', 'g', 1)]
+        >>> calls_from_message({"type": "function_call", "call_id": "c", "name": "h",
+        ...                     "arguments": '{"x": 1}'})[0].args
+        {'x': 1}
+    """
+    if not isinstance(message, Mapping):
+        return []
+    if "message" in message and isinstance(message["message"], Mapping):
+        inner = calls_from_message(message["message"])  # a choice, or an OpenInference wrapper
+        if inner:
+            return inner
+    calls: list = []
+    if message.get("type") in ("function_call", "tool_call"):
+        call = _call_from_entry(message, 0)
+        return [call] if call else []
+    tool_calls = message.get("tool_calls")
+    if isinstance(tool_calls, Mapping):  # flattened lists come back as index dicts
+        tool_calls = [tool_calls[k] for k in sorted(tool_calls, key=_index_key)]
+    if isinstance(tool_calls, list):
+        for entry in tool_calls:
+            call = _call_from_entry(entry, len(calls))
+            if call:
+                calls.append(call)
+    for key in ("parts", "content"):
+        parts = message.get(key)
+        if not isinstance(parts, list):
+            continue
+        for part in parts:
+            if isinstance(part, Mapping) and part.get("type") in _TOOL_CALL_KINDS:
+                call = _call_from_entry(part, len(calls))
+                if call:
+                    calls.append(call)
+            elif isinstance(part, Mapping) and part.get("type") == "text":
+                for call in calls_from_repr(str(part.get("content") or part.get("text") or "")):
+                    calls.append(RequestedCall(call.name, call.args, call.call_id,
+                                               call.args_captured, len(calls)))
+    function_call = message.get("function_call")  # legacy OpenAI functions
+    if not calls and isinstance(function_call, Mapping):
+        call = _call_from_entry(function_call, 0)
+        if call:
+            calls.append(call)
+    return calls
+
+
+def text_from_message(message: Any) -> Optional[str]:
+    """The assistant text of one message (text parts joined), or None.
+
+    Example:
+        >>> text_from_message({"role": "assistant", "parts": [{"type": "text", "content": "hi"}]})
+        'hi'
+        >>> text_from_message({"message": {"content": "hello"}})
+        'hello'
+    """
+    if isinstance(message, str):
+        return message or None
+    if not isinstance(message, Mapping):
+        return None
+    if "message" in message and isinstance(message["message"], Mapping):
+        return text_from_message(message["message"])
+    content = message.get("content")
+    if isinstance(content, str):
+        return content or None
+    texts = []
+    for key in ("parts", "content", "contents"):
+        parts = message.get(key)
+        if isinstance(parts, Mapping):
+            parts = [parts[k] for k in sorted(parts, key=_index_key)]
+        if not isinstance(parts, list):
+            continue
+        for part in parts:
+            if isinstance(part, Mapping) and "message_content" in part:
+                part = part["message_content"]
+            if isinstance(part, Mapping) and part.get("type") in ("text", "output_text"):
+                text = part.get("content", part.get("text"))
+                if isinstance(text, str) and not calls_from_repr(text):
+                    texts.append(text)
+    return "".join(texts) or None
+
+
+def _messages_in(value: Any) -> Optional[list]:
+    """Normalize a recorded answer into a list of messages/items, or None."""
+    value = json_value(value)
+    if isinstance(value, list):
+        return value
+    if isinstance(value, Mapping):
+        if isinstance(value.get("choices"), list):  # a raw chat completion
+            return value["choices"]
+        if isinstance(value.get("output"), list):  # a raw Responses object
+            return value["output"]
+        if isinstance(value.get("messages"), list):
+            return value["messages"]
+        if any(k in value for k in ("role", "tool_calls", "parts", "type", "message")):
+            return [value]
+    return None
+
+
+def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) -> ModelOutput:
+    """The tool calls and text of a recorded answer (JSON string, list or dict).
+
+    Messages whose role is not assistant-like (user, system, tool) are ignored.
+
+    Example:
+        >>> out = output_of_messages({"choices": [{"message": {"role": "assistant",
+        ...     "content": "done"}, "finish_reason": "stop"}]})
+        >>> out.calls, out.text
+        ((), 'done')
+        >>> bool(output_of_messages("not json"))
+        False
+    """
+    messages = _messages_in(value)
+    if messages is None:
+        return EMPTY_OUTPUT
+    calls: list = []
+    texts: list = []
+    for message in messages:
+        if not isinstance(message, Mapping):
+            continue
+        role = message.get("role")
+        if role is None and isinstance(message.get("message"), Mapping):
+            role = message["message"].get("role")
+        if (role or "") not in roles:
+            continue
+        for call in calls_from_message(message):
+            calls.append(RequestedCall(call.name, call.args, call.call_id, call.args_captured,
+                                       len(calls)))
+        text = text_from_message(message)
+        if text:
+            texts.append(text)
+    return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
+
+
+def _index_key(key: str) -> tuple:
+    return (0, int(key), "") if key.isdigit() else (1, 0, key)
+
+
+def unflatten(attributes: Mapping, prefix: str) -> Any:
+    """Rebuild the nested value that flattened attributes ``prefix.N.a.b`` describe.
+
+    Numeric segments become lists (in index order). None when no key has the prefix.
+
+    Example:
+        >>> unflatten({"p.0.role": "assistant", "p.0.tool_calls.0.name": "f",
+        ...            "p.1.role": "user", "other": 1}, "p")
+        [{'role': 'assistant', 'tool_calls': [{'name': 'f'}]}, {'role': 'user'}]
+    """
+    root: dict = {}
+    dotted = prefix + "."
+    found = False
+    for key, value in attributes.items():
+        if not isinstance(key, str) or not key.startswith(dotted):
+            continue
+        found = True
+        node = root
+        parts = key[len(dotted):].split(".")
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[parts[-1]] = value
+    return _lists(root) if found else None
+
+
+def _lists(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    converted = {k: _lists(v) for k, v in node.items()}
+    if converted and all(k.isdigit() for k in converted):
+        return [converted[k] for k in sorted(converted, key=int)]
+    return converted
+
+
+def flattened_output(attributes: Mapping, prefix: str) -> ModelOutput:
+    """The answer recorded as flattened attributes under ``prefix``.
+
+    ``prefix`` is ``llm.output_messages`` (OpenInference: each item wraps a ``message``) or
+    ``gen_ai.completion`` (Traceloop 0.5x).
+
+    Example:
+        >>> attrs = {"gen_ai.completion.0.role": "assistant",
+        ...          "gen_ai.completion.0.tool_calls.0.id": "c1",
+        ...          "gen_ai.completion.0.tool_calls.0.name": "get_time",
+        ...          "gen_ai.completion.0.tool_calls.0.arguments": '{"tz": "UTC"}'}
+        >>> [(c.call_id, c.name, c.args) for c in flattened_output(attrs, "gen_ai.completion").calls]
+        [('c1', 'get_time', {'tz': 'UTC'})]
+    """
+    value = unflatten(attributes, prefix)
+    if not isinstance(value, list):
+        return EMPTY_OUTPUT
+    messages = []
+    for item in value:
+        if isinstance(item, Mapping) and isinstance(item.get("message"), Mapping):
+            item = item["message"]
+        if isinstance(item, Mapping):
+            item = dict(item)
+            if "role" not in item:
+                item["role"] = "assistant"
+            messages.append(item)
+    return output_of_messages(messages)
+
+
+# ---------------------------------------------------------------------------
+# otel openai-agents-v2 0.1.0: a Python repr inside a text part (best effort)
+# ---------------------------------------------------------------------------
+
+_REPR_CALL = re.compile(r"(?:ResponseFunctionToolCall|FunctionCall\w*)\((?P<body>[^()]*)\)")
+_REPR_FIELD = re.compile(r"(\w+)=('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|None|[\w.\-]+)")
+
+
+def calls_from_repr(text: str) -> list:
+    """Tool calls written as a Python repr (``ResponseFunctionToolCall(...)`` or a dict repr).
+
+    Example:
+        >>> text = ("[ResponseFunctionToolCall(arguments='{\\"city\\":\\"Paris\\"}', "
+        ...         "call_id='call_1', name='get_weather', type='function_call', id='fc_1')]")
+        >>> [(c.call_id, c.name, c.args) for c in calls_from_repr(text)]
+        [('call_1', 'get_weather', {'city': 'Paris'})]
+    """
+    if not text or ("function_call" not in text and "FunctionToolCall" not in text):
+        return []
+    calls: list = []
+    for match in _REPR_CALL.finditer(text):
+        fields = {}
+        for key, raw in _REPR_FIELD.findall(match.group("body")):
+            try:
+                fields[key] = ast.literal_eval(raw)
+            except (ValueError, SyntaxError):
+                fields[key] = raw
+        call = _call_from_entry(fields, len(calls))
+        if call:
+            calls.append(call)
+    if calls:
+        return calls
+    for fields in _dict_reprs(text):
+        call = _call_from_entry(fields, len(calls))
+        if call:
+            calls.append(call)
+    return calls
+
+
+def _dict_reprs(text: str, limit: int = 20_000) -> list:
+    """Dict literals in ``text`` whose ``type`` is ``function_call`` (shortest parse wins)."""
+    found: list = []
+    start = text.find("{'")
+    while 0 <= start < limit:
+        end = text.find("}", start)
+        parsed = None
+        while end != -1 and end - start < limit:
+            try:
+                value = ast.literal_eval(text[start:end + 1])
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                end = text.find("}", end + 1)
+                continue
+            if isinstance(value, dict):
+                parsed = value
+            break
+        if parsed is not None and parsed.get("type") == "function_call":
+            found.append(parsed)
+            start = text.find("{'", end + 1)
+        else:
+            start = text.find("{'", start + 1)
+    return found

@@ -1,0 +1,466 @@
+"""OTLP JSON (already parsed by json/orjson) -> records, or -> protobuf requests.
+
+A hand walk, as ``otlp.md`` asks (``json_format.Parse`` reads hex ids as base64):
+
+- ids are hex, case-insensitive (base64 of the right length is tolerated too, since some
+  dumps were written with ``json_format.MessageToJson``);
+- int64/fixed64 may be strings or numbers; enums may be integers or names;
+- keys may be lowerCamelCase or snake_case; unknown fields are ignored.
+
+A span or log record with a bad id or a bad shape is reported and skipped; an attribute of
+an unexpected type is dropped and reported; the rest of the request is kept.
+
+Example:
+    >>> body = {"resourceSpans": [{"scopeSpans": [{"spans": [{
+    ...     "traceId": "0AF7651916CD43DD8448EB211C80319C", "spanId": "b7ad6b7169203331",
+    ...     "name": "chat", "kind": "SPAN_KIND_CLIENT", "startTimeUnixNano": "5",
+    ...     "attributes": [{"key": "gen_ai.usage.input_tokens", "value": {"intValue": "12"}}]}]}]}]}
+    >>> [(s.trace_id, s.kind, s.start_ns, dict(s.attributes)) for s in spans_from_json(body)]
+    [('0af7651916cd43dd8448eb211c80319c', 3, 5, {'gen_ai.usage.input_tokens': 12})]
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Iterator, Optional
+
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.logs.v1 import logs_pb2
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from .anyvalue import (
+    BadValue,
+    attributes_from_json,
+    attributes_to_pb,
+    json_int64,
+    value_from_json,
+    value_to_pb,
+)
+from .bad_input import INVALID_ID, MALFORMED_RECORD, BadInputReport
+from .records import LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
+
+__all__ = [
+    "InvalidId",
+    "hex_id",
+    "spans_from_json",
+    "logs_from_json",
+    "traces_json_to_pb",
+    "logs_json_to_pb",
+]
+
+
+class InvalidId(ValueError):
+    """A trace or span id that is not 16/8 bytes of hex."""
+
+
+def _enum_names(enum_type: Any) -> dict:
+    return {value.name: value.number for value in enum_type.DESCRIPTOR.values}
+
+
+_SPAN_KINDS = _enum_names(trace_pb2.Span.SpanKind)
+_STATUS_CODES = _enum_names(trace_pb2.Status.StatusCode)
+_SEVERITIES = _enum_names(logs_pb2.SeverityNumber)
+
+
+def _get(obj: dict, camel: str, snake: str, default: Any = None) -> Any:
+    value = obj.get(camel)
+    if value is None:
+        value = obj.get(snake)
+    return default if value is None else value
+
+
+def _list(obj: dict, camel: str, snake: str, *aliases: str) -> list:
+    value = _get(obj, camel, snake)
+    for alias in aliases:
+        if value is None:
+            value = obj.get(alias)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadValue(f"{camel} is a {type(value).__name__}, not a list")
+    return value
+
+
+def _object(obj: dict, camel: str, snake: str, *aliases: str) -> dict:
+    value = _get(obj, camel, snake)
+    for alias in aliases:
+        if value is None:
+            value = obj.get(alias)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadValue(f"{camel} is a {type(value).__name__}, not an object")
+    return value
+
+
+def _str(obj: dict, camel: str, snake: str = "") -> str:
+    value = _get(obj, camel, snake or camel, "")
+    if not isinstance(value, str):
+        raise BadValue(f"{camel} is a {type(value).__name__}, not a string")
+    return value
+
+
+def _u64(obj: dict, camel: str, snake: str) -> int:
+    value = _get(obj, camel, snake)
+    if value is None:
+        return 0
+    number = json_int64(value)
+    if number < 0:
+        raise BadValue(f"{camel} {value!r} is negative")
+    return number
+
+
+def _enum(obj: dict, camel: str, snake: str, names: dict) -> int:
+    value = _get(obj, camel, snake)
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        number = names.get(value)
+        if number is not None:
+            return number
+    number = json_int64(value)
+    if not -(2**31) <= number < 2**31:
+        raise BadValue(f"{camel} {value!r} is out of the enum range")
+    return number
+
+
+def hex_id(value: Any, size: int, what: str) -> str:
+    """Normalize a JSON id to lowercase hex of ``size`` bytes (``""`` when absent).
+
+    Raises :class:`InvalidId` for anything else (wrong length, not hex, all zeros).
+
+    Example:
+        >>> hex_id("B7AD6B7169203331", 8, "span id"), hex_id("", 8, "parent id")
+        ('b7ad6b7169203331', '')
+        >>> hex_id("t7ad6b7169203331", 8, "span id")
+        Traceback (most recent call last):
+        ...
+        ek_otel.ingest.otlp_json.InvalidId: span id 't7ad6b7169203331' is not 8 bytes of hex
+    """
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        if len(value) == 2 * size:
+            try:
+                raw = bytes.fromhex(value)
+            except ValueError:
+                raw = b""
+        else:  # tolerate base64 ids written by json_format.MessageToJson
+            try:
+                raw = base64.b64decode(value, validate=True) if len(value) < 2 * size else b""
+            except (binascii.Error, ValueError):
+                raw = b""
+        if len(raw) == size:
+            if not any(raw):
+                raise InvalidId(f"{what} is all zeros")
+            return raw.hex()
+    raise InvalidId(f"{what} {str(value)[:40]!r} is not {size} bytes of hex")
+
+
+def _span_ids(span: dict) -> tuple:
+    trace_id = hex_id(_get(span, "traceId", "trace_id"), 16, "trace id")
+    span_id = hex_id(_get(span, "spanId", "span_id"), 8, "span id")
+    if not trace_id or not span_id:
+        raise InvalidId("missing trace id" if not trace_id else "missing span id")
+    parent_id = hex_id(_get(span, "parentSpanId", "parent_span_id"), 8, "parent span id")
+    return trace_id, span_id, parent_id
+
+
+def _scope_of(scoped: dict) -> dict:
+    return _object(scoped, "scope", "scope", "instrumentationLibrary", "instrumentation_library")
+
+
+def _report(report: Optional[BadInputReport], issues: list, what: str, origin) -> None:
+    if report is not None:
+        for reason, detail in issues:
+            report.add(reason, f"{what}: {detail}", origin)
+    issues.clear()
+
+
+def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list) -> SpanRecord:
+    trace_id, span_id, parent_id = _span_ids(span)
+    status = _object(span, "status", "status")
+    events = tuple(
+        SpanEvent(
+            _str(event, "name"),
+            _u64(event, "timeUnixNano", "time_unix_nano"),
+            attributes_from_json(event.get("attributes"), issues),
+        )
+        for event in _list(span, "events", "events")
+    )
+    links = tuple(
+        SpanLink(
+            hex_id(_get(link, "traceId", "trace_id"), 16, "link trace id"),
+            hex_id(_get(link, "spanId", "span_id"), 8, "link span id"),
+            attributes_from_json(link.get("attributes"), issues),
+        )
+        for link in _list(span, "links", "links")
+    )
+    return SpanRecord(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_span_id=parent_id,
+        name=_str(span, "name"),
+        kind=_enum(span, "kind", "kind", _SPAN_KINDS),
+        start_ns=_u64(span, "startTimeUnixNano", "start_time_unix_nano"),
+        end_ns=_u64(span, "endTimeUnixNano", "end_time_unix_nano"),
+        status_code=_enum(status, "code", "code", _STATUS_CODES),
+        status_message=_str(status, "message"),
+        attributes=attributes_from_json(span.get("attributes"), issues),
+        events=events,
+        links=links,
+        resource=resource,
+        scope_name=scope[0],
+        scope_version=scope[1],
+        origin=origin,
+    )
+
+
+def _skip(report: Optional[BadInputReport], exc: Exception, what: str, origin) -> None:
+    if report is not None:
+        reason = INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD
+        report.add(reason, f"{what}: {exc}", origin)
+
+
+def _batches(request: Any, outer: tuple, inner: tuple, records: tuple) -> Iterator[tuple]:
+    """Yield (resource attributes source, scope dict, records list) per scope batch."""
+    if not isinstance(request, dict):
+        raise BadValue(f"the request is a {type(request).__name__}, not an object")
+    for batch in _list(request, *outer):
+        if not isinstance(batch, dict):
+            raise BadValue(f"{outer[0]} entry is a {type(batch).__name__}, not an object")
+        resource = _object(batch, "resource", "resource")
+        for scoped in _list(batch, *inner):
+            if not isinstance(scoped, dict):
+                raise BadValue(f"{inner[0]} entry is a {type(scoped).__name__}, not an object")
+            yield resource, _scope_of(scoped), _list(scoped, *records)
+
+
+_TRACE_KEYS = (
+    ("resourceSpans", "resource_spans"),
+    ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans"),
+    ("spans", "spans"),
+)
+_LOG_KEYS = (
+    ("resourceLogs", "resource_logs"),
+    ("scopeLogs", "scope_logs", "instrumentationLibraryLogs", "instrumentation_library_logs"),
+    ("logRecords", "log_records"),
+)
+
+
+def spans_from_json(
+    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None
+) -> Iterator[SpanRecord]:
+    """Yield the spans of a parsed OTLP-JSON ``ExportTraceServiceRequest``.
+
+    Raises :class:`~ek_otel.ingest.anyvalue.BadValue` when the request itself has the wrong
+    shape; a bad span is reported and skipped.
+
+    Example:
+        >>> r = BadInputReport()
+        >>> list(spans_from_json({"resourceSpans": [{"scopeSpans": [{"spans": [
+        ...     {"traceId": "zz", "spanId": "b7ad6b7169203331"}]}]}]}, report=r)), r.counts
+        ([], {'invalid id': 1})
+    """
+    issues: list = []
+    resources: dict = {}
+    for resource_json, scope_json, spans in _batches(request, *_TRACE_KEYS):
+        key = id(resource_json)
+        if key not in resources:
+            resources[key] = attributes_from_json(resource_json.get("attributes"), issues)
+            _report(report, issues, "resource", origin)
+        resource = resources[key]
+        scope = (_str(scope_json, "name"), _str(scope_json, "version"))
+        for span in spans:
+            try:
+                if not isinstance(span, dict):
+                    raise BadValue(f"span is a {type(span).__name__}, not an object")
+                record = _span_record(span, resource, scope, origin, issues)
+            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+                issues.clear()
+                _skip(report, exc, "span", origin)
+                continue
+            if issues:
+                _report(report, issues, f"span {record.span_id}", origin)
+            yield record
+
+
+def logs_from_json(
+    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None
+) -> Iterator[LogRecord]:
+    """Yield the records of a parsed OTLP-JSON ``ExportLogsServiceRequest``.
+
+    Example:
+        >>> req = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{"eventName": "gen_ai.choice",
+        ...     "severityNumber": "SEVERITY_NUMBER_INFO", "body": {"stringValue": "hi"}}]}]}]}
+        >>> [(r.event_name, r.severity_number, r.body) for r in logs_from_json(req)]
+        [('gen_ai.choice', 9, 'hi')]
+    """
+    issues: list = []
+    resources: dict = {}
+    for resource_json, scope_json, logs in _batches(request, *_LOG_KEYS):
+        key = id(resource_json)
+        if key not in resources:
+            resources[key] = attributes_from_json(resource_json.get("attributes"), issues)
+            _report(report, issues, "resource", origin)
+        resource = resources[key]
+        scope = (_str(scope_json, "name"), _str(scope_json, "version"))
+        for log in logs:
+            try:
+                if not isinstance(log, dict):
+                    raise BadValue(f"log record is a {type(log).__name__}, not an object")
+                record = _log_record(log, resource, scope, origin, issues)
+            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+                issues.clear()
+                _skip(report, exc, "log record", origin)
+                continue
+            if issues:
+                _report(report, issues, "log record", origin)
+            yield record
+
+
+def _log_record(log: dict, resource: dict, scope: tuple, origin, issues: list) -> LogRecord:
+    attributes = attributes_from_json(log.get("attributes"), issues)
+    event_name = _str(log, "eventName", "event_name") or attributes.get("event.name") or ""
+    body = log.get("body")
+    return LogRecord(
+        trace_id=hex_id(_get(log, "traceId", "trace_id"), 16, "trace id"),
+        span_id=hex_id(_get(log, "spanId", "span_id"), 8, "span id"),
+        time_ns=_u64(log, "timeUnixNano", "time_unix_nano")
+        or _u64(log, "observedTimeUnixNano", "observed_time_unix_nano"),
+        event_name=event_name if isinstance(event_name, str) else str(event_name),
+        body=None if body is None else value_from_json(body, issues),
+        attributes=attributes,
+        resource=resource,
+        scope_name=scope[0],
+        scope_version=scope[1],
+        severity_number=_enum(log, "severityNumber", "severity_number", _SEVERITIES),
+        origin=origin,
+    )
+
+
+# ---------------------------------------------------------------------------
+# JSON -> protobuf requests (the live receiver keeps protobuf payloads)
+# ---------------------------------------------------------------------------
+
+
+def _fill_resource_and_scope(batch_pb: Any, scoped_pb: Any, resource: dict, scope: dict, issues) -> None:
+    attributes_to_pb(attributes_from_json(resource.get("attributes"), issues), batch_pb.resource.attributes)
+    scoped_pb.scope.name = _str(scope, "name")
+    scoped_pb.scope.version = _str(scope, "version")
+    attributes_to_pb(attributes_from_json(scope.get("attributes"), issues), scoped_pb.scope.attributes)
+
+
+def traces_json_to_pb(request: Any) -> tuple:
+    """Convert a parsed OTLP-JSON trace request to ``(ExportTraceServiceRequest, problems)``.
+
+    Spans with a bad id or shape are left out; ``problems`` lists ``(reason, detail)`` for
+    each span left out and each attribute dropped.
+
+    Example:
+        >>> req, problems = traces_json_to_pb({"resourceSpans": [{"scopeSpans": [{"spans": [
+        ...     {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331",
+        ...      "name": "chat", "status": {"code": 2}}, {"spanId": "x"}]}]}]})
+        >>> [s.name for s in req.resource_spans[0].scope_spans[0].spans], problems[0][0]
+        (['chat'], 'invalid id')
+    """
+    out = ExportTraceServiceRequest()
+    problems: list = []
+    issues: list = []
+    for resource, scope, spans in _batches(request, *_TRACE_KEYS):
+        batch_pb = out.resource_spans.add()
+        scoped_pb = batch_pb.scope_spans.add()
+        _fill_resource_and_scope(batch_pb, scoped_pb, resource, scope, issues)
+        problems.extend(issues)
+        issues.clear()
+        for span in spans:
+            try:
+                if not isinstance(span, dict):
+                    raise BadValue(f"span is a {type(span).__name__}, not an object")
+                record = _span_record(span, {}, ("", ""), None, issues)
+            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+                issues.clear()
+                problems.append((INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD, str(exc)))
+                continue
+            problems.extend(issues)
+            issues.clear()
+            _span_to_pb(record, scoped_pb.spans.add(), span)
+    return out, problems
+
+
+def _span_to_pb(record: SpanRecord, span_pb: Any, span: dict) -> None:
+    span_pb.trace_id = bytes.fromhex(record.trace_id)
+    span_pb.span_id = bytes.fromhex(record.span_id)
+    if record.parent_span_id:
+        span_pb.parent_span_id = bytes.fromhex(record.parent_span_id)
+    trace_state = _get(span, "traceState", "trace_state")
+    if isinstance(trace_state, str):
+        span_pb.trace_state = trace_state
+    span_pb.name = record.name
+    span_pb.kind = record.kind
+    span_pb.start_time_unix_nano = record.start_ns
+    span_pb.end_time_unix_nano = record.end_ns
+    attributes_to_pb(record.attributes, span_pb.attributes)
+    for event in record.events:
+        event_pb = span_pb.events.add(name=event.name, time_unix_nano=event.time_ns)
+        attributes_to_pb(event.attributes, event_pb.attributes)
+    for link in record.links:
+        link_pb = span_pb.links.add(trace_id=bytes.fromhex(link.trace_id), span_id=bytes.fromhex(link.span_id))
+        attributes_to_pb(link.attributes, link_pb.attributes)
+    if record.status_code or record.status_message:
+        span_pb.status.code = record.status_code
+        span_pb.status.message = record.status_message
+
+
+def logs_json_to_pb(request: Any) -> tuple:
+    """Convert a parsed OTLP-JSON logs request to ``(ExportLogsServiceRequest, problems)``.
+
+    Example:
+        >>> req, problems = logs_json_to_pb({"resourceLogs": [{"scopeLogs": [{"logRecords": [
+        ...     {"eventName": "gen_ai.choice", "body": {"kvlistValue": {"values": []}}}]}]}]})
+        >>> req.resource_logs[0].scope_logs[0].log_records[0].event_name, problems
+        ('gen_ai.choice', [])
+    """
+    out = ExportLogsServiceRequest()
+    problems: list = []
+    issues: list = []
+    for resource, scope, logs in _batches(request, *_LOG_KEYS):
+        batch_pb = out.resource_logs.add()
+        scoped_pb = batch_pb.scope_logs.add()
+        _fill_resource_and_scope(batch_pb, scoped_pb, resource, scope, issues)
+        problems.extend(issues)
+        issues.clear()
+        for log in logs:
+            try:
+                if not isinstance(log, dict):
+                    raise BadValue(f"log record is a {type(log).__name__}, not an object")
+                record = _log_record(log, {}, ("", ""), None, issues)
+                event_name = _str(log, "eventName", "event_name")
+                severity_text = _str(log, "severityText", "severity_text")
+                observed = _u64(log, "observedTimeUnixNano", "observed_time_unix_nano")
+                time_ns = _u64(log, "timeUnixNano", "time_unix_nano")
+                flags = _u64(log, "flags", "flags")
+            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+                issues.clear()
+                problems.append((INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD, str(exc)))
+                continue
+            problems.extend(issues)
+            issues.clear()
+            log_pb = scoped_pb.log_records.add(
+                time_unix_nano=time_ns,
+                observed_time_unix_nano=observed,
+                severity_number=record.severity_number,
+                severity_text=severity_text,
+                event_name=event_name,
+                flags=flags & 0xFFFFFFFF,
+            )
+            if record.trace_id:
+                log_pb.trace_id = bytes.fromhex(record.trace_id)
+            if record.span_id:
+                log_pb.span_id = bytes.fromhex(record.span_id)
+            if record.body is not None:
+                value_to_pb(record.body, log_pb.body)
+            attributes_to_pb(record.attributes, log_pb.attributes)
+    return out, problems

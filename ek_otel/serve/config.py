@@ -1,0 +1,162 @@
+"""Configuration of ``ek-otel serve``: one frozen dataclass, defaults in one place, validate().
+
+Example:
+    >>> cfg = ServeConfig(gold="gold.jsonl")
+    >>> cfg.http, cfg.grpc, cfg.grace_s, cfg.max_body_bytes // 2**20
+    (('127.0.0.1', 4318), ('127.0.0.1', 4317), 2.0, 64)
+    >>> cfg.validate() is cfg
+    True
+    >>> parse_hostport("0.0.0.0:9000")
+    ('0.0.0.0', 9000)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..errors import InputError
+
+__all__ = [
+    "DEFAULT_HTTP",
+    "DEFAULT_GRPC",
+    "DEFAULT_STORE",
+    "DEFAULT_GRACE_S",
+    "DEFAULT_MAX_WAIT_S",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_OPEN_TRACES",
+    "DEFAULT_MAX_PENDING_BYTES",
+    "DEFAULT_MAX_INFLIGHT_BYTES",
+    "DEFAULT_RETRY_AFTER_S",
+    "DEFAULT_BODY_TIMEOUT_S",
+    "DEFAULT_SYNCHRONOUS",
+    "ServeConfig",
+    "parse_hostport",
+]
+
+DEFAULT_HTTP = ("127.0.0.1", 4318)
+DEFAULT_GRPC = ("127.0.0.1", 4317)
+DEFAULT_STORE = "./ek-otel.db"
+#: Seconds with no new span, after the root span arrived, before a trace is scored.
+DEFAULT_GRACE_S = 2.0
+#: Seconds from a trace's first (unscored) span after which it is scored regardless.
+DEFAULT_MAX_WAIT_S = 300.0
+#: Cap on one request body after decompression (the OTLP spec's recommendation): 413 above.
+DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+#: Cap on traces received but not yet scored: 503/UNAVAILABLE with retry above.
+DEFAULT_MAX_OPEN_TRACES = 100_000
+#: Cap on raw span bytes received but not yet scored: 503/UNAVAILABLE with retry above.
+DEFAULT_MAX_PENDING_BYTES = 512 * 2**20
+#: Cap on request bodies being read or processed at once (memory held by requests).
+DEFAULT_MAX_INFLIGHT_BYTES = 256 * 2**20
+#: The ``Retry-After`` (HTTP) / ``RetryInfo`` (gRPC) delay sent when overloaded.
+DEFAULT_RETRY_AFTER_S = 1
+#: Seconds a client has to send its whole body (slow clients get 408).
+DEFAULT_BODY_TIMEOUT_S = 30.0
+#: SQLite ``synchronous`` level. FULL: an acknowledged request survives a power loss too, not
+#: only a crash; group commit pays the fsync once per batch of concurrent requests.
+DEFAULT_SYNCHRONOUS = "FULL"
+
+
+def parse_hostport(text: str) -> tuple[str, int]:
+    """Parse ``HOST:PORT`` (``[::1]:PORT`` for IPv6); raises :class:`InputError` when malformed.
+
+    Example:
+        >>> parse_hostport("[::1]:4317")
+        ('::1', 4317)
+        >>> parse_hostport("nope")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: expected HOST:PORT, got 'nope'
+    """
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise InputError(f"expected HOST:PORT, got {text!r}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port)
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """Everything ``ek-otel serve`` needs to run.
+
+    Args:
+        gold: The gold task file.
+        http: Address of the OTLP/HTTP receiver, or None to disable it.
+        grpc: Address of the OTLP/gRPC receiver, or None to disable it.
+        store: Path of the SQLite store.
+        emit_endpoint: OTLP endpoint scores are exported to (None: no OTLP export).
+        emit_protocol: ``"http"`` or ``"grpc"``.
+        emit_file: JSON-lines file scores are written to (None: none).
+        grace_s: Quiet time after the root span before a trace is scored.
+        max_wait_s: Backstop from the first unscored span.
+        auth_token: Bearer token required from clients (None: no auth).
+        tls_cert, tls_key: PEM files; both or neither.
+        max_body_bytes: Cap on one request body after decompression.
+        max_open_traces, max_pending_bytes, max_inflight_bytes: Memory caps (503 above).
+        retry_after_s: Delay suggested to clients when overloaded.
+        body_timeout_s: Time a client has to send its body.
+        synchronous: SQLite synchronous level, ``"FULL"`` or ``"NORMAL"``.
+        scorer_processes: Scoring worker processes (0: a thread in the server process).
+        score_options: Extra scoring settings passed to the pipeline (task id keys, level...).
+    """
+
+    gold: str = ""
+    http: Optional[tuple[str, int]] = DEFAULT_HTTP
+    grpc: Optional[tuple[str, int]] = DEFAULT_GRPC
+    store: str = DEFAULT_STORE
+    emit_endpoint: Optional[str] = None
+    emit_protocol: str = "http"
+    emit_file: Optional[str] = None
+    grace_s: float = DEFAULT_GRACE_S
+    max_wait_s: float = DEFAULT_MAX_WAIT_S
+    auth_token: Optional[str] = None
+    tls_cert: Optional[str] = None
+    tls_key: Optional[str] = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_open_traces: int = DEFAULT_MAX_OPEN_TRACES
+    max_pending_bytes: int = DEFAULT_MAX_PENDING_BYTES
+    max_inflight_bytes: int = DEFAULT_MAX_INFLIGHT_BYTES
+    retry_after_s: int = DEFAULT_RETRY_AFTER_S
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
+    synchronous: str = DEFAULT_SYNCHRONOUS
+    scorer_processes: int = 1
+    score_options: tuple = ()
+
+    def validate(self) -> "ServeConfig":
+        """Check rules across fields; raises :class:`InputError`, returns ``self``.
+
+        Example:
+            >>> ServeConfig(gold="g", tls_cert="c.pem").validate()
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.InputError: --tls-cert and --tls-key go together
+        """
+        if not self.gold:
+            raise InputError("a gold file is required (--gold)")
+        if self.http is None and self.grpc is None:
+            raise InputError("enable at least one receiver (--http or --grpc)")
+        if self.emit_protocol not in ("http", "grpc"):
+            raise InputError(f"--emit-protocol must be http or grpc, not {self.emit_protocol!r}")
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise InputError("--tls-cert and --tls-key go together")
+        if self.grace_s < 0 or self.max_wait_s <= 0:
+            raise InputError("--grace must be >= 0 and --max-wait > 0")
+        if self.max_wait_s < self.grace_s:
+            raise InputError("--max-wait must be at least --grace")
+        if self.synchronous.upper() not in ("FULL", "NORMAL"):
+            raise InputError("synchronous must be FULL or NORMAL")
+        for name in ("max_body_bytes", "max_open_traces", "max_pending_bytes", "max_inflight_bytes"):
+            if getattr(self, name) <= 0:
+                raise InputError(f"{name} must be positive")
+        if self.max_pending_bytes < self.max_body_bytes or self.max_inflight_bytes < self.max_body_bytes:
+            raise InputError("the pending and in-flight byte caps must be at least the body cap")
+        if self.scorer_processes < 0:
+            raise InputError("scorer_processes must be >= 0")
+        return self
+
+    @property
+    def tls(self) -> bool:
+        """True when both a certificate and a key are set."""
+        return bool(self.tls_cert and self.tls_key)

@@ -1,0 +1,185 @@
+"""The OTLP/gRPC receiver (grpcio): TraceService/Export and LogsService/Export.
+
+Requests arrive as raw bytes (no deserializer), so the body is parsed once, by
+:func:`~ek_otel.ingest.otlp.split_traces`. The receive limit is raised to the body cap
+(64 MiB by default; grpcio's own default of 4 MiB would reject big batches as
+non-retryable). Status codes:
+
+- INVALID_ARGUMENT for an undecodable request (not retried);
+- UNAVAILABLE with ``RetryInfo`` in ``grpc-status-details-bin`` when at a cap or when the
+  store is not ready (the SDK and the Collector retry it after the given delay);
+- UNAUTHENTICATED when a token is required and missing.
+
+The loadbalancing exporter of the Collector speaks only OTLP/gRPC: this receiver is what
+lets several ek-otel instances sit behind one Collector tier, routed by trace id.
+
+Example:
+    >>> from google.rpc import status_pb2
+    >>> st = status_pb2.Status.FromString(retry_status(14, "busy", 2))
+    >>> st.code, st.details[0].type_url
+    (14, 'type.googleapis.com/google.rpc.RetryInfo')
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Optional
+
+import grpc
+
+from ..errors import DecodeError
+from .assembler import Overloaded
+from .config import ServeConfig
+from .intake import InflightBudget, Intake
+
+__all__ = ["TRACE_METHOD", "LOGS_METHOD", "retry_status", "GrpcReceiver"]
+
+_log = logging.getLogger(__name__)
+
+TRACE_METHOD = ("opentelemetry.proto.collector.trace.v1.TraceService", "Export")
+LOGS_METHOD = ("opentelemetry.proto.collector.logs.v1.LogsService", "Export")
+
+
+def retry_status(code: int, message: str, retry_after_s: int) -> bytes:
+    """A serialized ``google.rpc.Status`` carrying a ``RetryInfo`` detail."""
+    from google.protobuf import duration_pb2
+    from google.rpc import error_details_pb2, status_pb2
+
+    info = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=retry_after_s))
+    status = status_pb2.Status(code=code, message=message)
+    status.details.add().Pack(info)
+    return status.SerializeToString()
+
+
+def _trace_response(rejected: int, message: str) -> bytes:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceResponse,
+    )
+
+    resp = ExportTraceServiceResponse()
+    if rejected or message:
+        resp.partial_success.rejected_spans = rejected
+        resp.partial_success.error_message = message
+    return resp.SerializeToString()
+
+
+def _logs_response(rejected: int, message: str) -> bytes:
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
+
+    resp = ExportLogsServiceResponse()
+    if rejected or message:
+        resp.partial_success.rejected_log_records = rejected
+        resp.partial_success.error_message = message
+    return resp.SerializeToString()
+
+
+class GrpcReceiver:
+    """A grpcio server exposing the two OTLP Export methods.
+
+    Args:
+        intake: The shared intake (split, admit, commit).
+        config: Address, caps, token, TLS.
+        ready: True once the store is open and the server is not stopping.
+    """
+
+    def __init__(self, intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
+                 max_workers: int = 16):
+        self.intake = intake
+        self.config = config
+        self.ready = ready
+        self.budget = InflightBudget(config.max_inflight_bytes, config.retry_after_s)
+        self.port: Optional[int] = None
+        limit = config.max_body_bytes
+        self.server = grpc.server(
+            ThreadPoolExecutor(max_workers, thread_name_prefix="ek-otel-grpc"),
+            options=[
+                ("grpc.max_receive_message_length", limit),
+                ("grpc.max_send_message_length", 4 * 2**20),
+                ("grpc.so_reuseport", 0),
+            ],
+            maximum_concurrent_rpcs=max_workers * 8,
+        )
+        handlers = {
+            TRACE_METHOD: self._traces,
+            LOGS_METHOD: self._logs,
+        }
+        by_service: dict = {}
+        for (service, method), fn in handlers.items():
+            by_service.setdefault(service, {})[method] = grpc.unary_unary_rpc_method_handler(
+                fn, request_deserializer=None, response_serializer=None)
+        self.server.add_generic_rpc_handlers(
+            tuple(grpc.method_handlers_generic_handler(s, m) for s, m in by_service.items()))
+
+    def start(self) -> None:
+        """Bind and start serving."""
+        host, port = self.config.grpc
+        address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if self.config.tls:
+            with open(self.config.tls_key, "rb") as f:
+                key = f.read()
+            with open(self.config.tls_cert, "rb") as f:
+                cert = f.read()
+            creds = grpc.ssl_server_credentials([(key, cert)])
+            self.port = self.server.add_secure_port(address, creds)
+        else:
+            self.port = self.server.add_insecure_port(address)
+        if not self.port:
+            raise OSError(f"cannot bind the gRPC receiver to {address}")
+        self.server.start()
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        """Stop accepting new RPCs; let running ones finish within ``grace_s``."""
+        self.server.stop(grace_s).wait(grace_s + 1)
+
+    # -- handlers ---------------------------------------------------------------------------
+
+    def _authorized(self, context: grpc.ServicerContext) -> bool:
+        token = self.config.auth_token
+        if not token:
+            return True
+        for key, value in context.invocation_metadata() or ():
+            if key.lower() == "authorization":
+                scheme, _, given = str(value).partition(" ")
+                if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(),
+                                                                      token.encode()):
+                    return True
+        return False
+
+    def _unavailable(self, context: grpc.ServicerContext, message: str, retry_after_s: int):
+        context.set_trailing_metadata(
+            (("grpc-status-details-bin", retry_status(grpc.StatusCode.UNAVAILABLE.value[0],
+                                                      message, retry_after_s)),))
+        context.abort(grpc.StatusCode.UNAVAILABLE, message)
+
+    def _export(self, signal: str, body: bytes, context: grpc.ServicerContext):
+        if not self._authorized(context):
+            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
+        if not self.ready():
+            self._unavailable(context, "not ready; retry later", self.config.retry_after_s)
+        try:
+            self.budget.acquire(len(body))
+        except Overloaded as exc:
+            self._unavailable(context, str(exc), exc.retry_after_s)
+        try:
+            prepared = self.intake.accept(signal, body, "protobuf")
+        except (DecodeError, RecursionError) as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"undecodable request: {exc}"[:1000])
+        except Overloaded as exc:
+            self._unavailable(context, str(exc), exc.retry_after_s)
+        except Exception as exc:  # ours, not the client's: retryable
+            _log.exception("receiving %s over gRPC failed", signal)
+            self._unavailable(context, f"temporary failure: {type(exc).__name__}",
+                              self.config.retry_after_s)
+        finally:
+            self.budget.release(len(body))
+        return prepared
+
+    def _traces(self, body: bytes, context: grpc.ServicerContext) -> bytes:
+        prepared = self._export("spans", body, context)
+        return _trace_response(prepared.rejected, prepared.error_message)
+
+    def _logs(self, body: bytes, context: grpc.ServicerContext) -> bytes:
+        prepared = self._export("logs", body, context)
+        return _logs_response(prepared.rejected, prepared.error_message)

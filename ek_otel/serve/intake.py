@@ -1,0 +1,154 @@
+"""What both receivers do with a decoded-enough request: split, admit, commit, then ack.
+
+The steps, shared by OTLP/HTTP and OTLP/gRPC:
+
+1. :meth:`Intake.prepare` splits the body by trace id without decoding attributes
+   (:func:`~ek_otel.ingest.otlp.split_traces`); an undecodable body raises
+   :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
+2. :meth:`Intake.admit` refuses the request with
+   :class:`~ek_otel.serve.assembler.Overloaded` (503 / UNAVAILABLE + retry) when it would
+   break a memory cap. Nothing is dropped silently: the client keeps the data and retries.
+3. :meth:`Intake.commit` hands the chunks to the group-commit writer; the returned future
+   resolves once they are durable. Only then is the request acknowledged.
+4. :meth:`Intake.observe` tells the trace index what was stored.
+
+Example:
+    >>> b = InflightBudget(100)
+    >>> b.acquire(60); b.acquire(60)
+    Traceback (most recent call last):
+    ...
+    ek_otel.serve.assembler.Overloaded: 120 request bytes in flight (cap 100); retry later
+    >>> b.release(60); b.acquire(60); b.in_flight
+    60
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .assembler import Overloaded, TraceIndex
+from .groupcommit import GroupCommitWriter
+from .store import IncomingChunk
+
+__all__ = ["Prepared", "Intake", "InflightBudget"]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request split by trace id: the chunks to store and what was rejected."""
+
+    signal: str
+    chunks: tuple
+    rejected: int = 0
+    error_message: str = ""
+
+    def sizes(self) -> dict:
+        """trace id → payload bytes (what admission checks)."""
+        out: dict = {}
+        for c in self.chunks:
+            out[c.trace_id] = out.get(c.trace_id, 0) + len(c.payload)
+        return out
+
+
+class InflightBudget:
+    """Bytes of request bodies held at once; over the cap a request is refused (503)."""
+
+    def __init__(self, cap: int, retry_after_s: int = 1):
+        self.cap = cap
+        self.retry_after_s = retry_after_s
+        self.in_flight = 0
+        self._lock = threading.Lock()
+
+    def acquire(self, n: int) -> None:
+        """Reserve ``n`` bytes or raise :class:`Overloaded`."""
+        with self._lock:
+            if self.in_flight + n > self.cap and self.in_flight > 0:
+                raise Overloaded(f"{self.in_flight + n} request bytes in flight (cap {self.cap}); "
+                                 "retry later", self.retry_after_s)
+            self.in_flight += n
+
+    def release(self, n: int) -> None:
+        """Give back ``n`` bytes."""
+        with self._lock:
+            self.in_flight = max(0, self.in_flight - n)
+
+
+class Intake:
+    """Split, admit and commit requests for the receivers.
+
+    Args:
+        writer: The group-commit writer of the store.
+        index: The open-trace index (caps, completion).
+        on_stored: Called after each request's chunks are durable (wakes the assembler).
+        clock: Wall-clock seconds (arrival times are stored, to survive restarts).
+    """
+
+    def __init__(self, writer: GroupCommitWriter, index: TraceIndex, *,
+                 on_stored: Optional[Callable[[], None]] = None,
+                 clock: Callable[[], float] = time.time):
+        self.writer = writer
+        self.index = index
+        self.on_stored = on_stored
+        self.clock = clock
+        self.accepted_spans = 0
+        self.accepted_requests = 0
+        self._lock = threading.Lock()
+
+    def prepare(self, signal: str, body: bytes, fmt: str) -> Prepared:
+        """Split a traces or logs body by trace id (CPU work: run it off the event loop)."""
+        from ..ingest.otlp import split_logs, split_traces
+
+        if signal == "spans":
+            split = split_traces(body, fmt)
+            chunks = tuple(
+                IncomingChunk("spans", c.trace_id, c.payload, tuple(c.span_ids),
+                              bool(c.root_span_ids))
+                for c in split.chunks
+            )
+            return Prepared("spans", chunks, split.rejected_spans, split.error_message)
+        split = split_logs(body, fmt)
+        # Log records with no trace id cannot belong to an episode: they are not stored.
+        chunks = tuple(IncomingChunk("logs", c.trace_id, c.payload)
+                       for c in split.chunks if c.trace_id)
+        return Prepared("logs", chunks, split.rejected, split.error_message)
+
+    def admit(self, prepared: Prepared) -> None:
+        """Raise :class:`Overloaded` when storing this request would break a cap."""
+        if prepared.chunks:
+            self.index.admit(prepared.sizes())
+
+    def commit(self, prepared: Prepared) -> Future:
+        """Queue the chunks for the next group commit; the future gives bytes stored per chunk."""
+        chunks = prepared.chunks
+        now = self.clock()
+        if not chunks:
+            fut: Future = Future()
+            fut.set_result([])
+            return fut
+        return self.writer.submit(lambda store: store.ingest(chunks, now))
+
+    def observe(self, prepared: Prepared, stored: list) -> None:
+        """Record what the commit stored in the trace index (after the commit)."""
+        now = self.clock()
+        spans = 0
+        for chunk, size in zip(prepared.chunks, stored):
+            if size:
+                self.index.observe(chunk.trace_id, size, has_root=chunk.has_root, now=now)
+            spans += len(chunk.span_ids)
+        with self._lock:
+            self.accepted_spans += spans
+            self.accepted_requests += 1
+        if self.on_stored is not None and any(stored):
+            self.on_stored()
+
+    def accept(self, signal: str, body: bytes, fmt: str, timeout: float = 60.0) -> Prepared:
+        """All four steps, blocking (the gRPC receiver's threads use this)."""
+        prepared = self.prepare(signal, body, fmt)
+        self.admit(prepared)
+        stored = self.commit(prepared).result(timeout)
+        self.observe(prepared, stored)
+        return prepared

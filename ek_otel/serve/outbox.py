@@ -1,0 +1,190 @@
+"""The export outbox: deliver committed scores to a sink, retrying with backoff until it works.
+
+One :class:`OutboxExporter` (one thread) per sink. Scores are read from the store's
+``outbox`` table oldest first and marked exported only after the sink said yes, so after a
+crash nothing committed is lost. Delivery guarantees:
+
+- **Store**: each ``(sink, trace, revision)`` row is marked exported once.
+- **File sink**: exactly once. Before a write, the file's size is committed with the rows;
+  after a crash between the write and the mark, the restarted exporter truncates the file
+  back to that size and writes the rows again, so a torn or repeated write never stays.
+- **OTLP sink**: at least once. A crash after the endpoint accepted a batch and before the
+  mark was committed re-sends that one batch; the encoding is deterministic (same span ids,
+  same attributes), so the repeat is identical and a backend can drop it.
+
+Example:
+    >>> Backoff(initial_s=1.0, max_s=8.0, jitter=0.0).delays(5)
+    [1.0, 2.0, 4.0, 8.0, 8.0]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from .groupcommit import GroupCommitWriter
+from .store import Store
+
+__all__ = ["Backoff", "OutboxExporter", "DEFAULT_BATCH"]
+
+_log = logging.getLogger(__name__)
+
+#: Scores sent per batch.
+DEFAULT_BATCH = 200
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff: ``initial_s * 2**n`` capped at ``max_s``, with ±``jitter`` share."""
+
+    initial_s: float = 0.5
+    max_s: float = 30.0
+    jitter: float = 0.2
+
+    def delay(self, attempt: int) -> float:
+        """The wait after the ``attempt``-th consecutive failure (0-based)."""
+        base = min(self.max_s, self.initial_s * (2 ** min(attempt, 30)))
+        return base * (1 + random.uniform(-self.jitter, self.jitter)) if self.jitter else base
+
+    def delays(self, n: int) -> list[float]:
+        """The first ``n`` delays (for documentation and tests)."""
+        return [self.delay(i) for i in range(n)]
+
+
+class OutboxExporter:
+    """Deliver the outbox rows of one sink.
+
+    Args:
+        name: The sink's name in the outbox table (``"file"``, ``"otlp"``).
+        sink: An object with ``send(envelopes) -> bool`` and ``close()``.
+        writer: The store's group-commit writer (marks rows).
+        open_reader: Opens a read connection on the store (called in the thread).
+        file_path: For a file sink, its path: enables the exactly-once truncation.
+        batch: Scores per send.
+        backoff: Retry policy while the sink fails.
+    """
+
+    def __init__(self, name: str, sink: Any, writer: GroupCommitWriter,
+                 open_reader: Callable[[], Store], *, file_path: Optional[str] = None,
+                 batch: int = DEFAULT_BATCH, backoff: Backoff = Backoff()):
+        self.name = name
+        self.sink = sink
+        self.writer = writer
+        self.open_reader = open_reader
+        self.file_path = file_path
+        self.batch = batch
+        self.backoff = backoff
+        self.exported = 0
+        self.failures = 0
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._flush_deadline: Optional[float] = None
+        self._thread: Optional[threading.Thread] = None
+        self._idle = threading.Event()
+
+    def start(self) -> None:
+        """Start the exporter thread."""
+        self._thread = threading.Thread(target=self._run, name=f"ek-otel-outbox-{self.name}",
+                                        daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Tell the exporter new rows were committed."""
+        self._wake.set()
+
+    def stop(self, flush_s: float = 10.0) -> None:
+        """Deliver what is pending for up to ``flush_s`` seconds, then stop (safe twice)."""
+        import time
+
+        if self._thread is None:
+            return
+        self._flush_deadline = time.monotonic() + flush_s
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(flush_s + 15.0)
+        self._thread = None
+        try:
+            self.sink.close()
+        except Exception as exc:  # pragma: no cover - closing is best effort
+            _log.warning("closing sink %s: %s", self.name, exc)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until the outbox of this sink is empty (tests, shutdown)."""
+        return self._idle.wait(timeout)
+
+    # -- the thread -------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        import time
+
+        from ..emit.envelope import ScoreEnvelope
+
+        reader = self.open_reader()
+        try:
+            self._undo_interrupted_write(reader)
+            failures = 0
+            while True:
+                if self._stop.is_set() and (
+                    self._flush_deadline is None or time.monotonic() >= self._flush_deadline
+                ):
+                    return
+                rows = reader.pending_exports(self.name, self.batch)
+                if not rows:
+                    self._idle.set()
+                    if self._stop.is_set():
+                        return
+                    self._wake.wait(0.5)
+                    self._wake.clear()
+                    continue
+                self._idle.clear()
+                ids = [r.id for r in rows]
+                envelopes = [ScoreEnvelope.from_json(r.envelope) for r in rows]
+                if self.file_path is not None:
+                    size = os.path.getsize(self.file_path) if os.path.exists(self.file_path) else 0
+                    self.writer.call(lambda s, ids=ids, size=size: s.mark_sending(ids, size))
+                ok = False
+                try:
+                    ok = bool(self.sink.send(envelopes))
+                except Exception as exc:  # a sink should not raise; treat as a failure
+                    _log.warning("sink %s raised: %s", self.name, exc)
+                if ok:
+                    self.writer.call(lambda s, ids=ids: s.mark_exported(ids))
+                    self.exported += len(ids)
+                    failures = 0
+                    continue
+                self.failures += 1
+                self.writer.call(lambda s, ids=ids: s.count_attempt(ids))
+                if self.file_path is not None:
+                    self._truncate(reader)
+                delay = self.backoff.delay(failures)
+                failures += 1
+                _log.warning("sink %s failed; %d scores wait, retry in %.1fs",
+                             self.name, len(ids), delay)
+                if self._stop.is_set():
+                    remaining = (self._flush_deadline or 0) - time.monotonic()
+                    delay = min(delay, max(0.0, remaining))
+                self._stop.wait(delay) if not self._stop.is_set() else time.sleep(delay)
+        except Exception:  # pragma: no cover - logged, the rows stay in the store
+            _log.exception("outbox %s stopped", self.name)
+        finally:
+            reader.close()
+
+    def _undo_interrupted_write(self, reader: Store) -> None:
+        if self.file_path is not None:
+            self._truncate(reader)
+
+    def _truncate(self, reader: Store) -> None:
+        offset = reader.interrupted_write(self.name)
+        if offset is None or not os.path.exists(self.file_path):
+            return
+        if os.path.getsize(self.file_path) > offset:
+            _log.warning("truncating %s to %d bytes: an unconfirmed write is redone",
+                         self.file_path, offset)
+            with open(self.file_path, "r+b") as f:
+                f.truncate(offset)
+                f.flush()
+                os.fsync(f.fileno())

@@ -1,0 +1,198 @@
+"""The assembler loop: find due traces, score them off the event loop, commit the results.
+
+A thread wakes every ``tick_s`` (and whenever spans are stored), asks the
+:class:`~ek_otel.serve.assembler.TraceIndex` which traces are due, and submits each to the
+scoring executor (worker processes by default: decoding is CPU-bound and the receiver keeps
+the other core). Each result is committed by the group-commit writer in one transaction
+(score + outbox rows + covered payloads); only then does the trace leave the index. A
+failure of the executor itself (a worker died) is transient: the trace is retried.
+
+Example:
+    >>> s = Scheduler.__new__(Scheduler); s.in_flight = {}
+    >>> s.busy
+    False
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from concurrent.futures import Executor, Future
+from typing import Callable, Optional, Sequence
+
+from .assembler import TraceIndex
+from .groupcommit import GroupCommitWriter
+from .scoring import ScoringResult, ScoringSetup, score_trace
+from .store import Store
+
+__all__ = ["Scheduler"]
+
+_log = logging.getLogger(__name__)
+
+
+class Scheduler:
+    """Drive traces from due to scored.
+
+    Args:
+        index: The open-trace index.
+        writer: The store's group-commit writer.
+        reader: A read connection on the store (used from the scheduler thread only).
+        setup: What scoring workers need.
+        make_executor: Builds the scoring executor (called again if it breaks).
+        sinks: Outbox sink names each score is queued for.
+        on_scored: Called after results are committed (wakes the outbox).
+        max_in_flight: Most traces being scored at once.
+        tick_s: Polling period.
+    """
+
+    def __init__(self, index: TraceIndex, writer: GroupCommitWriter, reader: Store,
+                 setup: ScoringSetup, make_executor: Callable[[], Executor], *,
+                 sinks: Sequence[str] = (), on_scored: Optional[Callable[[], None]] = None,
+                 max_in_flight: int = 8, tick_s: float = 0.1,
+                 clock: Callable[[], float] = time.time):
+        self.index = index
+        self.writer = writer
+        self.reader = reader
+        self.setup = setup
+        self.make_executor = make_executor
+        self.sinks = tuple(sinks)
+        self.on_scored = on_scored
+        self.max_in_flight = max_in_flight
+        self.tick_s = tick_s
+        self.clock = clock
+        self.executor: Optional[Executor] = None
+        self.in_flight: dict[str, Future] = {}
+        self.scored = 0
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._ignore_grace = False
+
+    @property
+    def busy(self) -> bool:
+        """True while some trace is being scored."""
+        return bool(self.in_flight)
+
+    def start(self) -> None:
+        """Start the executor and the loop thread."""
+        self.executor = self.make_executor()
+        self._thread = threading.Thread(target=self._run, name="ek-otel-assembler", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """New spans were stored: look for due traces now (rate-limited by ``tick_s``)."""
+        self._wake.set()
+
+    def drain(self, timeout_s: float) -> bool:
+        """Score every trace whose root arrived (ignoring the grace) and wait for the results.
+
+        Used on shutdown. Returns True when nothing due is left within ``timeout_s``.
+        """
+        self._ignore_grace = True
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            self._wake.set()
+            time.sleep(0.05)
+            with self._lock:
+                idle = not self.in_flight
+            if idle and not self.index.due(self.clock(), ignore_grace=True):
+                return True
+        return False
+
+    def stop(self) -> None:
+        """Stop the loop and the executor (in-flight results are lost, not committed: they
+        are redone after a restart)."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(10)
+        if self.executor is not None:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+        self.reader.close()
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(self.tick_s)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.tick()
+            except Exception:  # pragma: no cover - logged; the next tick retries
+                _log.exception("assembler tick failed")
+            time.sleep(min(self.tick_s, 0.02))
+
+    def tick(self) -> int:
+        """Submit due traces (up to the in-flight limit); returns how many were submitted."""
+        with self._lock:
+            room = self.max_in_flight - len(self.in_flight)
+        if room <= 0:
+            return 0
+        due = self.index.due(self.clock(), ignore_grace=self._ignore_grace)[:room]
+        for trace_id, _ in due:
+            revision = self.index.start_scoring(trace_id)
+            upto = self.reader.max_payload_id(trace_id)
+            try:
+                fut = self.executor.submit(score_trace, self.setup, trace_id, revision, upto)
+            except Exception as exc:  # a broken pool: rebuild it, retry the trace later
+                _log.warning("scoring executor unusable (%s); restarting it", exc)
+                self.index.abort_scoring(trace_id)
+                self._restart_executor()
+                return 0
+            with self._lock:
+                self.in_flight[trace_id] = fut
+            fut.add_done_callback(lambda f, t=trace_id: self._scored(t, f))
+        return len(due)
+
+    def _restart_executor(self) -> None:
+        old = self.executor
+        self.executor = self.make_executor()
+        if old is not None:
+            try:
+                old.shutdown(wait=False, cancel_futures=True)
+            except Exception:  # pragma: no cover
+                pass
+
+    def _scored(self, trace_id: str, fut: Future) -> None:
+        try:
+            result: ScoringResult = fut.result()
+        except BaseException as exc:  # the worker died or the pool is shutting down
+            _log.warning("scoring %s did not finish (%s); it will be retried", trace_id, exc)
+            with self._lock:
+                self.in_flight.pop(trace_id, None)
+            self.index.abort_scoring(trace_id)
+            return
+        commit = self.writer.submit(lambda store: store.record_score(
+            result.trace_id, result.revision, result.upto, task_id=result.task_id,
+            matched=result.matched, success=result.success, envelope=result.envelope,
+            detail=result.detail, sinks=self.sinks))
+        commit.add_done_callback(lambda c: self._committed(trace_id, c))
+
+    def _committed(self, trace_id: str, commit: Future) -> None:
+        with self._lock:
+            self.in_flight.pop(trace_id, None)
+        try:
+            reopened = commit.result()
+        except sqlite3.IntegrityError as exc:
+            # Already recorded (should not happen): resync this trace from the store.
+            _log.warning("score of %s not recorded: %s", trace_id, exc)
+            left = [t for t in self.reader_open_traces() if t.trace_id == trace_id]
+            self.index.finish_scoring(trace_id, left[0] if left else None)
+            return
+        except Exception as exc:  # the commit failed (disk full...): retry later
+            _log.warning("cannot record the score of %s (%s); will retry", trace_id, exc)
+            self.index.abort_scoring(trace_id)
+            return
+        self.index.finish_scoring(trace_id, reopened)
+        self.scored += 1
+        if self.on_scored is not None:
+            self.on_scored()
+
+    def reader_open_traces(self) -> list:
+        """The store's open traces, read through the writer (thread-safe)."""
+        return self.writer.call(lambda store: store.open_traces())

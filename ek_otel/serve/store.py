@@ -1,0 +1,481 @@
+"""The SQLite store of ``ek-otel serve``: raw span payloads, trace states, scores, the outbox.
+
+Why SQLite in WAL mode: readers (the scorer, the outbox, ``ek-otel report``) never block the
+single writer, and a commit is one append to the WAL. ``synchronous=FULL`` by default: an
+acknowledged request survives a power loss, not only a ``kill -9`` (NORMAL already survives a
+process crash in WAL mode, and is a config option). The fsync is paid once per *group* of
+concurrent requests (:mod:`ek_otel.serve.groupcommit`), not once per request.
+
+State machine of a trace (the ``traces`` table):
+
+- ``open``: it has payloads not yet scored (``payloads.revision IS NULL``);
+- ``scored`` / ``unmatched``: every payload is in a committed revision.
+
+Scoring commits, in ONE transaction, the score row ``(trace_id, revision)``, its outbox row,
+the payloads it covered and the trace's revision counter, so a crash either loses the whole
+scoring (it is redone after restart) or none of it: each revision is scored exactly once.
+Payloads are deduplicated by ``(trace_id, span_id)`` (a chunk with no new span is dropped)
+and, for logs, by a digest of the payload.
+
+Example:
+    >>> s = Store(":memory:")
+    >>> chunk = IncomingChunk("spans", "ab" * 16, b"raw", ("01" * 8,), True)
+    >>> s.ingest([chunk], now=10.0)               # bytes stored per chunk
+    [3]
+    >>> s.ingest([chunk], now=11.0)               # the same spans again: nothing new
+    [0]
+    >>> [(t.trace_id[:4], t.has_root, t.pending_bytes) for t in s.open_traces()]
+    [('abab', True, 3)]
+    >>> s.payloads_for("ab" * 16, upto=10**9)
+    [('spans', b'raw')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+__all__ = [
+    "SCHEMA",
+    "IncomingChunk",
+    "OpenTrace",
+    "ScoreRow",
+    "OutboxRow",
+    "Store",
+    "connect",
+]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS traces(
+    trace_id TEXT PRIMARY KEY,
+    first_seen REAL NOT NULL,        -- arrival of the first payload not yet scored
+    last_seen REAL NOT NULL,         -- arrival of the latest payload
+    has_root INTEGER NOT NULL DEFAULT 0,
+    pending_bytes INTEGER NOT NULL DEFAULT 0,
+    revisions INTEGER NOT NULL DEFAULT 0,   -- revisions scored so far; the next is this number
+    state TEXT NOT NULL DEFAULT 'open'      -- open | scored | unmatched
+);
+CREATE INDEX IF NOT EXISTS traces_state ON traces(state);
+CREATE TABLE IF NOT EXISTS payloads(
+    id INTEGER PRIMARY KEY,
+    trace_id TEXT NOT NULL,
+    signal TEXT NOT NULL,            -- spans | logs
+    digest BLOB NOT NULL,
+    data BLOB NOT NULL,
+    received REAL NOT NULL,
+    revision INTEGER,                -- the revision that first covered it; NULL = pending
+    UNIQUE(trace_id, digest)
+);
+CREATE INDEX IF NOT EXISTS payloads_trace ON payloads(trace_id, id);
+CREATE TABLE IF NOT EXISTS spans(
+    trace_id TEXT NOT NULL,
+    span_id TEXT NOT NULL,
+    PRIMARY KEY(trace_id, span_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scores(
+    trace_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    task_id TEXT,
+    matched INTEGER NOT NULL,
+    success INTEGER,
+    upto INTEGER NOT NULL,           -- highest payload id this revision covered
+    envelope TEXT,                   -- the ScoreEnvelope JSON (NULL when unmatched)
+    detail TEXT,                     -- why unmatched, or a summary
+    created REAL NOT NULL,
+    PRIMARY KEY(trace_id, revision)
+);
+CREATE TABLE IF NOT EXISTS outbox(
+    id INTEGER PRIMARY KEY,
+    sink TEXT NOT NULL,              -- which sink: each one is delivered to independently
+    trace_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    envelope TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    sending INTEGER,                 -- file sinks: the file size before the write began
+    exported REAL,                   -- NULL until the sink accepted it
+    UNIQUE(sink, trace_id, revision)
+);
+CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(sink, exported, id);
+"""
+
+
+def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
+    """Open the store database with WAL and the given ``synchronous`` level.
+
+    The connection is in autocommit mode (``isolation_level=None``): transactions are
+    explicit ``BEGIN IMMEDIATE`` / ``COMMIT``.
+
+    Example:
+        >>> connect(":memory:").execute("PRAGMA foreign_keys").fetchone()[0]
+        0
+    """
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+    conn.execute("PRAGMA busy_timeout=30000")
+    if not readonly:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+    else:
+        conn.execute("PRAGMA query_only=1")
+    return conn
+
+
+@dataclass(frozen=True)
+class IncomingChunk:
+    """One trace's share of a request, as the receiver hands it to the store.
+
+    ``signal`` is ``"spans"`` or ``"logs"``; ``span_ids`` is empty for logs.
+    """
+
+    signal: str
+    trace_id: str
+    payload: bytes
+    span_ids: tuple = ()
+    has_root: bool = False
+
+
+@dataclass(frozen=True)
+class OpenTrace:
+    """A trace with payloads not yet scored (what the assembler tracks in memory)."""
+
+    trace_id: str
+    first_seen: float
+    last_seen: float
+    has_root: bool
+    pending_bytes: int
+    revisions: int
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One scored revision of one trace."""
+
+    trace_id: str
+    revision: int
+    task_id: Optional[str]
+    matched: bool
+    success: Optional[bool]
+    envelope: Optional[str]
+    detail: Optional[str]
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    """A score waiting to be exported."""
+
+    id: int
+    trace_id: str
+    revision: int
+    envelope: str
+    attempts: int
+    sending: Optional[int] = None
+
+
+class Store:
+    """Transactions over the store; every method that writes is one transaction.
+
+    Writes must come from one thread at a time (the group-commit writer's); reads may use
+    their own :class:`Store` on the same file.
+    """
+
+    def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False):
+        self.path = path
+        self.conn = connect(path, synchronous=synchronous, readonly=readonly)
+        if not readonly:
+            self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection (safe to call twice)."""
+        try:
+            self.conn.close()
+        except sqlite3.Error:  # pragma: no cover - closing is best effort
+            pass
+
+    # -- transactions -----------------------------------------------------------------
+
+    def begin(self) -> None:
+        """Start a write transaction (the group-commit writer batches work inside one)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        """Commit the current transaction."""
+        self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Roll back the current transaction, if any."""
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    def _transaction(self, fn, *args, **kwargs):
+        if self.conn.in_transaction:  # inside a group commit: the writer commits
+            return fn(*args, **kwargs)
+        self.begin()
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
+        return result
+
+    # -- meta ---------------------------------------------------------------------------
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Record a setting (the gold path, the scoring options) for ``ek-otel report``.
+
+        Example:
+            >>> s = Store(":memory:"); s.set_meta("gold", "g.jsonl"); s.meta("gold")
+            'g.jsonl'
+        """
+        self._transaction(
+            self.conn.execute,
+            "INSERT INTO meta(key, value) VALUES(?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+
+    def meta(self, key: str) -> Optional[str]:
+        """A recorded setting, or None."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    # -- ingest ---------------------------------------------------------------------------
+
+    def ingest(self, chunks: Sequence[IncomingChunk], now: Optional[float] = None) -> list[int]:
+        """Store the chunks of one request; returns, per chunk, the number of bytes stored.
+
+        A span chunk all of whose span ids are already known is dropped (a retried
+        delivery); a log chunk whose digest is known is dropped too.
+        """
+        return self._transaction(self._ingest, chunks, time.time() if now is None else now)
+
+    def _ingest(self, chunks: Sequence[IncomingChunk], now: float) -> list[int]:
+        stored = []
+        cur = self.conn.cursor()
+        for chunk in chunks:
+            if chunk.signal == "spans":
+                before = self.conn.total_changes
+                cur.executemany(
+                    "INSERT OR IGNORE INTO spans(trace_id, span_id) VALUES(?, ?)",
+                    [(chunk.trace_id, s) for s in chunk.span_ids],
+                )
+                if self.conn.total_changes == before:
+                    stored.append(0)
+                    continue
+            digest = hashlib.blake2b(chunk.payload, digest_size=16).digest()
+            cur.execute(
+                "INSERT OR IGNORE INTO payloads(trace_id, signal, digest, data, received) "
+                "VALUES(?, ?, ?, ?, ?)",
+                (chunk.trace_id, chunk.signal, digest, chunk.payload, now),
+            )
+            if cur.rowcount != 1:
+                stored.append(0)
+                continue
+            size = len(chunk.payload)
+            cur.execute(
+                "INSERT INTO traces(trace_id, first_seen, last_seen, has_root, pending_bytes, state) "
+                "VALUES(?, ?, ?, ?, ?, 'open') "
+                "ON CONFLICT(trace_id) DO UPDATE SET "
+                " first_seen = CASE WHEN state='open' THEN first_seen ELSE excluded.first_seen END,"
+                " last_seen = excluded.last_seen,"
+                " has_root = MAX(has_root, excluded.has_root),"
+                " pending_bytes = pending_bytes + excluded.pending_bytes,"
+                " state = 'open'",
+                (chunk.trace_id, now, now, int(chunk.has_root), size),
+            )
+            stored.append(size)
+        return stored
+
+    # -- assembling -----------------------------------------------------------------------
+
+    def open_traces(self) -> list[OpenTrace]:
+        """Every trace with payloads not yet scored (to rebuild the assembler on start)."""
+        rows = self.conn.execute(
+            "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
+            "FROM traces WHERE state='open' ORDER BY first_seen"
+        ).fetchall()
+        return [OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+
+    def max_payload_id(self, trace_id: str) -> int:
+        """The highest payload id of a trace (0 when none): what a scoring run covers."""
+        row = self.conn.execute(
+            "SELECT MAX(id) FROM payloads WHERE trace_id=?", (trace_id,)
+        ).fetchone()
+        return row[0] or 0
+
+    def payloads_for(self, trace_id: str, upto: int) -> list[tuple[str, bytes]]:
+        """All ``(signal, data)`` payloads of a trace with id ≤ ``upto``, in arrival order."""
+        return [
+            (r[0], bytes(r[1]))
+            for r in self.conn.execute(
+                "SELECT signal, data FROM payloads WHERE trace_id=? AND id<=? ORDER BY id",
+                (trace_id, upto),
+            )
+        ]
+
+    def record_score(
+        self,
+        trace_id: str,
+        revision: int,
+        upto: int,
+        *,
+        task_id: Optional[str],
+        matched: bool,
+        success: Optional[bool],
+        envelope: Optional[str],
+        detail: Optional[str] = None,
+        sinks: Sequence[str] = (),
+        now: Optional[float] = None,
+    ) -> Optional[OpenTrace]:
+        """Commit one scored revision: score row, outbox row, covered payloads, trace state.
+
+        One outbox row is added per name in ``sinks`` (when the episode matched a task).
+        Returns the trace's remaining :class:`OpenTrace` when payloads newer than ``upto``
+        arrived meanwhile (it stays open for the next revision), else None. A revision that
+        is already recorded (a scoring redone by mistake) raises ``sqlite3.IntegrityError``
+        and changes nothing.
+        """
+        return self._transaction(
+            self._record_score, trace_id, revision, upto, task_id, matched, success,
+            envelope, detail, tuple(sinks), time.time() if now is None else now,
+        )
+
+    def _record_score(self, trace_id, revision, upto, task_id, matched, success, envelope,
+                      detail, sinks, now):
+        row = self.conn.execute(
+            "SELECT revisions FROM traces WHERE trace_id=?", (trace_id,)
+        ).fetchone()
+        if row is None or row[0] != revision:
+            raise sqlite3.IntegrityError(
+                f"trace {trace_id}: revision {revision} is not the next one ({row and row[0]})"
+            )
+        self.conn.execute(
+            "INSERT INTO scores(trace_id, revision, task_id, matched, success, upto, envelope, "
+            "detail, created) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (trace_id, revision, task_id, int(matched),
+             None if success is None else int(success), upto, envelope, detail, now),
+        )
+        if matched and envelope is not None:
+            self.conn.executemany(
+                "INSERT INTO outbox(sink, trace_id, revision, envelope) VALUES(?, ?, ?, ?)",
+                [(sink, trace_id, revision, envelope) for sink in sinks],
+            )
+        covered = self.conn.execute(
+            "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM payloads "
+            "WHERE trace_id=? AND id<=? AND revision IS NULL",
+            (trace_id, upto),
+        ).fetchone()[0]
+        self.conn.execute(
+            "UPDATE payloads SET revision=? WHERE trace_id=? AND id<=? AND revision IS NULL",
+            (revision, trace_id, upto),
+        )
+        left = self.conn.execute(
+            "SELECT MIN(received), COUNT(*) FROM payloads WHERE trace_id=? AND revision IS NULL",
+            (trace_id,),
+        ).fetchone()
+        state = "open" if left[1] else ("scored" if matched else "unmatched")
+        self.conn.execute(
+            "UPDATE traces SET revisions=?, pending_bytes=MAX(0, pending_bytes-?), state=?, "
+            "first_seen=COALESCE(?, first_seen) WHERE trace_id=?",
+            (revision + 1, covered, state, left[0], trace_id),
+        )
+        if state != "open":
+            return None
+        r = self.conn.execute(
+            "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
+            "FROM traces WHERE trace_id=?", (trace_id,)
+        ).fetchone()
+        return OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
+
+    # -- outbox -----------------------------------------------------------------------------
+
+    def pending_exports(self, sink: str, limit: int = 100) -> list[OutboxRow]:
+        """Scores not yet exported to ``sink``, oldest first."""
+        return [
+            OutboxRow(*r)
+            for r in self.conn.execute(
+                "SELECT id, trace_id, revision, envelope, attempts, sending FROM outbox "
+                "WHERE sink=? AND exported IS NULL ORDER BY id LIMIT ?",
+                (sink, limit),
+            )
+        ]
+
+    def mark_sending(self, ids: Iterable[int], offset: int) -> None:
+        """Record, before a file write, the file size it starts at (to undo a torn write)."""
+        self._transaction(
+            self.conn.executemany,
+            "UPDATE outbox SET sending=? WHERE id=? AND exported IS NULL",
+            [(offset, i) for i in ids],
+        )
+
+    def interrupted_write(self, sink: str) -> Optional[int]:
+        """The file offset of a write to ``sink`` that was started and never confirmed."""
+        row = self.conn.execute(
+            "SELECT MIN(sending) FROM outbox WHERE sink=? AND exported IS NULL "
+            "AND sending IS NOT NULL", (sink,)
+        ).fetchone()
+        return row[0]
+
+    def mark_exported(self, ids: Iterable[int], now: Optional[float] = None) -> None:
+        """Mark outbox rows as exported (after the sink accepted them)."""
+        ts = time.time() if now is None else now
+        self._transaction(
+            self.conn.executemany,
+            "UPDATE outbox SET exported=? WHERE id=? AND exported IS NULL",
+            [(ts, i) for i in ids],
+        )
+
+    def count_attempt(self, ids: Iterable[int]) -> None:
+        """Count a failed export attempt of outbox rows."""
+        self._transaction(
+            self.conn.executemany,
+            "UPDATE outbox SET attempts=attempts+1 WHERE id=?",
+            [(i,) for i in ids],
+        )
+
+    # -- reading scores ---------------------------------------------------------------------
+
+    def latest_scores(self) -> list[ScoreRow]:
+        """The latest revision of every scored trace, each trace once, oldest trace first."""
+        rows = self.conn.execute(
+            "SELECT s.trace_id, s.revision, s.task_id, s.matched, s.success, s.envelope, s.detail "
+            "FROM scores s JOIN (SELECT trace_id, MAX(revision) AS r FROM scores GROUP BY trace_id) m "
+            "ON s.trace_id=m.trace_id AND s.revision=m.r ORDER BY s.created, s.trace_id"
+        ).fetchall()
+        return [
+            ScoreRow(r[0], r[1], r[2], bool(r[3]), None if r[4] is None else bool(r[4]), r[5], r[6])
+            for r in rows
+        ]
+
+    def scored_payloads(self, trace_id: str, revision: int) -> list[tuple[str, bytes]]:
+        """The payloads a recorded revision covered (what that revision's episode was built from)."""
+        row = self.conn.execute(
+            "SELECT upto FROM scores WHERE trace_id=? AND revision=?", (trace_id, revision)
+        ).fetchone()
+        return [] if row is None else self.payloads_for(trace_id, row[0])
+
+    def counts(self) -> dict:
+        """Row counts by table and state, for tests, logs and the shutdown summary.
+
+        Example:
+            >>> Store(":memory:").counts()["open"]
+            0
+        """
+        c = self.conn
+        by_state = dict(c.execute("SELECT state, COUNT(*) FROM traces GROUP BY state").fetchall())
+        return {
+            "traces": sum(by_state.values()),
+            "open": by_state.get("open", 0),
+            "scored": by_state.get("scored", 0),
+            "unmatched": by_state.get("unmatched", 0),
+            "spans": c.execute("SELECT COUNT(*) FROM spans").fetchone()[0],
+            "payloads": c.execute("SELECT COUNT(*) FROM payloads").fetchone()[0],
+            "scores": c.execute("SELECT COUNT(*) FROM scores").fetchone()[0],
+            "outbox_pending": c.execute(
+                "SELECT COUNT(*) FROM outbox WHERE exported IS NULL").fetchone()[0],
+            "exported": c.execute(
+                "SELECT COUNT(*) FROM outbox WHERE exported IS NOT NULL").fetchone()[0],
+        }

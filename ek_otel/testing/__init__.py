@@ -1,0 +1,1 @@
+"""Test helpers shipped with ek-otel (a fake OpenAI-compatible server)."""

@@ -1,0 +1,381 @@
+"""A fake OpenAI-compatible server on 127.0.0.1 that returns scripted tool calls.
+
+It lets the real ``openai`` client, and the real instrumentation packages around it, run
+offline: every request gets the next *turn* of a fixed script, chosen from the request
+itself (so concurrent clients and retries get the same answers), with known token usage
+(cached and reasoning details included). The default script is two parallel tool calls,
+then one more tool call, then a final text answer.
+
+Endpoints: ``POST /v1/chat/completions`` (plain and ``stream: true``) and
+``POST /v1/responses`` (plain; the Agents SDK's default model). It uses only the standard
+library, so ``scripts/regen_corpus.py`` can run it inside any virtual environment.
+
+Example:
+    >>> import json, urllib.request
+    >>> with FakeOpenAI() as server:
+    ...     body = json.dumps({"model": "gpt-4o-mini",
+    ...                        "messages": [{"role": "user", "content": "hi"}]}).encode()
+    ...     req = urllib.request.Request(server.base_url + "/chat/completions", body,
+    ...                                  {"Content-Type": "application/json"})
+    ...     answer = json.loads(urllib.request.urlopen(req).read())
+    >>> [c["function"]["name"] for c in answer["choices"][0]["message"]["tool_calls"]]
+    ['get_weather', 'get_time']
+    >>> answer["usage"]["prompt_tokens_details"]["cached_tokens"]
+    32
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Optional
+
+__all__ = [
+    "ScriptedCall",
+    "ScriptedUsage",
+    "Turn",
+    "DEFAULT_SCRIPT",
+    "RESPONSE_MODEL",
+    "FakeOpenAI",
+    "expected_summary",
+]
+
+#: The model name the server reports (a request for ``gpt-4o-mini`` gets this back).
+RESPONSE_MODEL = "gpt-4o-mini-2024-07-18"
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One tool call the fake model requests."""
+
+    call_id: str
+    name: str
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class ScriptedUsage:
+    """The usage the fake model reports for one turn (input includes cached)."""
+
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted model answer: tool calls, or a final text when ``calls`` is empty."""
+
+    response_id: str
+    usage: ScriptedUsage
+    calls: tuple = ()
+    text: str = ""
+
+
+DEFAULT_SCRIPT: tuple = (
+    Turn(
+        "chatcmpl-ek-turn-0",
+        ScriptedUsage(120, 40, cached_tokens=32, reasoning_tokens=16),
+        calls=(
+            ScriptedCall("call_weather_1", "get_weather", {"city": "Paris", "unit": "celsius"}),
+            ScriptedCall("call_time_2", "get_time", {"timezone": "Europe/Paris"}),
+        ),
+    ),
+    Turn(
+        "chatcmpl-ek-turn-1",
+        ScriptedUsage(210, 25, cached_tokens=96, reasoning_tokens=8),
+        calls=(ScriptedCall("call_convert_3", "convert_temperature",
+                            {"value": 18.5, "to": "fahrenheit"}),),
+    ),
+    Turn(
+        "chatcmpl-ek-turn-2",
+        ScriptedUsage(260, 18, cached_tokens=128, reasoning_tokens=0),
+        text="It is 18.5 C (65.3 F) in Paris and 14:00 there.",
+    ),
+)
+
+
+def expected_summary(script: tuple = DEFAULT_SCRIPT) -> dict:
+    """What a run through the whole script must produce: calls in order and token totals.
+
+    Example:
+        >>> s = expected_summary()
+        >>> [c["tool"] for c in s["calls"]], s["usage"]["input_tokens"]
+        (['get_weather', 'get_time', 'convert_temperature'], 590)
+    """
+    calls = [
+        {"tool": c.name, "args": dict(c.arguments), "call_id": c.call_id}
+        for turn in script
+        for c in turn.calls
+    ]
+    usage = {
+        "input_tokens": sum(t.usage.input_tokens for t in script),
+        "output_tokens": sum(t.usage.output_tokens for t in script),
+        "cached_input_tokens": sum(t.usage.cached_tokens for t in script),
+        "reasoning_tokens": sum(t.usage.reasoning_tokens for t in script),
+    }
+    return {
+        "calls": calls,
+        "usage": usage,
+        "turns": len(script),
+        "response_ids": [t.response_id for t in script],
+        "response_model": RESPONSE_MODEL,
+        "final_text": script[-1].text,
+    }
+
+
+def _turn_index_for_chat(body: dict, script: tuple) -> int:
+    assistant_turns = sum(1 for m in body.get("messages") or () if m.get("role") == "assistant")
+    return min(assistant_turns, len(script) - 1)
+
+
+def _turn_index_for_responses(body: dict, script: tuple) -> int:
+    items = body.get("input")
+    seen = 0
+    if isinstance(items, list):
+        seen = sum(1 for i in items if isinstance(i, dict) and i.get("type") == "function_call")
+    total = 0
+    for index, turn in enumerate(script):
+        if seen <= total:
+            return index
+        total += len(turn.calls)
+    return len(script) - 1
+
+
+def _chat_usage(u: ScriptedUsage) -> dict:
+    return {
+        "prompt_tokens": u.input_tokens,
+        "completion_tokens": u.output_tokens,
+        "total_tokens": u.input_tokens + u.output_tokens,
+        "prompt_tokens_details": {"cached_tokens": u.cached_tokens, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": u.reasoning_tokens,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def _chat_message(turn: Turn) -> dict:
+    if turn.calls:
+        return {
+            "role": "assistant",
+            "content": None,
+            "refusal": None,
+            "tool_calls": [
+                {"id": c.call_id, "type": "function",
+                 "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+                for c in turn.calls
+            ],
+        }
+    return {"role": "assistant", "content": turn.text, "refusal": None}
+
+
+def chat_completion(turn: Turn, created: int = 1_760_000_000) -> dict:
+    """The ``/v1/chat/completions`` answer for one turn.
+
+    Example:
+        >>> chat_completion(DEFAULT_SCRIPT[2])["choices"][0]["finish_reason"]
+        'stop'
+    """
+    return {
+        "id": turn.response_id,
+        "object": "chat.completion",
+        "created": created,
+        "model": RESPONSE_MODEL,
+        "system_fingerprint": "fp_ek_fake",
+        "service_tier": "default",
+        "choices": [{
+            "index": 0,
+            "message": _chat_message(turn),
+            "logprobs": None,
+            "finish_reason": "tool_calls" if turn.calls else "stop",
+        }],
+        "usage": _chat_usage(turn.usage),
+    }
+
+
+def chat_completion_chunks(turn: Turn, created: int = 1_760_000_000) -> list:
+    """The streamed form of :func:`chat_completion`: chunks, the last one carrying usage.
+
+    Example:
+        >>> chunks = chat_completion_chunks(DEFAULT_SCRIPT[0])
+        >>> chunks[-1]["usage"]["completion_tokens"], chunks[-1]["choices"]
+        (40, [])
+    """
+    base = {"id": turn.response_id, "object": "chat.completion.chunk", "created": created,
+            "model": RESPONSE_MODEL, "system_fingerprint": "fp_ek_fake"}
+    chunks = [dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                   "finish_reason": None}])]
+    for index, call in enumerate(turn.calls):
+        chunks.append(dict(base, choices=[{"index": 0, "finish_reason": None, "delta": {
+            "tool_calls": [{"index": index, "id": call.call_id, "type": "function",
+                            "function": {"name": call.name, "arguments": ""}}]}}]))
+        chunks.append(dict(base, choices=[{"index": 0, "finish_reason": None, "delta": {
+            "tool_calls": [{"index": index,
+                            "function": {"arguments": json.dumps(call.arguments)}}]}}]))
+    if turn.text:
+        chunks.append(dict(base, choices=[{"index": 0, "delta": {"content": turn.text},
+                                           "finish_reason": None}]))
+    chunks.append(dict(base, choices=[{"index": 0, "delta": {},
+                                       "finish_reason": "tool_calls" if turn.calls else "stop"}]))
+    chunks.append(dict(base, choices=[], usage=_chat_usage(turn.usage)))
+    return chunks
+
+
+def response_object(turn: Turn, created: int = 1_760_000_000, temperature: float = 1.0) -> dict:
+    """The ``/v1/responses`` answer for one turn (parallel calls are separate items).
+
+    Example:
+        >>> [i["type"] for i in response_object(DEFAULT_SCRIPT[0])["output"]]
+        ['function_call', 'function_call']
+    """
+    rid = turn.response_id.replace("chatcmpl-", "resp_")
+    if turn.calls:
+        output = [
+            {"type": "function_call", "id": f"fc_{c.call_id}", "call_id": c.call_id,
+             "name": c.name, "arguments": json.dumps(c.arguments), "status": "completed"}
+            for c in turn.calls
+        ]
+    else:
+        output = [{
+            "type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
+        }]
+    u = turn.usage
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": created,
+        "status": "completed",
+        "model": RESPONSE_MODEL,
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "temperature": temperature,
+        "top_p": 1.0,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "metadata": {},
+        "usage": {
+            "input_tokens": u.input_tokens,
+            "input_tokens_details": {"cached_tokens": u.cached_tokens},
+            "output_tokens": u.output_tokens,
+            "output_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
+            "total_tokens": u.input_tokens + u.output_tokens,
+        },
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        return
+
+    def _send_json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_stream(self, chunks: list) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send_json(400, {"error": {"message": "invalid JSON", "type": "invalid_request"}})
+            return
+        script = self.server.script
+        path = self.path.split("?")[0].rstrip("/")
+        self.server.requests.append((path, body))
+        if path.endswith("/chat/completions"):
+            turn = script[_turn_index_for_chat(body, script)]
+            if body.get("stream"):
+                self._send_stream(chat_completion_chunks(turn))
+            else:
+                self._send_json(200, chat_completion(turn))
+        elif path.endswith("/responses"):
+            turn = script[_turn_index_for_responses(body, script)]
+            temperature = body.get("temperature")
+            if not isinstance(temperature, (int, float)):
+                temperature = 1.0
+            self._send_json(200, response_object(turn, temperature=float(temperature)))
+        else:
+            self._send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    script: tuple = DEFAULT_SCRIPT
+    requests: list
+
+
+class FakeOpenAI:
+    """A running fake server; use it as a context manager, or call start()/stop().
+
+    ``base_url`` ends with ``/v1`` (what ``openai.OpenAI(base_url=...)`` expects) and
+    ``requests`` lists every ``(path, json_body)`` received.
+    """
+
+    def __init__(self, script: tuple = DEFAULT_SCRIPT, host: str = "127.0.0.1", port: int = 0):
+        self.script = tuple(script)
+        self._host = host
+        self._port = port
+        self._server: Optional[_Server] = None
+        self._thread: Optional[threading.Thread] = None
+
+    def start(self) -> "FakeOpenAI":
+        """Bind a random loopback port and serve in a daemon thread."""
+        server = _Server((self._host, self._port), _Handler)
+        server.script = self.script
+        server.requests = []
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (safe to call twice)."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``."""
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def requests(self) -> list:
+        """The ``(path, body)`` of every request received so far."""
+        return list(self._server.requests) if self._server is not None else []
+
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

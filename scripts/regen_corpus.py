@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""Regenerate tests/ingest/corpus/: spans and GenAI log events from the REAL packages.
+
+Each scenario runs the real ``openai`` client (and, for the agent scenarios, the real OpenAI
+Agents SDK) under one real instrumentation package, against the fake OpenAI server of
+``ek_otel/testing/fake_openai.py`` (two parallel tool calls, one more tool call, a final
+answer, with known usage). Spans and log records are captured with the OTel SDK's in-memory
+exporters and written with the SDK's real OTLP protobuf encoders:
+
+    tests/ingest/corpus/<scenario>/traces.pb     one ExportTraceServiceRequest
+    tests/ingest/corpus/<scenario>/logs.pb       one ExportLogsServiceRequest (when any)
+    tests/ingest/corpus/<scenario>/traces.jsonl  the same spans, OTLP JSON Lines written by the
+                                                  SDK's json-file exporter, in batches of 5
+    tests/ingest/corpus/<scenario>/logs.jsonl    the same log records (when any)
+    tests/ingest/corpus/<scenario>/expected.json what the fake server returned + what the
+                                                  package is known to record (see EXPECT)
+    tests/ingest/corpus/<scenario>/versions.txt  pip freeze of the environment used
+
+The packages cannot share one environment (different openai-v2 / Traceloop versions, the
+agents instrumentors), so each ENVIRONMENT is a separate virtual environment with PINNED
+versions, created on demand under --venv-root (default /tmp/ek-otel-corpus-venvs).
+
+Usage:
+    python scripts/regen_corpus.py                  # every scenario
+    python scripts/regen_corpus.py --list
+    python scripts/regen_corpus.py openai-v2-2.4b0-span_only traceloop-0.62.4
+    # inside a venv (what the outer run calls):
+    python scripts/regen_corpus.py --run-scenario NAME --out DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "tests" / "ingest" / "corpus"
+FAKE_SERVER_PATH = REPO / "ek_otel" / "testing" / "fake_openai.py"
+
+_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
+        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+_OPENAI = "openai==3.57.0"
+_HTTPX = "httpx==0.28.1"  # openai 3.x uses httpx2; instrumentors still import httpx
+_AGENTS = "openai-agents==0.24.0"
+
+#: environment name -> pinned requirements
+ENVIRONMENTS: dict = {
+    "openai-v2-2.4b0": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai-v2==2.4b0",
+                          "opentelemetry-util-genai==1.1b0"],
+    "openai-v2-2.3b0": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai-v2==2.3b0",
+                          "wrapt==1.17.3"],
+    "openinference-openai": _SDK + [_OPENAI, _HTTPX, "openinference-instrumentation-openai==0.1.66"],
+    "traceloop-0.62.4": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai==0.62.4"],
+    "traceloop-0.52.6": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai==0.52.6"],
+    "agents-openinference": _SDK + [_HTTPX,
+        _OPENAI, _AGENTS,
+        "openinference-instrumentation-openai-agents==2.6.0",
+        "openinference-instrumentation-openai==0.1.66",
+    ],
+    "agents-otel-v2": _SDK + [_HTTPX,
+        _OPENAI, _AGENTS,
+        "opentelemetry-instrumentation-openai-agents-v2==0.1.0",
+        "opentelemetry-instrumentation-openai-v2==2.4b0",
+        "opentelemetry-util-genai==1.1b0",
+    ],
+}
+
+#: scenario -> (environment, app, instrumentors, extra environment variables)
+SCENARIOS: dict = {
+    "openai-v2-2.4b0-span_only": (
+        "openai-v2-2.4b0", "chat", ["openai_v2"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "openai-v2-2.4b0-span_and_event": (
+        "openai-v2-2.4b0", "chat", ["openai_v2"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_and_event",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "openai-v2-2.4b0-no_content": ("openai-v2-2.4b0", "chat", ["openai_v2"], {}),
+    "openai-v2-2.3b0-events": (
+        "openai-v2-2.3b0", "chat", ["openai_v2"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"}),
+    "openinference-openai-0.1.66": ("openinference-openai", "chat", ["openinference_openai"], {}),
+    "traceloop-0.62.4": ("traceloop-0.62.4", "chat", ["traceloop_openai"], {}),
+    "traceloop-0.62.4-stream": ("traceloop-0.62.4", "chat_stream", ["traceloop_openai"], {}),
+    "traceloop-0.52.6": ("traceloop-0.52.6", "chat", ["traceloop_openai"], {}),
+    "agents-openinference-alone": (
+        "agents-openinference", "agents", ["openinference_agents"], {}),
+    "agents-openinference-with-client": (
+        "agents-openinference", "agents", ["openinference_agents", "openinference_openai"], {}),
+    "agents-otel-v2-alone": (
+        "agents-otel-v2", "agents", ["otel_agents_v2"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "agents-otel-v2-with-client": (  # openai-v2 traces chat completions only: use that API
+        "agents-otel-v2", "agents_chat", ["otel_agents_v2", "openai_v2"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+}
+
+#: What each scenario's package is known to record (checked by tests against expected.json):
+#: ``args``: arguments captured; ``cached``/``reasoning``: those token details recorded.
+EXPECT: dict = {
+    "openai-v2-2.4b0-span_only": {"args": True, "cached": False, "reasoning": False},
+    "openai-v2-2.4b0-span_and_event": {"args": True, "cached": False, "reasoning": False},
+    "openai-v2-2.4b0-no_content": {"args": False, "cached": False, "reasoning": False},
+    "openai-v2-2.3b0-events": {"args": True, "cached": False, "reasoning": False},
+    "openinference-openai-0.1.66": {"args": True, "cached": True, "reasoning": True},
+    "traceloop-0.62.4": {"args": True, "cached": True, "reasoning": True},
+    "traceloop-0.62.4-stream": {"args": True, "cached": True, "reasoning": False},
+    "traceloop-0.52.6": {"args": True, "cached": True, "reasoning": True},
+    "agents-openinference-alone": {"args": True, "cached": True, "reasoning": True},
+    "agents-openinference-with-client": {"args": True, "cached": True, "reasoning": True},
+    "agents-otel-v2-alone": {"args": True, "cached": False, "reasoning": False},
+    "agents-otel-v2-with-client": {"args": True, "cached": False, "reasoning": False},
+}
+
+TASK_ID = "weather-paris"
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "Current weather in a city.",
+        "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}, "unit": {"type": "string"}},
+            "required": ["city"]}}},
+    {"type": "function", "function": {
+        "name": "get_time", "description": "Local time in a time zone.",
+        "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}},
+                       "required": ["timezone"]}}},
+    {"type": "function", "function": {
+        "name": "convert_temperature", "description": "Convert a temperature.",
+        "parameters": {"type": "object", "properties": {
+            "value": {"type": "number"}, "to": {"type": "string"}},
+            "required": ["value", "to"]}}},
+]
+
+
+# ---------------------------------------------------------------------------
+# Outer driver (host Python): venvs, subprocesses, expected.json
+# ---------------------------------------------------------------------------
+
+
+def _load_fake_server():
+    spec = importlib.util.spec_from_file_location("ek_fake_openai", FAKE_SERVER_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ek_fake_openai"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def ensure_venv(name: str, root: Path) -> Path:
+    """Create (once) the virtual environment ``name`` with its pinned requirements."""
+    venv = root / name
+    python = venv / "bin" / "python"
+    marker = venv / ".ek-requirements"
+    wanted = "\n".join(ENVIRONMENTS[name])
+    if python.exists() and marker.exists() and marker.read_text() == wanted:
+        return python
+    if not python.exists():
+        if venv.exists():
+            shutil.rmtree(venv)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *ENVIRONMENTS[name]], check=True)
+    marker.write_text(wanted)
+    return python
+
+
+def regenerate(scenario: str, root: Path) -> Path:
+    """Run one scenario in its venv and write its corpus folder; returns the folder."""
+    env_name, _app, _instr, extra_env = SCENARIOS[scenario]
+    python = ensure_venv(env_name, root)
+    out = CORPUS / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("traces.pb", "logs.pb", "traces.jsonl", "logs.jsonl"):
+        (out / stale).unlink(missing_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update(extra_env)
+    env.update({"OPENAI_API_KEY": "sk-fake", "PYTHONHASHSEED": "0"})
+    subprocess.run([str(python), str(Path(__file__).resolve()), "--run-scenario", scenario,
+                    "--out", str(out)], check=True, env=env, timeout=600)
+    freeze = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
+                            capture_output=True, text=True).stdout
+    (out / "versions.txt").write_text(freeze)
+    fake = _load_fake_server()
+    expected = fake.expected_summary()
+    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": env_name,
+                     "requirements": ENVIRONMENTS[env_name], "env": extra_env,
+                     "records": EXPECT[scenario]})
+    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Inner runner (inside a venv): instrument, run the app, encode with the real encoders
+# ---------------------------------------------------------------------------
+
+
+def _providers():
+    from opentelemetry import trace
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    resource = Resource.create({"service.name": "weather-agent", "service.version": "1.2.3"})
+    spans = InMemorySpanExporter()
+    tracer_provider = TracerProvider(resource=resource)
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    trace.set_tracer_provider(tracer_provider)
+    try:
+        from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter as InMemoryLogs
+    except ImportError:  # older SDKs
+        from opentelemetry.sdk._logs.export import InMemoryLogExporter as InMemoryLogs
+    logs = InMemoryLogs()
+    logger_provider = LoggerProvider(resource=resource)
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    try:
+        from opentelemetry import _logs
+
+        _logs.set_logger_provider(logger_provider)
+    except Exception:  # noqa: BLE001 - older APIs
+        pass
+    try:
+        from opentelemetry import _events
+        from opentelemetry.sdk._events import EventLoggerProvider
+
+        _events.set_event_logger_provider(EventLoggerProvider(logger_provider))
+    except Exception:  # noqa: BLE001 - the events API is gone in newer SDKs
+        pass
+    return tracer_provider, logger_provider, spans, logs
+
+
+def _instrument(names, tracer_provider, logger_provider) -> None:
+    for name in names:
+        if name == "openai_v2":
+            from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider,
+                                            logger_provider=logger_provider)
+        elif name == "openinference_openai":
+            from openinference.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "traceloop_openai":
+            from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "openinference_agents":
+            from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+            OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "otel_agents_v2":
+            from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+            OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        else:
+            raise SystemExit(f"unknown instrumentor {name}")
+
+
+def _tool_result(name: str, args: dict) -> str:
+    if name == "get_weather":
+        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
+    if name == "get_time":
+        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
+    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
+
+
+def _run_chat(base_url: str, stream: bool) -> None:
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
+    messages = [{"role": "system", "content": "You are a weather assistant."},
+                {"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
+    for _ in range(5):
+        kwargs = dict(model="gpt-4o-mini", messages=messages, tools=TOOLS, temperature=0.2,
+                      seed=7)
+        if stream:
+            message = _collect_stream(client.chat.completions.create(
+                stream=True, stream_options={"include_usage": True}, **kwargs))
+        else:
+            message = client.chat.completions.create(**kwargs).choices[0].message.model_dump(
+                exclude_none=True)
+        messages.append(message)
+        if not message.get("tool_calls"):
+            return
+        for call in message["tool_calls"]:
+            args = json.loads(call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": call["id"],
+                             "content": _tool_result(call["function"]["name"], args)})
+
+
+def _collect_stream(stream) -> dict:
+    content, calls = "", {}
+    for chunk in stream:
+        for choice in chunk.choices:
+            delta = choice.delta
+            content += delta.content or ""
+            for tc in delta.tool_calls or ():
+                slot = calls.setdefault(tc.index, {"id": "", "type": "function",
+                                                   "function": {"name": "", "arguments": ""}})
+                slot["id"] = tc.id or slot["id"]
+                if tc.function is not None:
+                    slot["function"]["name"] += tc.function.name or ""
+                    slot["function"]["arguments"] += tc.function.arguments or ""
+    message = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message
+
+
+def _run_agents(base_url: str, api: str = "responses") -> None:
+    import agents
+    from agents import Agent, ModelSettings, Runner, function_tool
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
+    agents.set_default_openai_client(client, use_for_tracing=False)
+    agents.set_default_openai_api(api)
+
+    @function_tool
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return _tool_result("get_weather", {"city": city, "unit": unit})
+
+    @function_tool
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return _tool_result("get_time", {"timezone": timezone})
+
+    @function_tool
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return _tool_result("convert_temperature", {"value": value, "to": to})
+
+    agent = Agent(name="WeatherAgent", instructions="You are a weather assistant.",
+                  model="gpt-4o-mini", tools=[get_weather, get_time, convert_temperature],
+                  model_settings=ModelSettings(temperature=0.2))
+    Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
+
+
+JSON_BATCH = 5
+
+
+def _write_json_lines(out: Path, spans, logs) -> None:
+    """The same records through the SDK's OTLP JSON file exporters, a few per line."""
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+
+    span_exporter = FileSpanExporter(str(out / "traces.jsonl"))
+    for start in range(0, len(spans), JSON_BATCH):
+        span_exporter.export(spans[start:start + JSON_BATCH])
+    span_exporter.shutdown()
+    if logs:
+        log_exporter = FileLogExporter(str(out / "logs.jsonl"))
+        for start in range(0, len(logs), JSON_BATCH):
+            log_exporter.export(logs[start:start + JSON_BATCH])
+        log_exporter.shutdown()
+
+
+def run_scenario(scenario: str, out: Path) -> None:
+    """Inside the scenario's venv: run it and write traces.pb (and logs.pb)."""
+    _env, app, instrumentors, _extra = SCENARIOS[scenario]
+    tracer_provider, logger_provider, span_exporter, log_exporter = _providers()
+    if app.startswith("agents"):
+        import agents
+
+        # No export to the OpenAI platform; the instrumentors then add their own processors.
+        agents.set_trace_processors([])
+    _instrument(instrumentors, tracer_provider, logger_provider)
+    fake = _load_fake_server()
+    tracer = tracer_provider.get_tracer("ek-otel.corpus.app")
+    with fake.FakeOpenAI() as server:
+        with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
+            if app == "agents":
+                _run_agents(server.base_url)
+            elif app == "agents_chat":
+                _run_agents(server.base_url, api="chat_completions")
+            else:
+                _run_chat(server.base_url, stream=(app == "chat_stream"))
+    time.sleep(0.2)
+    tracer_provider.force_flush()
+    logger_provider.force_flush()
+
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    spans = span_exporter.get_finished_spans()
+    (out / "traces.pb").write_bytes(encode_spans(spans).SerializeToString())
+    logs = log_exporter.get_finished_logs()
+    if logs:
+        from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+        (out / "logs.pb").write_bytes(encode_logs(logs).SerializeToString())
+    _write_json_lines(out, spans, logs)
+    print(f"{scenario}: {len(spans)} spans, {len(logs)} log records -> {out}")
+
+
+def main(argv=None) -> int:
+    """Parse arguments and regenerate the chosen scenarios (all by default)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    parser.add_argument("--venv-root", default="/tmp/ek-otel-corpus-venvs")
+    parser.add_argument("--run-scenario", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.run_scenario:
+        run_scenario(args.run_scenario, Path(args.out))
+        return 0
+    if args.list:
+        for name, (env, app, instr, extra) in SCENARIOS.items():
+            print(f"{name}: env={env} app={app} instrumentors={','.join(instr)} {extra or ''}")
+        return 0
+    failures = []
+    for scenario in args.scenarios or list(SCENARIOS):
+        try:
+            print(regenerate(scenario, Path(args.venv_root)))
+        except subprocess.SubprocessError as exc:
+            failures.append(scenario)
+            print(f"FAILED {scenario}: {exc}", file=sys.stderr)
+    if failures:
+        print("failed: " + " ".join(failures), file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

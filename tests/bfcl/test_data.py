@@ -1,0 +1,53 @@
+"""Reading the BFCL data from a directory, a wheel or the installed package."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import pytest
+
+from ek_otel.bfcl.data import BfclData
+from ek_otel.errors import BfclDataError
+
+SIZES = {"simple_python": 400, "simple_java": 100, "simple_javascript": 50, "multiple": 200,
+         "parallel": 200, "parallel_multiple": 200, "irrelevance": 240, "live_simple": 258,
+         "live_multiple": 1053, "live_parallel": 16, "live_parallel_multiple": 24,
+         "live_irrelevance": 884, "live_relevance": 16, "multi_turn_base": 200,
+         "memory_kv": 155, "web_search_no_snippet": 100}
+
+
+@pytest.mark.parametrize("category, size", sorted(SIZES.items()))
+def test_entry_counts(bfcl_data, category, size):
+    entries = bfcl_data.entries(category)
+    assert len(entries) == size
+    assert all(e.id.startswith(category) for e in entries)
+
+
+def test_multi_turn_and_agentic_entries_get_their_function_docs(bfcl_data):
+    miss_func = [e for e in bfcl_data.entries("multi_turn_miss_func") if e.question.get("missed_function")]
+    assert miss_func
+    entry = miss_func[0]
+    held_out = {d["name"] for docs in entry.question["missed_function"].values() for d in docs}
+    assert held_out and not held_out & {d["name"] for d in entry.functions}
+    memory = bfcl_data.entries("memory_vector")[0]
+    assert memory.question["involved_classes"] == ["MemoryAPI_vector"] and memory.functions
+
+
+def test_a_wheel_reads_like_the_directory(bfcl_data, tmp_path):
+    wheel = os.environ.get("EK_OTEL_BFCL_WHEEL")
+    if not wheel:
+        wheel = tmp_path / "bfcl_eval-0-py3-none-any.whl"
+        root = bfcl_data.root
+        with zipfile.ZipFile(wheel, "w") as archive:
+            for rel in ("BFCL_v4_parallel.json", "possible_answer/BFCL_v4_parallel.json"):
+                archive.write(os.path.join(root, rel), "bfcl_eval/data/" + rel)
+    from_wheel = BfclData.locate(str(wheel))
+    assert from_wheel.kind == "wheel"
+    assert [e.answer for e in from_wheel.entries("parallel")] == \
+        [e.answer for e in bfcl_data.entries("parallel")]
+
+
+def test_no_data_names_the_fix(tmp_path):
+    with pytest.raises(BfclDataError, match="pip install --no-deps bfcl-eval"):
+        BfclData.locate(str(tmp_path))

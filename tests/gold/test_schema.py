@@ -1,0 +1,152 @@
+"""The hand checks of a gold task, and the shipped JSON Schema agreeing with them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+
+from ek_otel.gold.schema import (
+    TASK_KEYS,
+    did_you_mean,
+    json_schema,
+    json_type_name,
+    normalize_tool,
+    task_problems,
+    tool_problems,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tasks.jsonl"
+VALIDATOR = jsonschema.Draft202012Validator(json_schema())
+
+
+def _load_canonical_tasks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_gold_native_tests", Path(__file__).with_name("test_native.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.canonical_tasks
+
+
+canonical_tasks = _load_canonical_tasks()
+
+
+def example_tasks():
+    return [json.loads(line) for line in EXAMPLES.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(json_schema())
+
+
+def test_the_schema_ships_inside_the_package():
+    from importlib import resources
+
+    assert resources.files("ek_otel.gold").joinpath("gold-task.schema.json").is_file()
+
+
+def test_schema_lists_the_same_top_level_keys_as_the_hand_checks():
+    assert set(json_schema()["properties"]) == set(TASK_KEYS)
+
+
+def test_examples_pass_both_checks():
+    for task in example_tasks():
+        assert task_problems(task) == []
+        assert list(VALIDATOR.iter_errors(task)) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(canonical_tasks())
+def test_every_valid_task_passes_the_schema(task):
+    assert task_problems(task) == []
+    assert list(VALIDATOR.iter_errors(task)) == []
+
+
+STRUCTURALLY_BAD = [
+    {"calls": []},
+    {"task_id": 7},
+    {"task_id": " "},
+    {"task_id": "t", "calls": {"f": {}}},
+    {"task_id": "t", "calls": [{"f": {"x": "a"}}]},
+    {"task_id": "t", "calls": [{"f": {"x": []}}]},
+    {"task_id": "t", "calls": [{"f": {}, "g": {}}]},
+    {"task_id": "t", "calls": [{}]},
+    {"task_id": "t", "calls": [{"f": [1]}]},
+    {"task_id": "t", "taskid": "x"},
+    {"task_id": "t", "turns": [{"f": {}}]},
+    {"task_id": "t", "calls": [], "turns": []},
+    {"task_id": "t", "ordered": "yes"},
+    {"task_id": "t", "value": 0},
+    {"task_id": "t", "value": -3},
+    {"task_id": "t", "slice": 3},
+    {"task_id": "t", "meta": []},
+    {"task_id": "t", "tools": {}},
+    {"task_id": "t", "tools": [{"description": "no name"}]},
+    {"task_id": "t", "tools": [{"name": ""}]},
+    {"task_id": "t", "tools": [{"name": "f", "parameters": []}]},
+    {"task_id": "t", "tools": [{"name": "f", "parameters": {"type": "string"}}]},
+    {"task_id": "t", "tools": [{"name": "f", "parameters": {"properties": {"a": {"importance": -1}}}}]},
+    {"task_id": "t", "tools": [{"name": "f", "parameters": {"properties": {"a": {"type": 3}}}}]},
+    {"task_id": "t", "tools": [{"name": "f", "parameters": {"properties": {"a": {"enum": "x"}}}}]},
+    {"task_id": "t", "tools": [{"name": "f", "parameters": {"required": "a"}}]},
+    {"task_id": "t", "tools": [{"name": "f", "destructive": "yes"}]},
+    {"task_id": "t", "tools": [{"name": "f", "importance": -1}]},
+    {"task_id": "t", "tools": [{"name": "f", "colour": "red"}]},
+    {"task_id": "t", "tools": [{"type": "tool", "name": "f"}]},
+    {"task_id": "t", "tools": [{"type": "function", "function": {"name": "f", "params": {}}}]},
+    {"task_id": "t", "tools": [{"type": "function", "function": []}]},
+    [],
+    "task",
+]
+
+
+@pytest.mark.parametrize("task", STRUCTURALLY_BAD, ids=lambda t: json.dumps(t)[:50])
+def test_both_checks_refuse_structural_problems(task):
+    assert task_problems(task), "the hand checks accept it"
+    assert list(VALIDATOR.iter_errors(task)), "the JSON Schema accepts it"
+
+
+def test_cross_checks_are_hand_only():
+    """Calls against tools cannot be said in JSON Schema; the hand checks do them."""
+    task = {"task_id": "t", "calls": [{"g": {}}], "tools": [{"name": "f"}]}
+    assert list(VALIDATOR.iter_errors(task)) == []
+    assert task_problems(task) == ["calls[0]: tool 'g' is not among the task's tools"]
+
+
+def test_every_problem_of_a_task_is_reported():
+    problems = task_problems({"taskid": "x", "value": 0, "ordered": 1})
+    assert problems == [
+        "unknown key 'taskid' (did you mean 'task_id'?)",
+        "task_id is missing",
+        "ordered must be true or false, got 1",
+        "value must be a number > 0, got 0",
+    ]
+
+
+def test_parameters_without_properties_allow_any_argument():
+    task = {"task_id": "t", "calls": [{"f": {"x": [1]}}], "tools": [{"name": "f", "parameters": {"type": "object"}}]}
+    assert task_problems(task) == []
+
+
+def test_parameters_with_empty_properties_allow_no_argument():
+    task = {"task_id": "t", "calls": [{"f": {"x": [1]}}], "tools": [{"name": "f", "parameters": {"type": "dict", "properties": {}}}]}
+    assert task_problems(task) == ["calls[0].f: argument 'x' is not in the tool's parameters"]
+
+
+def test_nested_tool_with_importance_on_both_levels_is_refused():
+    tool = {"type": "function", "function": {"name": "f", "importance": 2}, "importance": 3}
+    assert tool_problems(tool, "tools[0]") == ["tools[0]: importance is given twice (outside and inside 'function')"]
+
+
+def test_normalize_tool_moves_outer_flags_inside():
+    assert normalize_tool({"type": "function", "function": {"name": "f"}, "importance": 2}) == {"name": "f", "importance": 2}
+
+
+def test_helpers():
+    assert did_you_mean("slise", TASK_KEYS) == " (did you mean 'slice'?)"
+    assert json_type_name(1.5) == "number"
+    assert json_type_name("x") == "string"

@@ -1,0 +1,319 @@
+"""Every dump form round-trips the SDK's telemetry; bad input is reported and skipped."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import zstandard
+
+from ek_otel.errors import InputError
+from ek_otel.ingest.bad_input import (
+    BAD_ATTRIBUTE,
+    DEEP_NESTING,
+    INVALID_ID,
+    INVALID_JSON,
+    UNDECODABLE_PROTOBUF,
+    UNREADABLE_FILE,
+    BadInputReport,
+)
+from ek_otel.ingest.dumps import read_dump
+from ek_otel.ingest.otlp import decode_logs, decode_traces
+from ek_otel.ingest.records import LogRecord, Origin, SpanRecord
+
+
+def _frame(body: bytes) -> bytes:
+    return len(body).to_bytes(4, "big") + body
+
+
+def _without_origin(records) -> list:
+    return [dataclasses.replace(r, origin=None) for r in records]
+
+
+def _key(record):
+    if isinstance(record, SpanRecord):
+        return ("span", record.span_id)
+    return ("log", record.time_ns, record.event_name)
+
+
+def _expected(telemetry, spans=True, logs=True) -> list:
+    out = []
+    if spans:
+        out += decode_traces(telemetry.traces_pb(), "protobuf")
+    if logs:
+        out += decode_logs(telemetry.logs_pb(), "protobuf")
+    return sorted(out, key=_key)
+
+
+def _read(paths, report=None) -> list:
+    report = BadInputReport() if report is None else report
+    return list(read_dump(paths, report=report))
+
+
+def _assert_same(records, expected):
+    assert sorted(_without_origin(records), key=_key) == expected
+
+
+def _jsonl_one_span_per_line(telemetry) -> list:
+    """Lines as the file exporter writes them, with each trace spread over many lines."""
+    lines = [telemetry.traces_json([span]) for span in telemetry.spans]
+    lines += [telemetry.logs_json([log]) for log in telemetry.logs]
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Round trips
+# ---------------------------------------------------------------------------
+
+
+def test_protobuf_bodies_traces_and_logs(tmp_path, telemetry):
+    (tmp_path / "traces.pb").write_bytes(telemetry.traces_pb())
+    (tmp_path / "logs.bin").write_bytes(telemetry.logs_pb())
+    records = _read([str(tmp_path / "traces.pb"), str(tmp_path / "logs.bin")])
+    _assert_same(records, _expected(telemetry))
+    assert records[0].origin == Origin(str(tmp_path / "traces.pb"))
+
+
+def test_single_json_objects_compact_pretty_and_array(tmp_path, telemetry):
+    (tmp_path / "a.json").write_text(telemetry.traces_json())
+    (tmp_path / "b.json").write_text(json.dumps(json.loads(telemetry.logs_json()), indent=2))
+    (tmp_path / "c.json").write_text(
+        json.dumps([json.loads(telemetry.traces_json()), json.loads(telemetry.logs_json())], indent=1))
+    report = BadInputReport()
+    records = _read([str(tmp_path / name) for name in ("a.json", "b.json")], report)
+    _assert_same(records, _expected(telemetry))
+    _assert_same(_read([str(tmp_path / "c.json")], report), _expected(telemetry))
+    assert report.ok
+
+
+def test_json_lines_with_traces_spread_over_lines_and_files(tmp_path, telemetry):
+    lines = _jsonl_one_span_per_line(telemetry)
+    half = len(lines) // 2
+    (tmp_path / "part-1.jsonl").write_text("\n".join(lines[:half]) + "\n")
+    (tmp_path / "part-2.jsonl").write_text("\n\n".join(lines[half:]))  # blank lines, no final newline
+    report = BadInputReport()
+    records = _read([str(tmp_path / "part-1.jsonl"), str(tmp_path / "part-2.jsonl")], report)
+    _assert_same(records, _expected(telemetry))
+    assert report.ok
+    assert records[0].origin == Origin(str(tmp_path / "part-1.jsonl"), 1)
+    assert records[half].origin == Origin(str(tmp_path / "part-2.jsonl"), 1)
+    assert records[half + 1].origin == Origin(str(tmp_path / "part-2.jsonl"), 3)
+
+
+def test_length_prefixed_frames_of_traces_and_logs(tmp_path, telemetry):
+    frames = [_frame(telemetry.traces_pb([span])) for span in telemetry.spans]
+    frames.append(_frame(telemetry.logs_pb()))
+    (tmp_path / "dump.proto").write_bytes(b"".join(frames))
+    records = _read([str(tmp_path / "dump.proto")])
+    _assert_same(records, _expected(telemetry))
+    assert [r.origin.line for r in records[:3]] == [1, 2, 3]
+
+
+def test_legacy_compressed_frames_hold_zstd_json_or_protobuf(tmp_path, telemetry):
+    compress = zstandard.ZstdCompressor().compress
+    body = _frame(compress(telemetry.traces_json().encode())) + _frame(compress(telemetry.logs_pb()))
+    (tmp_path / "dump").write_bytes(body)
+    _assert_same(_read([str(tmp_path / "dump")]), _expected(telemetry))
+
+
+@pytest.mark.parametrize("name", ["dump.jsonl.gz", "dump-without-extension"])
+def test_gzip_by_magic_bytes(tmp_path, telemetry, name):
+    (tmp_path / name).write_bytes(gzip.compress("\n".join(_jsonl_one_span_per_line(telemetry)).encode()))
+    _assert_same(_read([str(tmp_path / name)]), _expected(telemetry))
+
+
+@pytest.mark.parametrize("inner", ["jsonl", "frames", "pb"])
+def test_zstd_streams(tmp_path, telemetry, inner):
+    if inner == "jsonl":
+        raw = "\n".join(_jsonl_one_span_per_line(telemetry)).encode()
+        expected = _expected(telemetry)
+    elif inner == "frames":
+        raw = b"".join(_frame(telemetry.traces_pb([s])) for s in telemetry.spans)
+        expected = _expected(telemetry, logs=False)
+    else:
+        raw = telemetry.traces_pb()
+        expected = _expected(telemetry, logs=False)
+    # Two zstd frames back to back, as the file exporter's streaming writer leaves them.
+    compress = zstandard.ZstdCompressor().compress
+    cut = len(raw) // 2
+    (tmp_path / "dump.zst").write_bytes(compress(raw[:cut]) + compress(raw[cut:]))
+    _assert_same(_read([str(tmp_path / "dump.zst")]), expected)
+
+
+def test_directories_are_read_recursively_in_sorted_order(tmp_path, telemetry):
+    lines = _jsonl_one_span_per_line(telemetry)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "deeper").mkdir()
+    (tmp_path / "a.jsonl").write_text(lines[0])
+    (tmp_path / "b" / "deeper" / "z.jsonl").write_text(lines[2])
+    (tmp_path / "b" / "c.jsonl").write_text("\n".join(lines[1:2] + lines[3:]))
+    (tmp_path / ".hidden.jsonl").write_text("garbage")
+    report = BadInputReport()
+    records = _read([str(tmp_path)], report)
+    _assert_same(records, _expected(telemetry))
+    assert report.ok
+    sources = [r.origin.source for r in records]
+    assert sources.index(str(tmp_path / "b" / "c.jsonl")) < sources.index(str(tmp_path / "b" / "deeper" / "z.jsonl"))
+
+
+def test_globs(tmp_path, telemetry):
+    (tmp_path / "traces-1.pb").write_bytes(telemetry.traces_pb(telemetry.spans[:4]))
+    (tmp_path / "traces-2.pb").write_bytes(telemetry.traces_pb(telemetry.spans[4:]))
+    (tmp_path / "other.pb").write_bytes(telemetry.logs_pb())
+    _assert_same(_read([str(tmp_path / "traces-*.pb")]), _expected(telemetry, logs=False))
+
+
+def test_stdin(monkeypatch, telemetry):
+    data = "\n".join(_jsonl_one_span_per_line(telemetry)).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+    records = _read(["-"])
+    _assert_same(records, _expected(telemetry))
+    assert records[0].origin == Origin("<stdin>", 1)
+
+
+def test_stdin_of_a_real_process_with_gzip(tmp_path, telemetry):
+    data = gzip.compress(b"".join(_frame(telemetry.traces_pb([s])) for s in telemetry.spans))
+    script = ("import sys; from ek_otel.ingest.dumps import read_dump; "
+              "from ek_otel.ingest.bad_input import BadInputReport; "
+              "print(len(list(read_dump(['-'], report=BadInputReport()))))")
+    out = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, check=True)
+    assert int(out.stdout) == len(telemetry.spans)
+
+
+class _CountingStream(io.RawIOBase):
+    """A raw stream that counts how many bytes were read from it."""
+
+    def __init__(self, data: bytes):
+        self.data = io.BytesIO(data)
+        self.consumed = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        chunk = self.data.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        self.consumed += len(chunk)
+        return len(chunk)
+
+
+@pytest.mark.parametrize("form", ["jsonl", "frames", "zstd-jsonl"])
+def test_large_dumps_are_streamed_not_read_whole(monkeypatch, telemetry, form):
+    if form == "frames":
+        unit = b"".join(_frame(telemetry.traces_pb([s])) for s in telemetry.spans)
+    else:
+        unit = ("\n".join(_jsonl_one_span_per_line(telemetry)) + "\n").encode()
+    data = unit * 2000
+    if form == "zstd-jsonl":  # unique (incompressible) service names keep the stream large
+        data = b"".join(unit.replace(b"weather-agent", os.urandom(1000).hex().encode()) for _ in range(2000))
+        data = zstandard.ZstdCompressor().compress(data)
+    raw = _CountingStream(data)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(raw)))
+    records = read_dump(["-"], report=BadInputReport())
+    next(records)
+    next(records)
+    assert raw.consumed < len(data) / 10
+    records.close()
+
+
+def test_missing_paths_and_empty_globs_are_input_errors(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        _read([str(tmp_path / "nope.jsonl")])
+    with pytest.raises(InputError, match="matches no file"):
+        _read([str(tmp_path / "*.jsonl")])
+
+
+def test_empty_files_yield_nothing(tmp_path):
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "blank.json").write_bytes(b"\n\n  \n")
+    report = BadInputReport()
+    assert _read([str(tmp_path)], report) == [] and report.ok
+
+
+# ---------------------------------------------------------------------------
+# Bad input: reported with file and line, the rest still read
+# ---------------------------------------------------------------------------
+
+
+def test_invalid_json_lines_are_reported_with_their_line(tmp_path, telemetry):
+    lines = _jsonl_one_span_per_line(telemetry)
+    lines.insert(2, '{"resourceSpans": [')  # cut short
+    lines.insert(5, "this is not json")
+    path = str(tmp_path / "dump.jsonl")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    report = BadInputReport()
+    _assert_same(_read([path], report), _expected(telemetry))
+    assert report.counts == {INVALID_JSON: 2}
+    assert [c.origin for c in report.cases] == [Origin(path, 3), Origin(path, 6)]
+    assert f"{path}:3: invalid JSON" in report.summary()
+
+
+def test_truncated_protobuf_file_frames_and_gzip(tmp_path, telemetry):
+    body = telemetry.traces_pb()
+    (tmp_path / "1-cut.pb").write_bytes(body[: len(body) - 7])
+    frames = [_frame(telemetry.traces_pb([s])) for s in telemetry.spans]
+    garbage = _frame(b"\x0a\xff\xff\x03")
+    (tmp_path / "2-frames.bin").write_bytes(frames[0] + garbage + b"".join(frames[1:]) + frames[0][:9])
+    (tmp_path / "3-cut.jsonl.gz").write_bytes(gzip.compress(telemetry.traces_json().encode() * 50)[:-30])
+    report = BadInputReport()
+    records = _read([str(tmp_path)], report)
+    assert sorted(r.span_id for r in records if r.origin.source.endswith("frames.bin")) == sorted(
+        r.span_id for r in _expected(telemetry, logs=False))
+    assert report.counts[UNDECODABLE_PROTOBUF] == 3  # the cut .pb, the garbage frame, the cut last frame
+    assert report.counts[UNREADABLE_FILE] == 1  # the cut gzip stream
+    where = [str(c.origin) for c in report.cases]
+    assert where[:3] == [str(tmp_path / "1-cut.pb"), f"{tmp_path / '2-frames.bin'}:2",
+                         f"{tmp_path / '2-frames.bin'}:{len(frames) + 2}"]
+
+
+def test_bad_records_inside_good_lines(tmp_path):
+    def line(*spans):
+        return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]})
+
+    trace = "0af7651916cd43dd8448eb211c80319c"
+    deep = {"stringValue": "leaf"}
+    for _ in range(40):
+        deep = {"kvlistValue": {"values": [{"key": "k", "value": deep}]}}
+    lines = [
+        line({"traceId": trace, "spanId": "1" * 16, "name": "root"}),
+        line({"traceId": trace[:-2], "spanId": "2" * 16, "name": "bad id"},
+             {"traceId": trace, "spanId": "3" * 16, "parentSpanId": "1" * 16, "name": "typed",
+              "attributes": [{"key": "n", "value": {"intValue": {"x": 1}}}]}),
+        line({"traceId": trace, "spanId": "4" * 16, "parentSpanId": "1" * 16, "name": "deep",
+              "attributes": [{"key": "d", "value": deep}]}),
+        json.dumps({"resourceMetrics": []}),  # another signal: skipped silently
+        json.dumps({"hello": "world"}),
+    ]
+    path = str(tmp_path / "dump.jsonl")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    report = BadInputReport(keep=2)
+    records = _read([path], report)
+    assert [r.name for r in records] == ["root", "typed", "deep"]
+    assert records[1].attributes == {}
+    assert report.counts == {INVALID_ID: 1, BAD_ATTRIBUTE: 1, DEEP_NESTING: 1, "not an OTLP request": 1}
+    assert [c.origin for c in report.cases] == [Origin(path, 2), Origin(path, 2)]  # only the first 2 kept
+    assert report.total == 4
+
+
+def test_a_file_that_is_not_a_dump_is_reported_and_skipped(tmp_path, telemetry):
+    (tmp_path / "README.txt").write_text("hello, this is not telemetry\n")
+    (tmp_path / "traces.pb").write_bytes(telemetry.traces_pb())
+    report = BadInputReport()
+    assert len(_read([str(tmp_path)], report)) == len(telemetry.spans)
+    assert report.counts == {UNREADABLE_FILE: 1}
+    assert report.cases[0].origin == Origin(str(tmp_path / "README.txt"))
+
+
+def test_logs_and_spans_in_one_jsonl(tmp_path, telemetry):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(telemetry.logs_json() + "\n" + telemetry.traces_json() + "\n")
+    records = _read([str(path)])
+    assert [type(r) for r in records] == [LogRecord] * len(telemetry.logs) + [SpanRecord] * len(telemetry.spans)

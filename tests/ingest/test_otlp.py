@@ -1,0 +1,395 @@
+"""OTLP bodies from the real SDK -> records; JSON quirks; split by trace; bad bodies."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1 import common_pb2
+
+from ek_otel.errors import DecodeError, InputError
+from ek_otel.ingest.anyvalue import DEPTH_MARKER, MAX_DEPTH
+from ek_otel.ingest.bad_input import BAD_ATTRIBUTE, DEEP_NESTING, INVALID_ID, BadInputReport
+from ek_otel.ingest.otlp import (
+    decode_logs,
+    decode_logs_payload,
+    decode_payload,
+    decode_traces,
+    split_logs,
+    split_traces,
+)
+from ek_otel.ingest.records import Origin
+
+TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
+SPAN_ID = "b7ad6b7169203331"
+
+
+def _span_json(**fields) -> dict:
+    span = {"traceId": TRACE_ID, "spanId": SPAN_ID, "name": "chat"}
+    span.update(fields)
+    return span
+
+
+def _traces_body(*spans, resource=None) -> bytes:
+    batch = {"scopeSpans": [{"scope": {"name": "lib"}, "spans": list(spans)}]}
+    if resource is not None:
+        batch["resource"] = resource
+    return json.dumps({"resourceSpans": [batch]}).encode()
+
+
+# ---------------------------------------------------------------------------
+# Real SDK output
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["protobuf", "json"])
+def test_sdk_spans_decode_to_what_the_sdk_recorded(telemetry, sdk_ids, fmt):
+    hex_trace, hex_span = sdk_ids
+    body = telemetry.traces_pb() if fmt == "protobuf" else telemetry.traces_json().encode()
+    records = {r.span_id: r for r in decode_traces(body, fmt, origin=Origin("req"))}
+    assert len(records) == len(telemetry.spans)
+    for sdk_span in telemetry.spans:
+        record = records[hex_span(sdk_span)]
+        assert record.trace_id == hex_trace(sdk_span)
+        assert record.parent_span_id == (format(sdk_span.parent.span_id, "016x") if sdk_span.parent else "")
+        assert record.name == sdk_span.name
+        assert record.kind == sdk_span.kind.value + 1  # the SDK enum is 0-based, OTLP's 1-based
+        assert (record.start_ns, record.end_ns) == (sdk_span.start_time, sdk_span.end_time)
+        expected = {k: list(v) if isinstance(v, tuple) else v for k, v in sdk_span.attributes.items()}
+        assert dict(record.attributes) == expected
+        assert record.status_code == {"UNSET": 0, "OK": 1, "ERROR": 2}[sdk_span.status.status_code.name]
+        assert record.status_message == (sdk_span.status.description or "")
+        assert [(e.name, dict(e.attributes)) for e in record.events] == [
+            (e.name, dict(e.attributes)) for e in sdk_span.events
+        ]
+        assert [(l.trace_id, l.span_id, dict(l.attributes)) for l in record.links] == [
+            (hex_trace(l), hex_span(l), dict(l.attributes)) for l in sdk_span.links
+        ]
+        assert record.resource["service.name"] == "weather-agent"
+        assert (record.scope_name, record.scope_version) == ("ek-otel-tests", "0.1")
+        assert record.origin == Origin("req")
+
+
+def test_json_and_protobuf_decode_identically(telemetry):
+    assert decode_traces(telemetry.traces_json().encode(), "json") == decode_traces(
+        telemetry.traces_pb(), "protobuf"
+    )
+    assert decode_logs(telemetry.logs_json().encode(), "application/json") == decode_logs(
+        telemetry.logs_pb(), "application/x-protobuf"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["protobuf", "json"])
+def test_sdk_logs_decode_with_event_names_bodies_and_ids(telemetry, fmt):
+    body = telemetry.logs_pb() if fmt == "protobuf" else telemetry.logs_json().encode()
+    records = decode_logs(body, fmt)
+    assert len(records) == len(telemetry.logs)
+    choices = [r for r in records if r.event_name == "gen_ai.choice"]  # the event_name field
+    orphans = [r for r in records if r.event_name == "ek.test.orphan"]  # the event.name attribute
+    assert len(choices) == len(orphans) == 3
+    assert {r.trace_id for r in choices} == telemetry.trace_ids()
+    assert all(r.trace_id == "" and r.span_id == "" for r in orphans)
+    assert orphans[0].body == b"\x00raw"
+    assert choices[0].body["message"]["tool_calls"][0]["function"] == {"name": "get_weather"}
+    assert choices[0].attributes == {"gen_ai.system": "openai"}
+
+
+# ---------------------------------------------------------------------------
+# OTLP JSON rules
+# ---------------------------------------------------------------------------
+
+
+def test_json_quirks_are_accepted():
+    span = {
+        "trace_id": TRACE_ID.upper(),  # snake_case key, upper-case hex
+        "spanId": SPAN_ID,
+        "parent_span_id": "00F067AA0BA902B7",
+        "name": "chat",
+        "kind": "SPAN_KIND_CLIENT",  # enum by name
+        "start_time_unix_nano": 1700000000000000000,  # int64 as a number
+        "endTimeUnixNano": "1700000000500000000",  # int64 as a string
+        "status": {"code": "STATUS_CODE_ERROR", "message": "boom"},
+        "attributes": [
+            {"key": "i", "value": {"int_value": 7}},
+            {"key": "d", "value": {"doubleValue": "Infinity"}},
+            {"key": "b", "value": {"bytesValue": base64.b64encode(b"\xff\x00").decode()}},
+            {"key": "kv", "value": {"kvlistValue": {"values": [{"key": "x", "value": {"boolValue": True}}]}}},
+            {"key": "empty", "value": {}},
+        ],
+        "somethingNew": {"ignored": True},  # unknown field
+    }
+    (record,) = decode_traces(_traces_body(span), "json")
+    assert record.trace_id == TRACE_ID and record.parent_span_id == "00f067aa0ba902b7"
+    assert (record.kind, record.status_code, record.status_message) == (3, 2, "boom")
+    assert (record.start_ns, record.duration_s) == (1700000000000000000, 0.5)
+    assert record.attributes == {"i": 7, "d": float("inf"), "b": b"\xff\x00", "kv": {"x": True}, "empty": None}
+
+
+def test_json_log_event_name_field_wins_over_attribute():
+    body = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{
+        "eventName": "gen_ai.choice", "severityNumber": 9, "timeUnixNano": "3",
+        "attributes": [{"key": "event.name", "value": {"stringValue": "other"}}]}]}]}]}
+    (record,) = decode_logs(json.dumps(body).encode(), "json")
+    assert (record.event_name, record.severity_number, record.time_ns) == ("gen_ai.choice", 9, 3)
+
+
+# ---------------------------------------------------------------------------
+# Bad input inside a decodable request
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad_ids",
+    [
+        {"traceId": "0af765"},  # wrong length
+        {"traceId": "zz" * 16},  # not hex
+        {"traceId": "0" * 32},  # all zeros
+        {"spanId": ""},  # missing
+        {"parentSpanId": "abc"},
+    ],
+)
+def test_spans_with_invalid_ids_are_reported_and_skipped(bad_ids):
+    good = _span_json(spanId="00f067aa0ba902b7", name="good")
+    report = BadInputReport()
+    records = decode_traces(_traces_body(_span_json(**bad_ids), good), "json",
+                            origin=Origin("f.json", 4), report=report)
+    assert [r.name for r in records] == ["good"]
+    assert report.counts == {INVALID_ID: 1}
+    assert report.cases[0].origin == Origin("f.json", 4)
+
+
+def test_attributes_of_unexpected_types_are_dropped_and_reported():
+    span = _span_json(attributes=[
+        {"key": "ok", "value": {"stringValue": "fine"}},
+        {"key": "num", "value": {"intValue": "not a number"}},
+        {"key": "flag", "value": {"boolValue": "yes"}},
+        {"key": "bare", "value": "a bare string"},
+        {"key": "big", "value": {"intValue": str(2**70)}},
+        {"key": "list", "value": {"arrayValue": {"values": "nope"}}},
+    ])
+    report = BadInputReport()
+    (record,) = decode_traces(_traces_body(span), "json", report=report)
+    assert record.attributes == {"ok": "fine"}
+    assert report.counts == {BAD_ATTRIBUTE: 5}
+    assert "'num'" in report.cases[0].detail
+
+
+def _nested_json(depth: int) -> dict:
+    value = {"stringValue": "leaf"}
+    for _ in range(depth):
+        value = {"arrayValue": {"values": [value]}}
+    return value
+
+
+def _nested_pb(depth: int) -> common_pb2.AnyValue:
+    value = common_pb2.AnyValue(string_value="leaf")
+    for _ in range(depth):
+        value = common_pb2.AnyValue(array_value=common_pb2.ArrayValue(values=[value]))
+    return value
+
+
+def _depth_of(value) -> int:
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    return depth
+
+
+@pytest.mark.parametrize("fmt", ["protobuf", "json"])
+def test_absurdly_deep_anyvalue_is_cut_at_the_cap_and_the_span_kept(fmt):
+    depth = 45  # deeper than the cap, within what upb and orjson themselves parse
+    if fmt == "json":
+        body = _traces_body(_span_json(attributes=[{"key": "deep", "value": _nested_json(depth)},
+                                                  {"key": "ok", "value": {"intValue": 1}}]))
+    else:
+        request = ExportTraceServiceRequest()
+        span = request.resource_spans.add().scope_spans.add().spans.add(
+            trace_id=bytes.fromhex(TRACE_ID), span_id=bytes.fromhex(SPAN_ID), name="chat")
+        span.attributes.add(key="deep").value.CopyFrom(_nested_pb(depth))
+        span.attributes.add(key="ok").value.int_value = 1
+        body = request.SerializeToString()
+    report = BadInputReport()
+    (record,) = decode_traces(body, fmt, report=report)
+    assert record.attributes["ok"] == 1
+    value = record.attributes["deep"]
+    assert _depth_of(value) == MAX_DEPTH
+    for _ in range(MAX_DEPTH):
+        value = value[0]
+    assert value == DEPTH_MARKER
+    assert report.counts == {DEEP_NESTING: 1}
+
+
+@pytest.mark.parametrize("depth", [5_000, 200_000])
+def test_json_nested_far_beyond_the_cap_never_crashes(depth):
+    deep = '{"arrayValue":{"values":[' * depth + '{"stringValue":"leaf"}' + "]}}" * depth
+    body = _traces_body(_span_json(attributes=[{"key": "deep", "value": "PLACEHOLDER"}]))
+    body = body.replace(b'"PLACEHOLDER"', deep.encode())
+    report = BadInputReport()
+    try:
+        (record,) = decode_traces(body, "json", report=report)
+    except DecodeError:  # the JSON parser's own depth limit
+        return
+    assert _depth_of(record.attributes["deep"]) == MAX_DEPTH
+    assert report.counts == {DEEP_NESTING: 1}
+
+
+def _length_delimited(tag: int, payload: bytes) -> bytes:
+    size, prefix = len(payload), bytearray([tag])
+    while size > 0x7F:
+        prefix.append((size & 0x7F) | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix) + payload
+
+
+def test_protobuf_nested_beyond_the_parser_limit_is_a_decode_error():
+    value = _length_delimited(0x0A, b"leaf")  # AnyValue.string_value
+    for _ in range(10_000):  # AnyValue.array_value -> ArrayValue.values -> AnyValue ...
+        value = _length_delimited(0x2A, _length_delimited(0x0A, value))
+    key_value = _length_delimited(0x0A, b"deep") + _length_delimited(0x12, value)
+    span = (_length_delimited(0x0A, b"\x01" * 16) + _length_delimited(0x12, b"\x02" * 8)
+            + _length_delimited(0x4A, key_value))
+    body = _length_delimited(0x0A, _length_delimited(0x12, _length_delimited(0x12, span)))
+    with pytest.raises(DecodeError, match="undecodable protobuf"):
+        decode_traces(body, "protobuf")
+
+
+def test_huge_strings_are_fine():
+    huge = "x" * 5_000_000
+    (record,) = decode_traces(_traces_body(_span_json(attributes=[
+        {"key": "gen_ai.input.messages", "value": {"stringValue": huge}}])), "json")
+    assert len(record.attributes["gen_ai.input.messages"]) == len(huge)
+
+
+# ---------------------------------------------------------------------------
+# Undecodable bodies
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "fmt"),
+    [
+        (b"\x0a\xff\x01", "protobuf"),  # truncated length-delimited field
+        (b"{not json", "json"),
+        (b"[1, 2]", "json"),  # JSON, but not a request object
+        (b'{"resourceSpans": {"not": "a list"}}', "json"),
+        (b"{}", "text/plain"),  # unknown format
+    ],
+)
+def test_undecodable_bodies_raise_decode_error(body, fmt):
+    with pytest.raises(DecodeError) as caught:
+        decode_traces(body, fmt)
+    assert isinstance(caught.value, InputError)
+
+
+def test_truncated_sdk_protobuf_is_a_decode_error(telemetry):
+    body = telemetry.traces_pb()
+    with pytest.raises(DecodeError):
+        decode_traces(body[: len(body) // 2], "protobuf")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=512))
+def test_random_bytes_never_crash_decode_traces(data):
+    for fmt in ("protobuf", "json"):
+        try:
+            decode_traces(data, fmt, report=BadInputReport())
+            split_traces(data, fmt)
+            decode_logs(data, fmt, report=BadInputReport())
+        except DecodeError:
+            pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=12), children, max_size=3),
+    max_leaves=20,
+))
+def test_random_json_shapes_never_crash_decode_traces(shape):
+    body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [shape, {"attributes": shape}]}]}]})
+    for decode in (decode_traces, decode_logs):
+        try:
+            decode(body.encode(), "json", report=BadInputReport())
+        except DecodeError:
+            pass
+    try:
+        split_traces(body.encode(), "json")
+    except DecodeError:
+        pass
+
+
+# ---------------------------------------------------------------------------
+# split_traces / split_logs
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["protobuf", "json"])
+def test_split_traces_groups_by_trace_and_payloads_decode_to_the_same_records(telemetry, fmt):
+    body = telemetry.traces_pb() if fmt == "protobuf" else telemetry.traces_json().encode()
+    split = split_traces(body, fmt)
+    assert split.rejected_spans == 0 and split.error_message == ""
+    assert {c.trace_id for c in split.chunks} == telemetry.trace_ids()
+    by_span = {r.span_id: r for r in decode_traces(telemetry.traces_pb(), "protobuf")}
+    for chunk in split.chunks:
+        decoded = decode_payload(chunk.payload)
+        assert [r.span_id for r in decoded] == list(chunk.span_ids)
+        assert all(r == by_span[r.span_id] for r in decoded)  # resource and scope kept too
+        roots = [r.span_id for r in decoded if r.is_root]
+        assert list(chunk.root_span_ids) == roots and len(roots) == 1
+
+
+def test_split_traces_rejects_invalid_ids_and_counts_them(telemetry):
+    request = ExportTraceServiceRequest.FromString(telemetry.traces_pb())
+    spans = request.resource_spans[0].scope_spans[0].spans
+    spans[0].trace_id = b"\x01" * 15
+    spans[1].span_id = b""
+    split = split_traces(request.SerializeToString(), "protobuf")
+    assert split.rejected_spans == 2
+    assert "trace id of 15 bytes" in split.error_message and "span id of 0 bytes" in split.error_message
+    assert sum(len(c.span_ids) for c in split.chunks) == len(telemetry.spans) - 2
+
+
+def test_split_keeps_several_resources_apart():
+    body = json.dumps({"resourceSpans": [
+        {"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": name}}]},
+         "scopeSpans": [{"scope": {"name": name + "-lib"},
+                         "spans": [_span_json(spanId=span_id, name=name)]}]}
+        for name, span_id in (("a", "1" * 16), ("b", "2" * 16))]}).encode()
+    (chunk,) = split_traces(body, "json").chunks
+    records = decode_payload(chunk.payload)
+    assert [(r.name, r.resource["service.name"], r.scope_name) for r in records] == [
+        ("a", "a", "a-lib"), ("b", "b", "b-lib")]
+
+
+@pytest.mark.parametrize("fmt", ["protobuf", "json"])
+def test_split_logs_groups_by_trace_with_an_empty_trace_for_orphans(telemetry, fmt):
+    body = telemetry.logs_pb() if fmt == "protobuf" else telemetry.logs_json().encode()
+    split = split_logs(body, fmt)
+    assert split.rejected == 0
+    assert {c.trace_id for c in split.chunks} == telemetry.trace_ids() | {""}
+    everything = sorted(decode_logs(telemetry.logs_pb(), "protobuf"), key=lambda r: r.time_ns)
+    again = sorted((r for c in split.chunks for r in decode_logs_payload(c.payload)), key=lambda r: r.time_ns)
+    assert again == everything
+    for chunk in split.chunks:
+        assert {r.trace_id for r in decode_logs_payload(chunk.payload)} == {chunk.trace_id}
+
+
+def test_split_json_drops_bad_attributes_and_says_so():
+    body = _traces_body(_span_json(attributes=[{"key": "n", "value": {"intValue": "x"}},
+                                               {"key": "ok", "value": {"stringValue": "y"}}]))
+    split = split_traces(body, "json")
+    assert split.rejected_spans == 0 and BAD_ATTRIBUTE in split.error_message
+    (record,) = decode_payload(split.chunks[0].payload)
+    assert record.attributes == {"ok": "y"}
+
+
+def test_split_undecodable_bodies_raise_decode_error():
+    with pytest.raises(DecodeError):
+        split_traces(b"\x0a\x09\x01", "protobuf")
+    with pytest.raises(DecodeError):
+        split_logs(b"[", "json")

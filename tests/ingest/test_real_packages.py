@@ -1,0 +1,143 @@
+"""Spans from the REAL instrumentation packages become the episodes the fake server scripted.
+
+The corpus (tests/ingest/corpus/<scenario>/) was produced by ``scripts/regen_corpus.py``:
+the real ``openai`` client (and the real OpenAI Agents SDK), instrumented by one real
+package per scenario, talking to ``ek_otel.testing.fake_openai`` and exported with the
+OTel SDK's real OTLP encoders (protobuf ``.pb`` and the json-file exporter's JSON Lines).
+``expected.json`` holds what the fake server returned and what the package is known to
+record. Every test reads the files through the project's real dump reader.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ek_otel.ingest import semconv as sc
+from ek_otel.ingest.assemble import group_traces
+from ek_otel.ingest.bad_input import BadInputReport
+from ek_otel.ingest.dumps import read_dump
+from ek_otel.ingest.episodes import build_episodes
+from ek_otel.testing.fake_openai import DEFAULT_SCRIPT, expected_summary
+
+CORPUS = Path(__file__).parent / "corpus"
+SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").exists())
+FORMS = {"pb": ("traces.pb", "logs.pb"), "jsonl": ("traces.jsonl", "logs.jsonl")}
+
+
+def expected(scenario: str) -> dict:
+    return json.loads((CORPUS / scenario / "expected.json").read_text())
+
+
+def read(scenario: str, form: str) -> tuple:
+    folder = CORPUS / scenario
+    paths = [str(folder / name) for name in FORMS[form] if (folder / name).exists()]
+    report = BadInputReport()
+    records = list(read_dump(paths, report=report))
+    return records, report
+
+
+def episodes_of(scenario: str, form: str) -> list:
+    records, report = read(scenario, form)
+    assert report.ok, report.summary()
+    return list(build_episodes(group_traces(records), source=scenario))
+
+
+def test_the_corpus_covers_every_required_package():
+    required = {"openai-v2-2.4b0-span_only", "openai-v2-2.4b0-span_and_event",
+                "openai-v2-2.4b0-no_content", "openinference-openai-0.1.66",
+                "traceloop-0.62.4", "traceloop-0.52.6", "agents-openinference-alone",
+                "agents-openinference-with-client", "agents-otel-v2-alone",
+                "agents-otel-v2-with-client"}
+    assert required <= set(SCENARIOS)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_corpus_matches_the_fake_server_script(scenario):
+    """expected.json was written from the same script the server runs today (not stale)."""
+    exp = expected(scenario)
+    now = expected_summary()
+    assert (exp["calls"], exp["usage"], exp["response_ids"]) == (
+        now["calls"], now["usage"], now["response_ids"])
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, form):
+    exp = expected(scenario)
+    records = exp["records"]
+    (episode,) = episodes_of(scenario, form)
+    assert episode.task_id == exp["task_id"]
+    if records["args"]:
+        assert [{"tool": s.tool, "args": dict(s.args), "call_id": s.call_id}
+                for s in episode.trajectory] == exp["calls"]
+        assert all(s.args_captured for s in episode.trajectory)
+        assert episode.provenance.args_captured is True
+        assert episode.output == exp["final_text"]
+    else:  # content capture off: no call is invented, and the episode says so
+        assert episode.calls == ()
+        assert episode.provenance.args_captured is False
+        assert episode.meta["uncaptured_tool_calls"] == sum(1 for t in DEFAULT_SCRIPT if t.calls)
+    usage = exp["usage"]
+    cost = episode.cost
+    assert (cost.input_tokens, cost.output_tokens) == (usage["input_tokens"],
+                                                       usage["output_tokens"])
+    assert cost.cached_input_tokens == (usage["cached_input_tokens"] if records["cached"] else 0)
+    assert cost.reasoning_tokens == (usage["reasoning_tokens"] if records["reasoning"] else 0)
+    assert cost.retries == 0
+    assert cost.latency_s > 0
+    assert episode.run.model == exp["response_model"]
+    assert episode.provenance.service_name == "weather-agent"
+    assert episode.provenance.service_version == "1.2.3"
+    assert episode.meta["bad_spans"] == 0
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("agents-")])
+def test_agent_scenarios_scope_steps_to_the_agent(scenario):
+    (episode,) = episodes_of(scenario, "jsonl")
+    assert {s.agent for s in episode.trajectory} == {"WeatherAgent"}
+    assert len({s.agent_span_id for s in episode.trajectory}) == 1
+    assert episode.provenance.agent_name == "WeatherAgent"
+    # executed tool spans were joined to the requested calls: one step per call
+    assert len(episode.trajectory) == len(expected(scenario)["calls"])
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.endswith("-with-client")])
+def test_agent_plus_client_instrumentor_really_reports_each_call_twice(scenario):
+    """The corpus holds the double report (so the single count above is a real dedup)."""
+    records, _ = read(scenario, "pb")
+    spans = [r for r in records if hasattr(r, "span_id") and hasattr(r, "parent_span_id")]
+    model_spans = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    naive = sum(sc.usage_of(s.attributes).input_tokens for s in model_spans
+                if sc.usage_of(s.attributes) is not None)
+    assert naive == 2 * expected(scenario)["usage"]["input_tokens"]
+    assert len({s.scope_name for s in model_spans}) == 2
+
+
+def test_old_openai_v2_has_tool_calls_only_in_log_events():
+    records, _ = read("openai-v2-2.3b0-events", "pb")
+    spans = [r for r in records if hasattr(r, "parent_span_id")]
+    assert not any("gen_ai.output.messages" in s.attributes for s in spans)
+    traces_only = list(build_episodes(group_traces(spans)))
+    assert traces_only[0].calls == ()  # an evaluator reading traces alone sees no calls
+    (with_logs,) = episodes_of("openai-v2-2.3b0-events", "pb")
+    assert len(with_logs.calls) == len(expected("openai-v2-2.3b0-events")["calls"])
+
+
+def test_agents_otel_v2_tool_calls_come_from_python_repr_text():
+    records, _ = read("agents-otel-v2-alone", "jsonl")
+    spans = [r for r in records if hasattr(r, "parent_span_id")]
+    messages = " ".join(str(s.attributes.get("gen_ai.output.messages", "")) for s in spans)
+    assert "ResponseFunctionToolCall(" in messages
+    assert not any(s.attributes.get("gen_ai.tool.call.id") for s in spans)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_protobuf_and_json_forms_give_the_same_episode(scenario):
+    (from_pb,) = episodes_of(scenario, "pb")
+    (from_json,) = episodes_of(scenario, "jsonl")
+    assert from_pb.calls == from_json.calls
+    assert from_pb.cost == from_json.cost
+    assert from_pb.provenance == from_json.provenance

@@ -1,0 +1,185 @@
+"""The whole server: revisions, the outbox while the emit endpoint is down, SIGTERM, kill -9."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import urllib.error
+import urllib.request
+from collections import Counter
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from serve_helpers import OtlpTestSink, ServerProcess, free_port, wait_for
+
+PB = {"Content-Type": "application/x-protobuf"}
+
+
+def post(url, body, timeout=10):
+    req = urllib.request.Request(url, data=body, headers=PB, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def run_request(trace_ids, *, task_of=lambda i: f"task-{i % 20}", late=False) -> bytes:
+    """One request holding a whole GenAI run per trace id (root, chat, tool), or a late span."""
+    req = ExportTraceServiceRequest()
+    rs = req.resource_spans.add()
+    kv = rs.resource.attributes.add()
+    kv.key, kv.value.string_value = "service.name", "agent"
+    ss = rs.scope_spans.add()
+    for n, tid in enumerate(trace_ids):
+        tb = bytes.fromhex(tid)
+        root_id = tb[:8]
+
+        def span(sid, name, parent=b"", attrs=None):
+            s = ss.spans.add()
+            s.trace_id, s.span_id, s.name = tb, sid, name
+            s.start_time_unix_nano, s.end_time_unix_nano = 1_000_000, 2_000_000
+            if parent:
+                s.parent_span_id = parent
+            for k, v in (attrs or {}).items():
+                a = s.attributes.add()
+                a.key = k
+                if isinstance(v, int):
+                    a.value.int_value = v
+                else:
+                    a.value.string_value = v
+
+        index = int(tid[-4:], 16)
+        tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather"}
+        if late:
+            span(b"\x7f" + tb[1:8], "execute_tool get_weather", root_id,
+                 {**tool, "gen_ai.tool.call.arguments": json.dumps({"city": "elsewhere"})})
+            continue
+        span(root_id, "invoke_agent helper", b"",
+             {"gen_ai.operation.name": "invoke_agent", "ek.task.id": task_of(index)})
+        span(b"\x01" + tb[1:8], "chat m", root_id,
+             {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 50})
+        span(b"\x02" + tb[1:8], "execute_tool get_weather", root_id,
+             {**tool, "gen_ai.tool.call.arguments": json.dumps({"city": f"city-{index % 20}"})})
+    return req.SerializeToString()
+
+
+def tid(i: int, salt: int = 0xAB) -> str:
+    return f"{salt:02x}" * 14 + f"{i:04x}"
+
+
+def file_scores(path) -> Counter:
+    """(trace id, revision) → how many evaluation spans a FileSink wrote for it."""
+    out: Counter = Counter()
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            data = json.loads(line)
+            for rs in data.get("resourceSpans", []):
+                for ss in rs.get("scopeSpans", []):
+                    for span in ss.get("spans", []):
+                        attrs = {a["key"]: a["value"] for a in span.get("attributes", [])}
+                        if "ek.revision" in attrs:
+                            rev = int(attrs["ek.revision"].get("intValue", 0))
+                            out[(span["traceId"].lower(), rev)] += 1
+    return out
+
+
+def store_rows(path, sql):
+    conn = sqlite3.connect(path, timeout=30)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_late_spans_make_a_revision_and_keep_the_first(start_server, otlp_sink):
+    server = start_server(emit_endpoint=otlp_sink.endpoint, emit_protocol="grpc", grace_s=0.2)
+    t = tid(1, 0x11)
+    assert post(server.http_url + "/v1/traces", run_request([t])) == 200
+    wait_for(lambda: server.counts()["scores"] == 1, 30, "revision 0")
+    assert post(server.http_url + "/v1/traces", run_request([t], late=True)) == 200
+    wait_for(lambda: server.counts()["scores"] == 2, 30, "revision 1")
+    wait_for(lambda: len(otlp_sink.scores()) >= 2, 30, "both revisions exported")
+    revisions = sorted((r, a["ek.success"].bool_value) for x, r, a in otlp_sink.scores() if x == t)
+    assert revisions == [(0, True), (1, False)]     # the late spurious call fails revision 1
+    rows = server.app.writer.call(lambda s: s.latest_scores())
+    assert [(r.trace_id, r.revision) for r in rows] == [(t, 1)]
+
+
+def test_scores_arrive_once_the_emit_endpoint_is_back(start_server):
+    port = free_port()
+    server = start_server(emit_endpoint=f"http://127.0.0.1:{port}", emit_protocol="grpc")
+    ids = [tid(i, 0x22) for i in range(5)]
+    assert post(server.http_url + "/v1/traces", run_request(ids)) == 200
+    wait_for(lambda: server.counts()["scored"] == 5, 30, "5 traces scored")
+    wait_for(lambda: server.app.exporters[0].failures >= 1, 60, "an export failure")
+    assert server.counts()["outbox_pending"] == 5
+    sink = OtlpTestSink(port)
+    try:
+        wait_for(lambda: {t for t, _, _ in sink.scores()} == set(ids), 90, "scores at the sink")
+        wait_for(lambda: server.counts()["outbox_pending"] == 0, 30, "outbox empty")
+    finally:
+        sink.stop()
+
+
+def _pump(url, start, acked, stop, batch=3):
+    """Send whole runs, `batch` traces per request; record the acknowledged trace ids."""
+    i = start
+    while not stop.is_set() and i < start + 3000:
+        ids = [tid(i + j) for j in range(batch)]
+        try:
+            status = post(url, run_request(ids), timeout=5)
+        except OSError:
+            return
+        if status == 200:
+            acked.extend(ids)
+        i += batch
+
+
+def test_kill_9_mid_load_loses_nothing_and_scores_and_exports_once(tmp_path, gold,
+                                                                   server_processes):
+    store = str(tmp_path / "store.db")
+    scores_file = str(tmp_path / "scores.jsonl")
+    args = ["--gold", gold, "--store", store, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+            "--grace", "0.3", "--emit-file", scores_file]
+
+    def start(n):
+        p = ServerProcess(args, str(tmp_path / f"server{n}.log"))
+        server_processes.append(p)
+        return p
+
+    first = start(1)
+    acked: list = []
+    stop = threading.Event()
+    pump = threading.Thread(target=_pump, args=(f"http://127.0.0.1:{first.http_port}/v1/traces",
+                                                0, acked, stop))
+    pump.start()
+    wait_for(lambda: len(acked) >= 150, 60, "150 acknowledged traces")
+    first.kill9()                                     # mid-load: requests are in flight
+    stop.set()
+    pump.join(30)
+    acked_first = list(acked)
+
+    # Restart; kill again while it is scoring and exporting the backlog.
+    second = start(2)
+    wait_for(lambda: store_rows(store, "SELECT COUNT(*) FROM scores")[0][0] >= 1, 60,
+             "scoring after restart")
+    second.kill9()
+
+    third = start(3)
+    wait_for(lambda: store_rows(store, "SELECT COUNT(*) FROM traces WHERE state='open' "
+                                       "AND has_root=1")[0][0] == 0, 90, "all rooted traces scored")
+    assert third.terminate() == 0                      # SIGTERM: graceful, exit 0
+
+    scored = store_rows(store, "SELECT trace_id, revision FROM scores")
+    per_trace = Counter(t for t, _ in scored)
+    assert set(acked_first) <= set(per_trace), "an acknowledged trace was lost"
+    assert all(n == 1 for n in per_trace.values()), "a trace was scored twice"
+    assert store_rows(store, "SELECT COUNT(*) FROM outbox WHERE exported IS NULL")[0][0] == 0
+    written = file_scores(scores_file)
+    assert set(written) == {(t, r) for t, r in scored}
+    assert max(written.values()) == 1, "a score was exported twice"

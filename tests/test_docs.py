@@ -1,0 +1,101 @@
+"""The docs hold: every command has help with an Example: and is in the README; the README's
+commands and code run; examples/api_example.py runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+import yaml
+
+from ek_otel.cli import cli
+from ek_otel.gold.native import task_from_dict
+from ek_otel.gold.pricing import pricing_from_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def all_commands(group: click.Group = cli, prefix: tuple = ()):
+    """Every (path, command) below ``group``, groups included."""
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        path = prefix + (name,)
+        yield path, command
+        if isinstance(command, click.Group):
+            yield from all_commands(command, path)
+
+
+COMMANDS = list(all_commands())
+
+
+def code_blocks(language: str) -> list[str]:
+    return re.findall(r"```" + language + r"\n(.*?)```", README, re.S)
+
+
+def test_there_are_commands():
+    assert ("gold", "validate") in [path for path, _ in COMMANDS]
+
+
+@pytest.mark.parametrize("path, command", COMMANDS, ids=lambda x: " ".join(x) if isinstance(x, tuple) else "")
+def test_every_command_has_help_with_an_example(path, command):
+    help_text = command.help or ""
+    assert help_text.strip(), f"ek-otel {' '.join(path)} has no help"
+    assert "Example:" in help_text, f"ek-otel {' '.join(path)}: its help needs an 'Example:'"
+    assert f"ek-otel {' '.join(path)}" in help_text.split("Example:", 1)[1], "the example should run the command"
+
+
+@pytest.mark.parametrize("path", [path for path, _ in COMMANDS], ids=" ".join)
+def test_every_command_is_in_the_readme(path):
+    assert f"ek-otel {' '.join(path)}" in README, f"README.md never mentions `ek-otel {' '.join(path)}`"
+
+
+def test_readme_starts_with_the_two_commands():
+    first_lines = README.splitlines()[:4]
+    assert first_lines[0].startswith("```")
+    assert first_lines[3] == "```"
+    install_and_run, install_and_test = first_lines[1], first_lines[2]
+    assert install_and_run.startswith("pip install -e . && ek-otel ")
+    assert install_and_test == "pip install -e '.[test]' && python -m pytest -q"
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip install -q -e '.[test]'" in ci or "pip install -e '.[test]'" in ci
+    assert "python -m pytest -q" in ci
+
+
+def test_readme_python_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blocks = code_blocks("python")
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+
+
+def test_readme_gold_example_is_a_valid_task():
+    (block,) = code_blocks("json")
+    task = task_from_dict(json.loads(block))
+    assert task.grammar().field_cost("refund", "amount") == 20.0
+
+
+def test_readme_pricing_example_is_a_valid_pricing_file():
+    (block,) = code_blocks("yaml")
+    obj = yaml.safe_load(block.replace("https://...", "https://example.com"))
+    assert pricing_from_dict(obj).table.price_of("gpt-4o-2024-08-06").input == 2.5
+
+
+def test_api_example_runs():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "api_example.py")],
+        capture_output=True, text=True, check=False, cwd=str(ROOT.parent),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "corpus: precision=" in proc.stdout
+    assert "refund-order-1042" in proc.stdout
