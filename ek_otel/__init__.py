@@ -59,6 +59,9 @@ from .core.evaluate import (
 from .errors import ComparabilityError
 from .gold.native import GoldValidation, dump_tasks, load_tasks, task_from_dict, task_to_dict, validate_file
 from .gold.pricing import PricingFile, load_pricing, read_pricing
+from .ingest.episodes import DEFAULT_TASK_ID_KEYS, build_episode, build_episodes
+from .emit.envelope import ScoreEnvelope, ScoreProvenance
+from .pipeline import ScoreRun, ScoreSettings, Unmatched, score_and_envelope, score_dump, score_episodes
 
 __all__ = [
     "__version__",
@@ -119,4 +122,15 @@ __all__ = [
     "PricingFile",
     "load_pricing",
     "read_pricing",
+    "DEFAULT_TASK_ID_KEYS",
+    "build_episode",
+    "build_episodes",
+    "ScoreEnvelope",
+    "ScoreProvenance",
+    "ScoreRun",
+    "ScoreSettings",
+    "Unmatched",
+    "score_and_envelope",
+    "score_dump",
+    "score_episodes",
 ]

@@ -48,10 +48,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
 from . import __version__
-from .core import evaluate as _evaluate
 from .core.cost import PriceTable
 from .core.episode import Episode, RunProvenance, TaskSpec
-from .core.evaluate import EvaluationReport, ProvenanceGroup, UnmatchedEpisode, score_episode
+from .core.evaluate import (
+    EvaluationReport,
+    UnmatchedEpisode,
+    aggregate_scores,
+    score_episode,
+    to_jsonable,
+)
 from .core.scores import EpisodeScore
 from .core.toolcalls import LEVELS, STRATEGIES
 from .emit.attributes import is_ek_output
@@ -71,6 +76,7 @@ __all__ = [
     "Unmatched",
     "ScoreRun",
     "file_sha256",
+    "check_tasks",
     "link_task",
     "score_and_envelope",
     "score_episodes",
@@ -78,8 +84,9 @@ __all__ = [
     "aggregate",
 ]
 
-#: ``ek``: ek-otel's tool-call matcher (F1 over calls or arguments). ``bfcl``: the BFCL
-#: checker's verdict per episode (available when :mod:`ek_otel.bfcl` provides it).
+#: ``ek``: ek-otel's tool-call matcher (F1 over calls or arguments). ``bfcl``: the official
+#: BFCL checker's verdict per episode (:mod:`ek_otel.bfcl.matcher`; gold from
+#: ``ek-otel gold from-bfcl``): it decides pass/fail, the ek counts stay as detail.
 MATCHERS = ("ek", "bfcl")
 #: What one episode is: a trace, or the traces of one conversation / session.
 GROUP_BY_CHOICES = ("trace", "conversation", "session")
@@ -213,7 +220,9 @@ def _ids(episode: Any) -> tuple:
     return (getattr(provenance, "trace_id", "") or "", getattr(provenance, "root_span_id", "") or "")
 
 
-def link_task(episode: Any, tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> Union[TaskSpec, Unmatched]:
+def link_task(
+    episode: Any, tasks: Mapping[str, TaskSpec], settings: ScoreSettings
+) -> Union[TaskSpec, Unmatched]:
     """The task an episode is scored against, or :class:`Unmatched` (see module doc).
 
     Example:
@@ -238,15 +247,42 @@ def link_task(episode: Any, tasks: Mapping[str, TaskSpec], settings: ScoreSettin
     return task
 
 
-def _bfcl_score(episode: Any, task: TaskSpec, settings: ScoreSettings) -> EpisodeScore:
-    from .bfcl import episode_verdict  # optional: provided by the BFCL stage
+def check_tasks(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> None:
+    """Check, before anything is read, that the matcher can score every task.
 
-    verdict = episode_verdict.bfcl_verdict_for_calls(episode.calls, task)
+    The ``bfcl`` matcher needs gold made by ``ek-otel gold from-bfcl`` (single-turn
+    categories); the ``ek`` matcher scores any task.
+
+    Raises:
+        BfclDataError: a task the BFCL checker cannot check, named.
+
+    Example:
+        >>> check_tasks({"t": TaskSpec("t")}, ScoreSettings())
+        >>> check_tasks({"t": TaskSpec("t")}, ScoreSettings(matcher="bfcl"))
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.BfclDataError: task t: meta.bfcl_category is missing (make the gold with `ek-otel gold from-bfcl`)
+    """
+    if settings.matcher != "bfcl":
+        return
+    from .bfcl.matcher import entry_from_task
+
+    for task in tasks.values():
+        entry_from_task(task)
+
+
+def _bfcl_score(episode: Any, task: TaskSpec, settings: ScoreSettings) -> EpisodeScore:
+    """The BFCL checker's verdict decides success; the ek matcher's counts stay as detail."""
+    from .bfcl.matcher import bfcl_verdict_for_episode
+
+    verdict = bfcl_verdict_for_episode(episode, task)
     base = score_episode(episode, task, level=settings.level, strategy=settings.strategy,
                          canonicalizer=settings.canonicalizer, prices=settings.prices)
-    value = 1.0 if verdict.valid else 0.0
-    why = "BFCL: valid" if verdict.valid else f"BFCL: {verdict.error_type}: " + "; ".join(verdict.errors)
-    return replace(base, metric="bfcl", f1=value, exact=verdict.valid, success=verdict.valid,
+    if verdict.valid:
+        why = "BFCL: valid"
+    else:
+        why = f"BFCL: {verdict.error_type}: " + "; ".join(str(e) for e in verdict.errors)
+    return replace(base, metric="bfcl", exact=verdict.valid, success=verdict.valid,
                    explanation=why, settings={**base.settings, "matcher": "bfcl"})
 
 
@@ -385,23 +421,16 @@ def aggregate(
         >>> r.k, r.pass_hat_k["t"], r.f1
         (2, 1.0, 1.0)
     """
-    scores = [s for s, _ in scored]
-    k = k or _trials_k(scores)
+    k = k or _trials_k(s for s, _ in scored)
     keys = tuple(dict.fromkeys(key for _, key in scored))
-    lost = tuple(UnmatchedEpisode(u.task_id, u.trace_id) for u in unmatched)
-    run_settings = {"k": k, "group_by_provenance": len(keys) > 1}
+    run_settings: dict = {}
     if settings is not None:
         run_settings.update(settings.provenance().matcher, priced=settings.prices is not None)
-    # The core's aggregation over already-made scores (``evaluate`` would score again).
-    report = _evaluate._build_report(list(scored), tasks, k, lost, keys, run_settings)
-    if len(keys) <= 1:
-        return report
-    groups = tuple(
-        ProvenanceGroup(key=key, report=_evaluate._build_report(
-            [(s, kk) for s, kk in scored if kk == key], tasks, k, (), (key,), run_settings))
-        for key in keys
+    return aggregate_scores(
+        scored, tasks, k=k,
+        unmatched=tuple(UnmatchedEpisode(u.task_id, u.trace_id) for u in unmatched),
+        settings=run_settings, group_by_provenance=len(keys) > 1,
     )
-    return replace(report, groups=groups)
 
 
 def _figures(cut: Any) -> dict:
@@ -498,7 +527,7 @@ def _run_to_dict(run: "ScoreRun") -> dict:
         out["groups"] = [
             {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0)} for g in report.groups
         ]
-    return _evaluate.to_jsonable(out)
+    return to_jsonable(out)
 
 
 class _Batcher:

@@ -70,6 +70,12 @@ ENVIRONMENTS: dict = {
         "opentelemetry-instrumentation-openai-v2==2.4b0",
         "opentelemetry-util-genai==1.1b0",
     ],
+    "agents-traceloop": _SDK + [
+        _HTTPX, _OPENAI, _AGENTS,
+        "opentelemetry-instrumentation-openai-agents==0.62.4",
+        "opentelemetry-instrumentation-openai==0.62.4",
+    ],
+    "logfire": _SDK + [_HTTPX, _OPENAI, _AGENTS, "logfire==5.4.0"],
 }
 
 #: scenario -> (environment, app, instrumentors, extra environment variables)
@@ -81,6 +87,10 @@ SCENARIOS: dict = {
     "openai-v2-2.4b0-span_and_event": (
         "openai-v2-2.4b0", "chat", ["openai_v2"],
         {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_and_event",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "openai-v2-2.4b0-event_only": (
+        "openai-v2-2.4b0", "chat", ["openai_v2"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "event_only",
          "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
     "openai-v2-2.4b0-no_content": ("openai-v2-2.4b0", "chat", ["openai_v2"], {}),
     "openai-v2-2.3b0-events": (
@@ -102,6 +112,13 @@ SCENARIOS: dict = {
         "agents-otel-v2", "agents_chat", ["otel_agents_v2", "openai_v2"],
         {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only",
          "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "agents-traceloop-alone": ("agents-traceloop", "agents", ["traceloop_agents"], {}),
+    "agents-traceloop-with-client": (
+        "agents-traceloop", "agents_chat", ["traceloop_agents", "traceloop_openai"], {}),
+    "logfire-chat": ("logfire", "chat", ["logfire_openai"], {}),
+    "logfire-agents": ("logfire", "agents", ["logfire_agents"], {}),
+    "logfire-agents-with-client": (
+        "logfire", "agents_chat", ["logfire_agents", "logfire_openai"], {}),
 }
 
 #: What each scenario's package is known to record (checked by tests against expected.json):
@@ -109,6 +126,7 @@ SCENARIOS: dict = {
 EXPECT: dict = {
     "openai-v2-2.4b0-span_only": {"args": True, "cached": False, "reasoning": False},
     "openai-v2-2.4b0-span_and_event": {"args": True, "cached": False, "reasoning": False},
+    "openai-v2-2.4b0-event_only": {"args": True, "cached": False, "reasoning": False},
     "openai-v2-2.4b0-no_content": {"args": False, "cached": False, "reasoning": False},
     "openai-v2-2.3b0-events": {"args": True, "cached": False, "reasoning": False},
     "openinference-openai-0.1.66": {"args": True, "cached": True, "reasoning": True},
@@ -190,7 +208,7 @@ def regenerate(scenario: str, root: Path) -> Path:
     expected = fake.expected_summary()
     expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": env_name,
                      "requirements": ENVIRONMENTS[env_name], "env": extra_env,
-                     "records": EXPECT[scenario]})
+                     "records": EXPECT.get(scenario, {})})
     (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
     return out
 
@@ -237,6 +255,27 @@ def _providers():
     return tracer_provider, logger_provider, spans, logs
 
 
+def _logfire_providers():
+    """Logfire configures its own providers; capture them with in-memory exporters too."""
+    import logfire
+    from opentelemetry import trace
+    from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
+
+    spans = InMemorySpanExporter()
+    logs = InMemoryLogRecordExporter()
+    logfire.configure(send_to_logfire=False, console=False, service_name="weather-agent",
+                      service_version="1.2.3",
+                      additional_span_processors=[SimpleSpanProcessor(spans)],
+                      advanced=logfire.AdvancedOptions(
+                          log_record_processors=[SimpleLogRecordProcessor(logs)]))
+    from opentelemetry import _logs
+
+    return trace.get_tracer_provider(), _logs.get_logger_provider(), spans, logs
+
+
 def _instrument(names, tracer_provider, logger_provider) -> None:
     for name in names:
         if name == "openai_v2":
@@ -256,10 +295,18 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
             OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
-        elif name == "otel_agents_v2":
+        elif name in ("otel_agents_v2", "traceloop_agents"):  # same module name
             from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
             OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "logfire_openai":
+            import logfire
+
+            logfire.instrument_openai()
+        elif name == "logfire_agents":
+            import logfire
+
+            logfire.instrument_openai_agents()
         else:
             raise SystemExit(f"unknown instrumentor {name}")
 
@@ -367,7 +414,10 @@ def _write_json_lines(out: Path, spans, logs) -> None:
 def run_scenario(scenario: str, out: Path) -> None:
     """Inside the scenario's venv: run it and write traces.pb (and logs.pb)."""
     _env, app, instrumentors, _extra = SCENARIOS[scenario]
-    tracer_provider, logger_provider, span_exporter, log_exporter = _providers()
+    if any(name.startswith("logfire") for name in instrumentors):
+        tracer_provider, logger_provider, span_exporter, log_exporter = _logfire_providers()
+    else:
+        tracer_provider, logger_provider, span_exporter, log_exporter = _providers()
     if app.startswith("agents"):
         import agents
 
@@ -375,7 +425,9 @@ def run_scenario(scenario: str, out: Path) -> None:
         agents.set_trace_processors([])
     _instrument(instrumentors, tracer_provider, logger_provider)
     fake = _load_fake_server()
-    tracer = tracer_provider.get_tracer("ek-otel.corpus.app")
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
     with fake.FakeOpenAI() as server:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
             if app == "agents":
@@ -385,8 +437,9 @@ def run_scenario(scenario: str, out: Path) -> None:
             else:
                 _run_chat(server.base_url, stream=(app == "chat_stream"))
     time.sleep(0.2)
-    tracer_provider.force_flush()
-    logger_provider.force_flush()
+    for provider in (tracer_provider, logger_provider):
+        if hasattr(provider, "force_flush"):
+            provider.force_flush()
 
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 

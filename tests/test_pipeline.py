@@ -292,3 +292,41 @@ def test_late_spans_of_a_forgotten_trace_are_listed_not_half_scored(tmp_path):
     assert run.revisions == 0
     assert [(u.trace_id, u.reason) for u in run.unmatched] == [("a" * 32, LATE_EVICTED)]
     assert {e.trace_id: e for e in run.envelopes}["a" * 32].score.fp == 1.0  # the first score stays
+
+
+# ---------------------------------------------------------------------------
+# The BFCL matcher
+# ---------------------------------------------------------------------------
+
+
+def _bfcl_task():
+    from ek_otel.core.episode import AnyOf, ToolSpec
+
+    return TaskSpec("simple_python_0", gold=[("f", {"x": AnyOf((1,))})],
+                    tools=[ToolSpec("f", schema={"type": "dict", "required": ["x"],
+                                                 "properties": {"x": {"type": "integer"}}})],
+                    meta={"bfcl_category": "simple_python"})
+
+
+def test_bfcl_matcher_uses_the_official_verdict():
+    from ek_otel.bfcl.matcher import bfcl_verdict_for_calls
+
+    task = _bfcl_task()
+    tasks = {task.task_id: task}
+    settings = ScoreSettings(matcher="bfcl")
+    for calls in ([("f", {"x": 1})], [("f", {"x": True})], [("f", {"x": 2})], []):
+        env = score_and_envelope(_episode(task.task_id, calls=calls), tasks, settings)
+        verdict = bfcl_verdict_for_calls(calls, task)
+        assert env.score.success is verdict.valid
+        assert env.score.metric == "bfcl" and env.provenance.matcher["matcher"] == "bfcl"
+        if not verdict.valid:
+            assert verdict.error_type in env.score.explanation
+
+
+def test_bfcl_matcher_refuses_gold_it_cannot_check():
+    from ek_otel.errors import BfclDataError
+    from ek_otel.pipeline import check_tasks
+
+    check_tasks({"simple_python_0": _bfcl_task()}, ScoreSettings(matcher="bfcl"))
+    with pytest.raises(BfclDataError, match="weather-paris"):
+        check_tasks(_tasks(), ScoreSettings(matcher="bfcl"))

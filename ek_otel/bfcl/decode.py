@@ -79,8 +79,9 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
     """Decode one model result into ``[{name: {param: value}}]``.
 
     ``style`` is ``"fc"`` or ``"prompting"``; by default it is read from the result's form
-    (:func:`result_style`). ``"decoded"`` passes already-decoded calls through. ``language`` is ``python``, ``java`` or ``javascript`` and only
-    matters for prompting output.
+    (:func:`result_style`); ``"decoded"`` passes already-decoded calls through.
+    ``language`` is ``python``, ``java`` or ``javascript`` and only matters for prompting
+    output.
 
     Example:
         >>> decode_ast('[calc(x=2**3, y=-1.5, z=None)]')
@@ -88,7 +89,7 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
         >>> decode_ast("not a call")
         Traceback (most recent call last):
         ...
-        ek_otel.bfcl.decode.DecodeError: invalid syntax (<unknown>, line 1)
+        ek_otel.bfcl.decode.DecodeError: invalid syntax. Perhaps you forgot a comma? (<unknown>, line 1)
     """
     style = style or result_style(result)
     if style == "decoded":
@@ -323,9 +324,14 @@ def is_empty_output(decoded: Any) -> bool:
         >>> is_empty_output([]), is_empty_output([{}]), is_empty_output([{"f": {}}])
         (True, True, False)
     """
-    if not is_function_calling_format(decoded):
+    if type(decoded) is not list or not decoded:
         return True
-    return len(decoded) == 0 or (len(decoded) == 1 and len(decoded[0]) == 0)
+    if len(decoded) == 1 and type(decoded[0]) is dict and not decoded[0]:
+        return True
+    for item in decoded:
+        if type(item) is not dict or len(item) != 1 or type(next(iter(item.values()))) is not dict:
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------

@@ -140,7 +140,7 @@ def episode_from_result(entry_id: str, result: Any, category: str,
         >>> episode_from_result("parallel_0", "[f(a=1), g(b='x')]", "parallel").calls
         (('f', {'a': 1}), ('g', {'b': 'x'}))
         >>> episode_from_result("parallel_0", "f(a=", "parallel").meta[DECODE_ERROR_KEY]
-        "'[' was never closed (<unknown>, line 1)"
+        "closing parenthesis ']' does not match opening parenthesis '(' (<unknown>, line 1)"
     """
     try:
         decoded = decode_ast(result, language_of(category), style)

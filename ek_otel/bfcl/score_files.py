@@ -82,8 +82,10 @@ def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) ->
         handle.write(json.dumps(score.header(), ensure_ascii=False) + "\n")
         for verdict in verdicts:
             if not verdict.valid:
-                line = json_safe(score_line(verdict, score.model))
-                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+                # default=str is make_json_serializable's leaf rule, without a full walk
+                line = json.dumps(score_line(verdict, score.model), ensure_ascii=False,
+                                  default=str)
+                handle.write(line + "\n")
     return path
 
 

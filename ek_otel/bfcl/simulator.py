@@ -23,11 +23,17 @@ TradingBot, TravelAPI, VehicleControlAPI) are taken from an installed ``bfcl_eva
    messages (``name 'foo' is not defined``, ``GorillaFileSystem.cd() got an unexpected
    keyword argument 'x'``...).
 
-What ``eval`` would do and this module refuses (it answers
-``"Error during execution: ek-otel does not execute ..."`` instead): calling builtins
-outside a small pure whitelist, names of the official module's own globals and locals,
-comprehensions, subscripts, ``**`` unpacking, and attribute access on anything but a
-simulated instance. No BFCL result we know of depends on those.
+Names ``eval`` would find in the official executor's namespace are emulated where the
+outcome is certain: calling a module or a string/list/dict/bool variable of it
+(``json(...)``) raises the same ``TypeError``; a few pure builtins (``len``, ``print``
+(silenced), ``round``...) are really called. What only ``eval`` could do is refused, with
+``"Error during execution: ek-otel does not execute ..."`` as the result: other builtins
+and namespace names, comprehensions, lambdas, subscripts, ``*``/``**`` unpacking, and
+attribute access on anything but a simulated instance.
+
+Checked against the official executor (fresh state per entry): all 10,377 call results of
+bfcl-real's multi-turn entries, and 1,600 fuzzed entries (unknown and builtin names,
+wrong keywords, odd values, text and broken steps) with identical error dicts.
 
 **Isolation.** A :class:`SimulatedPair` is created per check, and each check behaves as
 in a fresh official process:
@@ -58,7 +64,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import copy
+import decimal
 import importlib
 import inspect
 import io
@@ -66,8 +74,9 @@ import json
 import operator
 import pickle
 import re
+import sys
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Iterator, Mapping, Optional
 
 from ..errors import BfclDataError
 
@@ -339,13 +348,16 @@ class _Interpreter:
         return getattr(owner, node.attr)
 
     def call(self, node: ast.Call) -> Any:
-        function = self.value(node.func)
+        uncallable = _uncallable_type(node.func, self.names)
+        function = None if uncallable else self.value(node.func)
         args = [self.value(self.plain(a)) for a in node.args]
         kwargs = {}
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise _Refused("** unpacking")
             kwargs[keyword.arg] = self.value(keyword.value)
+        if uncallable:
+            raise TypeError(f"'{uncallable}' object is not callable")
         if not callable(function):
             raise TypeError(f"'{type(function).__name__}' object is not callable")
         if not self._may_call(function):
@@ -372,6 +384,13 @@ class _Interpreter:
         return inspect.ismethod(function) and any(owner is i for i in self.instances)
 
 
+def _uncallable_type(func: ast.AST, names: Mapping[str, Any]) -> Optional[str]:
+    """The type name of an official-namespace name that cannot be called (``json(...)``)."""
+    if isinstance(func, ast.Name) and func.id not in names:
+        return _UNCALLABLE_OFFICIAL_NAMES.get(func.id)
+    return None
+
+
 def _check_repeated_keywords(tree: ast.AST) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -394,6 +413,38 @@ _OFFICIAL_NAMESPACE = frozenset(dir(builtins)) | frozenset({
     "instance_name", "module", "class_", "class_instance", "method_name", "method",
     "execution_results", "func_call", "func_call_copy",
 })
+
+
+@contextlib.contextmanager
+def _contained_numeric_state() -> Iterator[None]:
+    """Keep a call's process-wide numeric settings to itself.
+
+    ``MathAPI.square_root`` sets the thread's ``decimal`` precision and
+    ``MathAPI.logarithm`` sets ``mpmath.mp.dps``; each sets them right before use, so
+    restoring them afterwards changes no result, and keeps the rest of ek-otel unaffected.
+    """
+    mpmath = sys.modules.get("mpmath")
+    saved_dps = mpmath.mp.dps if mpmath is not None else None
+    try:
+        with decimal.localcontext():
+            yield
+    finally:
+        if mpmath is not None:
+            mpmath.mp.dps = saved_dps
+
+
+# Names of the official executor's namespace whose value is never callable, by type name:
+# calling one raises the same TypeError as ``eval`` would.
+_UNCALLABLE_OFFICIAL_NAMES = {
+    **dict.fromkeys(("copy", "importlib", "inspect", "json", "re"), "module"),
+    **dict.fromkeys(("model_name", "test_entry_id", "class_name", "module_name",
+                     "instance_name", "method_name", "func_call", "func_call_copy"), "str"),
+    **dict.fromkeys(("initial_config", "class_method_name_mapping", "involved_instances",
+                     "CLASS_FILE_PATH_MAPPING"), "dict"),
+    **dict.fromkeys(("func_call_list", "involved_classes", "execution_results",
+                     "STATELESS_CLASSES"), "list"),
+    **dict.fromkeys(("long_context", "is_evaL_run"), "bool"),
+}
 
 
 def _forbidden_name(processed_call: str) -> Optional[str]:
@@ -456,7 +507,8 @@ class ApiSession:
             forbidden = _forbidden_name(processed)
             if forbidden is not None:
                 raise Exception(f"Function call {forbidden} is not allowed.")
-            return result_to_string(self._interpreter.run(processed))
+            with _contained_numeric_state():
+                return result_to_string(self._interpreter.run(processed))
         except _Refused as refused:
             return f"Error during execution: ek-otel does not execute {refused} (no eval)"
         except Exception as exc:

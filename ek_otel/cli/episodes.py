@@ -38,13 +38,6 @@ def task_id_key_list(extra: Iterable[str]) -> tuple:
     return tuple(dict.fromkeys([*extra, *DEFAULT_TASK_ID_KEYS]))
 
 
-def _tokens(episode: Episode) -> str:
-    c = episode.cost
-    if c is None:
-        return ""
-    return f"{c.input_tokens}/{c.output_tokens}/{c.cached_input_tokens}/{c.reasoning_tokens}"
-
-
 def _steps(episode: Episode) -> str:
     parts = []
     for step in episode.trajectory:
@@ -54,26 +47,32 @@ def _steps(episode: Episode) -> str:
 
 
 def episodes_table(episodes: Iterable[Episode]) -> Table:
-    """A rich table: one row per episode (steps; tokens in/out/cached/reasoning; model).
+    """A rich table: one row per episode (steps, tokens in/out/cached/reasoning, model).
+
+    A step whose arguments were not captured is shown as ``tool(?)``; a failed one with ✗.
 
     Example:
         >>> episodes_table([Episode("t1")]).row_count
         1
     """
-    table = Table(title="episodes", show_lines=False)
-    for column in ("trace", "task", "steps", "tokens in/out/cached/reasoning", "model",
-                   "agent", "spans"):
-        table.add_column(column, overflow="fold")
+    table = Table(title="episodes")
+    table.add_column("trace", overflow="fold")
+    table.add_column("task", overflow="fold")
+    table.add_column("steps", overflow="fold", ratio=3)
+    for column in ("in", "out", "cached", "reasoning"):
+        table.add_column(column, justify="right")
+    table.add_column("model", overflow="fold")
     for episode in episodes:
         prov = episode.provenance
+        cost = episode.cost
+        tokens = ((cost.input_tokens, cost.output_tokens, cost.cached_input_tokens,
+                   cost.reasoning_tokens) if cost is not None else (0, 0, 0, 0))
         table.add_row(
-            (prov.trace_id[:16] if prov is not None else ""),
+            prov.trace_id[:8] if prov is not None else "",
             episode.task_id or "-",
             _steps(episode),
-            _tokens(episode),
+            *(str(n) for n in tokens),
             (episode.run.model if episode.run is not None else "") or "-",
-            (prov.agent_name if prov is not None else None) or "-",
-            str(prov.span_count if prov is not None else 0),
         )
     return table
 

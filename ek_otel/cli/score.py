@@ -24,30 +24,25 @@ import click
 from rich.table import Table
 
 from ..errors import GoldFileError, InputError
-from ..emit.sinks import PROTOCOLS, FileSink, MultiSink, OtlpSink
+from ..emit.sinks import DEFAULT_TIMEOUT_S, PROTOCOLS, FileSink, MultiSink, OtlpSink
 from ..gold.native import load_tasks
 from ..ingest.bad_input import BadInputReport
-from ..pipeline import GROUP_BY_CHOICES, ScoreRun, ScoreSettings, Unmatched, file_sha256, score_dump
+from ..pipeline import (
+    GROUP_BY_CHOICES,
+    MATCHERS,
+    ScoreRun,
+    ScoreSettings,
+    Unmatched,
+    check_tasks,
+    file_sha256,
+    score_dump,
+)
 from ._common import progress, stderr_console, stdout_console
 from .episodes import task_id_key_list
 
-__all__ = ["score", "tasks_table", "slices_table", "unmatched_table", "matcher_choices"]
+__all__ = ["score", "tasks_table", "slices_table", "unmatched_table"]
 
 _MAX_UNMATCHED_ROWS = 20
-
-
-def matcher_choices() -> tuple:
-    """The ``--matcher`` values available: ``ek``, plus ``bfcl`` when the BFCL stage has it.
-
-    Example:
-        >>> "ek" in matcher_choices()
-        True
-    """
-    try:
-        from ..bfcl import episode_verdict  # noqa: F401
-    except ImportError:
-        return ("ek",)
-    return ("ek", "bfcl") if hasattr(episode_verdict, "bfcl_verdict_for_calls") else ("ek",)
 
 
 def _rate(value: Optional[float]) -> str:
@@ -166,7 +161,7 @@ def _headers(pairs: tuple) -> dict:
 
 
 def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, headers: dict,
-          phoenix: bool) -> Any:
+          timeout: float, phoenix: bool) -> Any:
     sinks = []
     if emit_file is not None:
         try:
@@ -176,7 +171,7 @@ def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, head
         sinks.append(FileSink(emit_file, phoenix=phoenix))
     if endpoint is not None:
         try:
-            sinks.append(OtlpSink(endpoint, protocol, headers=headers, phoenix=phoenix))
+            sinks.append(OtlpSink(endpoint, protocol, headers=headers, timeout=timeout, phoenix=phoenix))
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if not sinks:
@@ -186,15 +181,17 @@ def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, head
 
 @click.command("score")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--gold", required=True, metavar="GOLD", help="The gold task file (JSON Lines, JSON array or YAML).")
+@click.option("--gold", required=True, metavar="GOLD",
+              help="The gold task file (JSON Lines, JSON array or YAML).")
 @click.option("--task", "task_id", metavar="ID",
               help="Score episodes that carry no task id against this task.")
 @click.option("--level", type=click.Choice(["call", "arg"]), default="call", show_default=True,
               help="What a true positive is: a whole call, or one argument.")
 @click.option("--strategy", type=click.Choice(["optimal", "best_first"]), default="optimal",
               show_default=True, help="How predicted calls are paired with gold calls.")
-@click.option("--matcher", type=click.Choice(matcher_choices()), default="ek", show_default=True,
-              help="ek: tool-call F1; bfcl: the BFCL checker's verdict per episode.")
+@click.option("--matcher", type=click.Choice(MATCHERS), default="ek", show_default=True,
+              help="ek: tool-call F1; bfcl: the official BFCL checker's verdict per episode "
+                   "(gold from `ek-otel gold from-bfcl`).")
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @click.option("--pricing", metavar="FILE", help="A pricing file, for dollars.")
 @click.option("--emit-file", metavar="FILE",
@@ -204,6 +201,9 @@ def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, head
 @click.option("--emit-protocol", type=click.Choice(PROTOCOLS), default="http", show_default=True)
 @click.option("--emit-header", "emit_headers", multiple=True, metavar="KEY=VALUE",
               help="A header for the OTLP endpoint (repeatable).")
+@click.option("--emit-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_TIMEOUT_S,
+              show_default=True, metavar="SECONDS",
+              help="How long one export to the endpoint may take, retries included.")
 @click.option("--phoenix", is_flag=True,
               help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) for Phoenix.")
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
@@ -212,12 +212,16 @@ def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, head
               help="Attribute key holding the task id (repeatable; tried before the defaults).")
 def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy: str, matcher: str,
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
-          emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple, phoenix: bool,
+          emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
+          emit_timeout: float, phoenix: bool,
           group_by: str, task_id_keys: tuple) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
+    \b
     Example:
         ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl --json report.json
+        ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
+            --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
     """
     tasks, default_task = _load_gold(gold, task_id)
     prices = None
@@ -230,7 +234,9 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
         task_id_keys=task_id_key_list(task_id_keys),
     )
-    sink = _sink(emit_file, emit_endpoint, emit_protocol, _headers(emit_headers), phoenix)
+    check_tasks(tasks, settings)
+    sink = _sink(emit_file, emit_endpoint, emit_protocol, _headers(emit_headers), emit_timeout,
+                 phoenix)
     bad_input = BadInputReport()
     try:
         with progress("scoring episodes") as advance:
@@ -240,12 +246,24 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         if sink is not None:
             sink.close()
 
-    err = stderr_console()
     if not run.envelopes and not run.unmatched and not bad_input.ok:
         first = bad_input.cases[0] if bad_input.cases else bad_input.summary()
         raise InputError(f"no trace could be read ({bad_input.total} bad input records; first: {first})")
+    # With --json - the JSON owns stdout, and the tables go to stderr.
+    _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    if json_out is not None:
+        data = run.to_dict()
+        data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
+                             "cases": [str(c) for c in bad_input.cases]}
+        data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
+                           "protocol": emit_protocol if emit_endpoint else None,
+                           "scores": run.emitted, "failed": run.emit_failures}
+        _write_json(data, json_out)
+    if sink is not None:
+        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
 
-    out = stdout_console()
+
+def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
     out.print(tasks_table(run))
     sliced = slices_table(run)
     if sliced is not None:
@@ -256,31 +274,28 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
     if not bad_input.ok:
-        err.print(bad_input.summary(), markup=False, highlight=False)
+        stderr_console().print(bad_input.summary(), markup=False, highlight=False)
 
-    if json_out is not None:
-        data = run.to_dict()
-        data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
-                             "cases": [str(c) for c in bad_input.cases]}
-        data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
-                           "protocol": emit_protocol if emit_endpoint else None,
-                           "scores": run.emitted, "failed": run.emit_failures}
-        text = json.dumps(data, indent=2, ensure_ascii=False)
-        if json_out == "-":
-            click.echo(text)
-        else:
-            try:
-                with open(json_out, "w", encoding="utf-8") as f:
-                    f.write(text + "\n")
-            except OSError as exc:
-                raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=json_out) from None
 
-    if sink is not None:
-        where = ", ".join(w for w in (emit_file, emit_endpoint) if w)
-        revised = f" ({run.revisions} revisions)" if run.revisions else ""
-        if run.emit_ok:
-            err.print(f"wrote {run.emitted} scores{revised} back to {where}", markup=False, highlight=False)
-        else:
-            click.echo(f"ek-otel: error: {run.emit_failures} of {run.emitted} scores could not be "
-                       f"written to {where}", err=True)
-            raise SystemExit(1)
+def _write_json(data: dict, json_out: str) -> None:
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if json_out == "-":
+        click.echo(text)
+        return
+    try:
+        with open(json_out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write the JSON report: {exc.strerror or exc}",
+                         path=json_out) from None
+
+
+def _report_emit(run: ScoreRun, where: str) -> None:
+    revised = f" ({run.revisions} revisions)" if run.revisions else ""
+    if run.emit_ok:
+        stderr_console().print(f"wrote {run.emitted} scores{revised} back to {where}",
+                               markup=False, highlight=False)
+        return
+    click.echo(f"ek-otel: error: {run.emit_failures} of {run.emitted} scores could not be "
+               f"written to {where}", err=True)
+    raise SystemExit(1)

@@ -128,8 +128,12 @@ class ToolCorrectnessMetric:
        ``[A(x=1,y=2), A(x=9,y=1)]`` scores 0.25 there. Here the maximum-weight assignment
        is used: 0.75.
     3. **Empty reasons.** deepeval can say "Incorrect tool usage: ;". Reasons here always
-       name what went wrong.
-    4. Parameter similarity of two equal dicts (including two empty ones) is 1.
+       name what went wrong, and list only what is really missing (deepeval's "missing
+       tools" list also holds calls that were made with other parameters).
+
+    Also: ``input_parameters=None`` reads as ``{}``, and two equal parameter dicts
+    (including two empty ones) have similarity 1. Reason texts follow deepeval's templates
+    but are not byte-identical; scores are what is compatible.
 
     Example:
         >>> T = lambda n, **kw: ToolCall(n, kw or None)

@@ -37,6 +37,7 @@ from .toolcalls import LEVELS, STRATEGIES, align_calls, calls_of, explain_alignm
 __all__ = [
     "pass_at_k",
     "pass_hat_k",
+    "default_k",
     "score_episode",
     "evaluate",
     "aggregate_scores",
@@ -90,6 +91,20 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     if n < k:
         return float("nan")
     return math.comb(c, k) / math.comb(n, k)
+
+
+def default_k(task_ids: Iterable[str]) -> int:
+    """The default k: the fewest trials of any task tried more than once (1 if none repeats).
+
+    Example:
+        >>> default_k(["a", "a", "a", "b", "b", "c"]), default_k(["a", "b"])
+        (2, 1)
+    """
+    counts: dict = {}
+    for task_id in task_ids:
+        counts[task_id] = counts.get(task_id, 0) + 1
+    repeated = [n for n in counts.values() if n >= 2]
+    return min(repeated) if repeated else 1
 
 
 # ---------------------------------------------------------------------------
@@ -536,7 +551,8 @@ def evaluate(
 
     Each episode is scored with :func:`score_episode`. Figures are micro-averaged (summed
     TP/FP/FN), overall, per task and per slice. pass@k and pass^k use each task's episodes
-    as its trials (``k`` defaults to 1). ``dollars_per_success`` divides the total dollars by
+    as its trials (``k`` defaults to :func:`default_k`: the fewest trials of any repeated
+    task). ``dollars_per_success`` divides the total dollars by
     the number of successful episodes.
 
     Args:
@@ -544,7 +560,7 @@ def evaluate(
         tasks: TaskSpecs, or a mapping task_id -> TaskSpec.
         level, strategy, canonicalizer: As in :func:`score_episode`.
         prices: A :class:`PriceTable` (or a mapping model -> ModelPrice) for dollars.
-        k: The k of pass@k and pass^k.
+        k: The k of pass@k and pass^k (default: :func:`default_k`).
         group_by_provenance: Allow episodes with different ``run.comparability_key()``;
             the report then carries one :class:`ProvenanceGroup` per key (the top-level
             figures pool them, as asked).
@@ -560,14 +576,12 @@ def evaluate(
         >>> evaluate(eps, [TaskSpec("t")])
         Traceback (most recent call last):
         ...
-        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys (model, simulator, suite_version, scaffold): ('a', '', '', '') x1, ('b', '', '', '') x1; pass group_by_provenance=True to report them apart
+        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys ...
         >>> r = evaluate(eps, [TaskSpec("t")], group_by_provenance=True)
         >>> [g.report.n_episodes for g in r.groups], r.unmatched
         ([1, 1], (UnmatchedEpisode(task_id='zzz', trace_id=''),))
     """
-    if k is None:
-        k = 1
-    if not isinstance(k, int) or k < 1:
+    if k is not None and (not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive integer, not {k!r}")
     by_id = _index_tasks(tasks)
     matched = []
@@ -618,7 +632,7 @@ def aggregate_scores(
     scored: Iterable[tuple],
     tasks: Mapping[str, TaskSpec],
     *,
-    k: int = 1,
+    k: Optional[int] = None,
     unmatched: Iterable[UnmatchedEpisode] = (),
     settings: Optional[Mapping[str, Any]] = None,
     group_by_provenance: bool = False,
@@ -639,6 +653,10 @@ def aggregate_scores(
         (1.0, 1.0, 2)
     """
     scored = list(scored)
+    if k is None:
+        k = default_k(s.task_id for s, _ in scored)
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}")
     keys = tuple(dict.fromkeys(key for _, key in scored))
     if len(keys) > 1 and not group_by_provenance:
         raise ComparabilityError(

@@ -128,7 +128,9 @@ def compare_args(
 ) -> ArgComparison:
     """Compare the arguments of a predicted and a gold call to ``tool``.
 
-    Type checks run when the grammar gives the argument a type (``FieldSpec.type``).
+    Type checks run when the grammar gives the argument a type (``FieldSpec.type``). An
+    argument the tool's schema marks ``required`` must be passed even when the gold admits
+    ``""`` (as in BFCL's checker).
 
     Example:
         >>> from ek_otel.core.grammar import FieldSpec, NodeType
@@ -149,7 +151,7 @@ def compare_args(
     for arg, gold_value in gold_args.items():
         w = grammar.field_cost(tool, arg)
         if arg not in pred_args:
-            if may_omit(gold_value):
+            if may_omit(gold_value) and not _schema_requires(grammar, tool, arg):
                 continue
             fn += w
             diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
@@ -171,6 +173,11 @@ def compare_args(
             fp += w
             diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
     return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs))
+
+
+def _schema_requires(grammar: GraphGrammar, tool: str, arg: str) -> bool:
+    spec = grammar.field_spec(tool, arg)
+    return spec is not None and spec.required
 
 
 def _expected(gold_value: Any) -> Any:
@@ -327,13 +334,17 @@ def align_calls(
     strategy but ``"ordered"`` pairs by name in one linear pass.
 
     Example:
-        >>> gold = [("f", {"a": 1, "b": 1, "c": 1, "d": 0}), ("f", {"a": 1, "b": 1, "c": 9, "d": 9})]
-        >>> pred = [("f", {"a": 1, "b": 1, "c": 1, "d": 5}), ("f", {"a": 2, "b": 2, "c": 1, "d": 0})]
-        >>> [(p.pred_index, p.gold_index) for p in align_calls(pred, gold).pairs]
+        >>> gold = [("f", {"a": 1, "b": 1, "c": 1, "d": 0}),
+        ...         ("f", {"a": 1, "b": 1, "c": 9, "d": 9})]
+        >>> pred = [("f", {"a": 1, "b": 1, "c": 1, "d": 5}),    # agrees 3 with g0, 2 with g1
+        ...         ("f", {"a": 2, "b": 2, "c": 1, "d": 0})]    # agrees 2 with g0, 0 with g1
+        >>> greedy = align_calls(pred, gold)                     # takes the 3, then 0
+        >>> best = align_calls(pred, gold, strategy="optimal")   # 2 + 2 instead
+        >>> [(p.pred_index, p.gold_index) for p in greedy.pairs]
         [(0, 0), (1, 1)]
-        >>> [(p.pred_index, p.gold_index) for p in align_calls(pred, gold, strategy="optimal").pairs]
+        >>> [(p.pred_index, p.gold_index) for p in best.pairs]
         [(0, 1), (1, 0)]
-        >>> align_calls(pred, gold).counts("arg")[0], align_calls(pred, gold, strategy="optimal").counts("arg")[0]
+        >>> greedy.counts("arg")[0], best.counts("arg")[0]     # arg-level TP (2 tool names + args)
         (5.0, 6.0)
         >>> a = align_calls([("b", {}), ("a", {})], [("a", {}), ("b", {})], strategy="ordered")
         >>> len(a.pairs), a.spurious, a.missing

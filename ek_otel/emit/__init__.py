@@ -6,7 +6,8 @@
 - :mod:`~ek_otel.emit.encode`: envelopes → SDK spans and ``gen_ai.evaluation.result`` records;
 - :mod:`~ek_otel.emit.otlp_json`: SDK objects → OTLP JSON requests;
 - :mod:`~ek_otel.emit.sinks`: :class:`FileSink`, :class:`OtlpSink`, :class:`ExporterSink`,
-  :class:`MultiSink`.
+  :class:`MultiSink` (imported on first use: they load the OpenTelemetry SDK, which the
+  pure modules above do not need).
 
 Example:
     >>> from ek_otel.emit import ScoreEnvelope, FileSink, OtlpSink
@@ -14,8 +15,21 @@ Example:
     ('ScoreEnvelope', 'FileSink')
 """
 
+from typing import Any
+
 from .envelope import ScoreEnvelope, ScoreProvenance
-from .sinks import ExporterSink, FileSink, MultiSink, OtlpSink, Sink
+
+_SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink")
+
+
+def __getattr__(name: str) -> Any:
+    """The sinks load the OpenTelemetry SDK, so they are imported on first use only."""
+    if name in _SINK_NAMES:
+        from . import sinks
+
+        return getattr(sinks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ScoreEnvelope",

@@ -44,6 +44,7 @@ __all__ = [
     "SERVICE_NAME",
     "SCOPE_NAME",
     "evaluation_name",
+    "score_value",
     "explanation",
     "span_name",
     "result_attributes",
@@ -61,6 +62,8 @@ OPERATION_NAME = "evaluation"
 SERVICE_NAME = EVALUATOR_NAME
 #: Instrumentation scope of everything ek-otel writes.
 SCOPE_NAME = "ek_otel.emit"
+#: Metrics whose score value is a pass/fail verdict (1.0 or 0.0), not the F1.
+VERDICT_METRICS = frozenset({"bfcl"})
 
 # semconv names
 EVALUATION_NAME = "gen_ai.evaluation.name"
@@ -79,6 +82,19 @@ def evaluation_name(score: EpisodeScore) -> str:
         'ek.bfcl'
     """
     return f"ek.{score.metric}"
+
+
+def score_value(score: EpisodeScore) -> float:
+    """``gen_ai.evaluation.score.value``: the F1, or 1.0/0.0 for a pass/fail verdict (``bfcl``).
+
+    Example:
+        >>> score_value(EpisodeScore("t", f1=0.5)), score_value(EpisodeScore("t", metric="bfcl",
+        ...                                                                   f1=0.5, success=True))
+        (0.5, 1.0)
+    """
+    if score.metric in VERDICT_METRICS:
+        return 1.0 if score.success else 0.0
+    return float(score.f1)
 
 
 def explanation(score: EpisodeScore) -> str:
@@ -129,7 +145,7 @@ def result_attributes(envelope: ScoreEnvelope) -> dict:
     score = envelope.score
     attrs: dict = {
         EVALUATION_NAME: evaluation_name(score),
-        SCORE_VALUE: float(score.f1),
+        SCORE_VALUE: score_value(score),
         SCORE_LABEL: score.label,
         EXPLANATION: explanation(score),
     }
@@ -247,7 +263,7 @@ def phoenix_attributes(envelope: ScoreEnvelope) -> dict:
     return {
         "openinference.span.kind": "EVALUATOR",
         prefix + "name": evaluation_name(score),
-        prefix + "score": float(score.f1),
+        prefix + "score": score_value(score),
         prefix + "label": score.label,
         prefix + "explanation": explanation(score),
         prefix + "annotator_kind": "CODE",

@@ -264,7 +264,9 @@ class OtlpSink(ExporterSink):
             span_exporter = OTLPSpanExporter(
                 endpoint=endpoint, insecure=insecure, headers=headers, timeout=timeout
             )
-            log_exporter = OTLPLogExporter(endpoint=endpoint, insecure=insecure, headers=headers, timeout=timeout)
+            log_exporter = OTLPLogExporter(
+                endpoint=endpoint, insecure=insecure, headers=headers, timeout=timeout
+            )
         super().__init__(span_exporter, log_exporter, phoenix=phoenix)
 
 

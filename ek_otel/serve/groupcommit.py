@@ -10,7 +10,7 @@ Example:
     >>> w = GroupCommitWriter(lambda: Store(":memory:"))
     >>> w.start()
     >>> w.submit(lambda s: s.ingest([IncomingChunk("spans", "a" * 32, b"x", ("b" * 16,))])).result(5)
-    [1]
+    [(1, 0)]
     >>> w.call(lambda s: s.counts()["spans"])
     1
     >>> w.stop()
@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from concurrent.futures import Future
@@ -31,6 +32,8 @@ __all__ = ["DEFAULT_MAX_BATCH", "WriterClosed", "GroupCommitWriter"]
 DEFAULT_MAX_BATCH = 512
 
 _STOP = object()
+
+_log = logging.getLogger(__name__)
 
 
 class WriterClosed(RuntimeError):
@@ -64,13 +67,18 @@ class GroupCommitWriter:
         if self._open_error is not None:
             raise self._open_error
 
-    def submit(self, op: Callable[[Store], Any]) -> Future:
-        """Queue ``op(store)``; its future resolves after the transaction holding it commits."""
+    def submit(self, op: Callable[[Store], Any],
+               after: Optional[Callable[[Any], None]] = None) -> Future:
+        """Queue ``op(store)``; its future resolves after the transaction holding it commits.
+
+        ``after(result)``, when given, runs in the writer thread right after the commit, in
+        commit order: in-memory state updated there follows the store exactly.
+        """
         fut: Future = Future()
         if self._closed:
             fut.set_exception(WriterClosed("the store writer is stopped"))
             return fut
-        self._queue.put((op, fut))
+        self._queue.put((op, fut, after))
         return fut
 
     def call(self, op: Callable[[Store], Any], timeout: Optional[float] = 60.0) -> Any:
@@ -130,7 +138,7 @@ class GroupCommitWriter:
         results: list = []
         try:
             store.begin()
-            for i, (op, fut) in enumerate(batch):
+            for i, (op, fut, _) in enumerate(batch):
                 if not fut.set_running_or_notify_cancel():
                     results.append((False, None))
                     continue
@@ -147,13 +155,19 @@ class GroupCommitWriter:
             store.commit()
         except Exception as exc:  # the commit itself failed: nothing is durable
             store.rollback()
-            for op, fut in batch:
+            for _, fut, _ in batch:
                 if fut.running():
                     fut.set_exception(exc)
             return
         self.commits += 1
         self.operations += len(batch)
-        for (op, fut), (ok, value) in zip(batch, results):
+        for (_, fut, after), (ok, value) in zip(batch, results):
+            if ok and after is not None:
+                try:
+                    after(value)
+                except Exception:  # pragma: no cover - a bug in a hook must not stop the writer
+                    _log.exception("after-commit hook failed")
+        for (_, fut, _), (ok, value) in zip(batch, results):
             if not fut.running():
                 continue
             if ok:

@@ -170,8 +170,7 @@ def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
             prepared = await loop.run_in_executor(executor, intake.prepare, what, body, fmt)
             del body
             intake.admit(prepared)
-            stored = await asyncio.wrap_future(intake.commit(prepared))
-            intake.observe(prepared, stored)
+            await asyncio.wrap_future(intake.commit(prepared))
         except UnsupportedMediaType as exc:
             return _error(fmt, 415, _INVALID_ARGUMENT, str(exc))
         except BodyTooLarge as exc:

@@ -9,8 +9,8 @@ The steps, shared by OTLP/HTTP and OTLP/gRPC:
    :class:`~ek_otel.serve.assembler.Overloaded` (503 / UNAVAILABLE + retry) when it would
    break a memory cap. Nothing is dropped silently: the client keeps the data and retries.
 3. :meth:`Intake.commit` hands the chunks to the group-commit writer; the returned future
-   resolves once they are durable. Only then is the request acknowledged.
-4. :meth:`Intake.observe` tells the trace index what was stored.
+   resolves once they are durable (and the trace index knows them). Only then is the
+   request acknowledged.
 
 Example:
     >>> b = InflightBudget(100)
@@ -122,33 +122,37 @@ class Intake:
             self.index.admit(prepared.sizes())
 
     def commit(self, prepared: Prepared) -> Future:
-        """Queue the chunks for the next group commit; the future gives bytes stored per chunk."""
+        """Queue the chunks for the next group commit.
+
+        The future resolves once they are durable; the trace index is updated in the writer
+        thread right after that commit (:meth:`_observe`), in commit order.
+        """
         chunks = prepared.chunks
         now = self.clock()
         if not chunks:
             fut: Future = Future()
             fut.set_result([])
             return fut
-        return self.writer.submit(lambda store: store.ingest(chunks, now))
+        return self.writer.submit(lambda store: store.ingest(chunks, now),
+                                  after=lambda stored: self._observe(prepared, stored))
 
-    def observe(self, prepared: Prepared, stored: list) -> None:
-        """Record what the commit stored in the trace index (after the commit)."""
+    def _observe(self, prepared: Prepared, stored: list) -> None:
         now = self.clock()
         spans = 0
-        for chunk, size in zip(prepared.chunks, stored):
+        for chunk, (size, revision) in zip(prepared.chunks, stored):
             if size:
-                self.index.observe(chunk.trace_id, size, has_root=chunk.has_root, now=now)
+                self.index.observe(chunk.trace_id, size, has_root=chunk.has_root, now=now,
+                                   revision=revision)
             spans += len(chunk.span_ids)
         with self._lock:
             self.accepted_spans += spans
             self.accepted_requests += 1
-        if self.on_stored is not None and any(stored):
+        if self.on_stored is not None and any(size for size, _ in stored):
             self.on_stored()
 
     def accept(self, signal: str, body: bytes, fmt: str, timeout: float = 60.0) -> Prepared:
-        """All four steps, blocking (the gRPC receiver's threads use this)."""
+        """Split, admit and commit, blocking (the gRPC receiver's threads use this)."""
         prepared = self.prepare(signal, body, fmt)
         self.admit(prepared)
-        stored = self.commit(prepared).result(timeout)
-        self.observe(prepared, stored)
+        self.commit(prepared).result(timeout)
         return prepared

@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from concurrent.futures import Executor, Future
@@ -167,32 +166,31 @@ class Scheduler:
                 self.in_flight.pop(trace_id, None)
             self.index.abort_scoring(trace_id)
             return
-        commit = self.writer.submit(lambda store: store.record_score(
-            result.trace_id, result.revision, result.upto, task_id=result.task_id,
-            matched=result.matched, success=result.success, envelope=result.envelope,
-            detail=result.detail, sinks=self.sinks))
-        commit.add_done_callback(lambda c: self._committed(trace_id, c))
+        commit = self.writer.submit(
+            lambda store: store.record_score(
+                result.trace_id, result.revision, result.upto, task_id=result.task_id,
+                matched=result.matched, success=result.success, envelope=result.envelope,
+                detail=result.detail, sinks=self.sinks),
+            after=lambda outcome: self._recorded(trace_id, outcome))
+        commit.add_done_callback(lambda c: self._commit_done(trace_id, c))
 
-    def _committed(self, trace_id: str, commit: Future) -> None:
+    def _recorded(self, trace_id: str, outcome: tuple) -> None:
+        """In the writer thread, right after the commit: update the index in commit order."""
+        recorded, still_open = outcome
+        if not recorded:
+            _log.warning("a stale scoring of %s was not recorded", trace_id)
+        self.index.finish_scoring(trace_id, still_open)
         with self._lock:
             self.in_flight.pop(trace_id, None)
-        try:
-            reopened = commit.result()
-        except sqlite3.IntegrityError as exc:
-            # Already recorded (should not happen): resync this trace from the store.
-            _log.warning("score of %s not recorded: %s", trace_id, exc)
-            left = [t for t in self.reader_open_traces() if t.trace_id == trace_id]
-            self.index.finish_scoring(trace_id, left[0] if left else None)
-            return
-        except Exception as exc:  # the commit failed (disk full...): retry later
-            _log.warning("cannot record the score of %s (%s); will retry", trace_id, exc)
-            self.index.abort_scoring(trace_id)
-            return
-        self.index.finish_scoring(trace_id, reopened)
-        self.scored += 1
-        if self.on_scored is not None:
-            self.on_scored()
+        if recorded:
+            self.scored += 1
+            if self.on_scored is not None:
+                self.on_scored()
 
-    def reader_open_traces(self) -> list:
-        """The store's open traces, read through the writer (thread-safe)."""
-        return self.writer.call(lambda store: store.open_traces())
+    def _commit_done(self, trace_id: str, commit: Future) -> None:
+        if commit.exception() is not None:  # the commit failed (disk full...): retry later
+            _log.warning("cannot record the score of %s (%s); will retry", trace_id,
+                         commit.exception())
+            with self._lock:
+                self.in_flight.pop(trace_id, None)
+            self.index.abort_scoring(trace_id)

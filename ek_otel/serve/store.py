@@ -20,10 +20,10 @@ and, for logs, by a digest of the payload.
 Example:
     >>> s = Store(":memory:")
     >>> chunk = IncomingChunk("spans", "ab" * 16, b"raw", ("01" * 8,), True)
-    >>> s.ingest([chunk], now=10.0)               # bytes stored per chunk
-    [3]
+    >>> s.ingest([chunk], now=10.0)               # (bytes stored, trace revision) per chunk
+    [(3, 0)]
     >>> s.ingest([chunk], now=11.0)               # the same spans again: nothing new
-    [0]
+    [(0, 0)]
     >>> [(t.trace_id[:4], t.has_root, t.pending_bytes) for t in s.open_traces()]
     [('abab', True, 3)]
     >>> s.payloads_for("ab" * 16, upto=10**9)
@@ -244,15 +244,16 @@ class Store:
 
     # -- ingest ---------------------------------------------------------------------------
 
-    def ingest(self, chunks: Sequence[IncomingChunk], now: Optional[float] = None) -> list[int]:
-        """Store the chunks of one request; returns, per chunk, the number of bytes stored.
+    def ingest(self, chunks: Sequence[IncomingChunk], now: Optional[float] = None) -> list[tuple]:
+        """Store the chunks of one request; returns, per chunk, ``(bytes stored, revisions)``
+        where ``revisions`` is the number of revisions the trace already has (the next one).
 
         A span chunk all of whose span ids are already known is dropped (a retried
         delivery); a log chunk whose digest is known is dropped too.
         """
         return self._transaction(self._ingest, chunks, time.time() if now is None else now)
 
-    def _ingest(self, chunks: Sequence[IncomingChunk], now: float) -> list[int]:
+    def _ingest(self, chunks: Sequence[IncomingChunk], now: float) -> list[tuple]:
         stored = []
         cur = self.conn.cursor()
         for chunk in chunks:
@@ -263,7 +264,7 @@ class Store:
                     [(chunk.trace_id, s) for s in chunk.span_ids],
                 )
                 if self.conn.total_changes == before:
-                    stored.append(0)
+                    stored.append((0, 0))
                     continue
             digest = hashlib.blake2b(chunk.payload, digest_size=16).digest()
             cur.execute(
@@ -272,7 +273,7 @@ class Store:
                 (chunk.trace_id, chunk.signal, digest, chunk.payload, now),
             )
             if cur.rowcount != 1:
-                stored.append(0)
+                stored.append((0, 0))
                 continue
             size = len(chunk.payload)
             cur.execute(
@@ -286,7 +287,9 @@ class Store:
                 " state = 'open'",
                 (chunk.trace_id, now, now, int(chunk.has_root), size),
             )
-            stored.append(size)
+            revisions = cur.execute("SELECT revisions FROM traces WHERE trace_id=?",
+                                    (chunk.trace_id,)).fetchone()[0]
+            stored.append((size, revisions))
         return stored
 
     # -- assembling -----------------------------------------------------------------------
@@ -329,14 +332,14 @@ class Store:
         detail: Optional[str] = None,
         sinks: Sequence[str] = (),
         now: Optional[float] = None,
-    ) -> Optional[OpenTrace]:
+    ) -> tuple:
         """Commit one scored revision: score row, outbox row, covered payloads, trace state.
 
         One outbox row is added per name in ``sinks`` (when the episode matched a task).
-        Returns the trace's remaining :class:`OpenTrace` when payloads newer than ``upto``
-        arrived meanwhile (it stays open for the next revision), else None. A revision that
-        is already recorded (a scoring redone by mistake) raises ``sqlite3.IntegrityError``
-        and changes nothing.
+        Returns ``(recorded, open_trace)``: ``open_trace`` is the trace's :class:`OpenTrace`
+        when it still has payloads not covered (newer than ``upto``: it stays open for the
+        next revision), else None. A revision that is not the trace's next one (a scoring
+        redone by mistake) is not recorded (``recorded`` False) and changes nothing.
         """
         return self._transaction(
             self._record_score, trace_id, revision, upto, task_id, matched, success,
@@ -349,9 +352,7 @@ class Store:
             "SELECT revisions FROM traces WHERE trace_id=?", (trace_id,)
         ).fetchone()
         if row is None or row[0] != revision:
-            raise sqlite3.IntegrityError(
-                f"trace {trace_id}: revision {revision} is not the next one ({row and row[0]})"
-            )
+            return False, self._open_trace(trace_id)
         self.conn.execute(
             "INSERT INTO scores(trace_id, revision, task_id, matched, success, upto, envelope, "
             "detail, created) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -382,13 +383,14 @@ class Store:
             "first_seen=COALESCE(?, first_seen) WHERE trace_id=?",
             (revision + 1, covered, state, left[0], trace_id),
         )
-        if state != "open":
-            return None
+        return True, (self._open_trace(trace_id) if state == "open" else None)
+
+    def _open_trace(self, trace_id: str) -> Optional[OpenTrace]:
         r = self.conn.execute(
             "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
-            "FROM traces WHERE trace_id=?", (trace_id,)
+            "FROM traces WHERE trace_id=? AND state='open'", (trace_id,)
         ).fetchone()
-        return OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
+        return None if r is None else OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
 
     # -- outbox -----------------------------------------------------------------------------
 

@@ -85,6 +85,32 @@ def test_multi_turn_state_mode_reproduces_official_scores(data, category):
     _agreement(data, category, check)
 
 
+def _as_prompting_output(step):
+    """An FC step ``[{name: "<json>"}]`` re-expressed as a prompting model would write it."""
+    if not isinstance(step, list):
+        return step
+    calls = []
+    for item in step:
+        for name, arguments in item.items():
+            args = ", ".join(f"{k}={v!r}" for k, v in json.loads(arguments).items())
+            calls.append(f"{name}({args})")
+    return "[" + ", ".join(calls) + "]"
+
+
+@pytest.mark.parametrize("category", MULTI_TURN)
+def test_multi_turn_prompting_form_of_the_same_calls_gets_the_same_verdicts(data, category):
+    """The prompting decoder path (strings parsed with ast) must land on the same verdicts."""
+    if not simulator_available():
+        pytest.skip("bfcl_eval simulated APIs not importable")
+
+    def check(entry_id, category, result, question, answer):
+        prompting = [[_as_prompting_output(step) for step in turn] for turn in result]
+        return check_multi_turn_entry(entry_id, category, prompting, question, answer,
+                                      mode="state", style="prompting")
+
+    _agreement(data, category, check)
+
+
 @pytest.mark.parametrize("category", AGENTIC)
 def test_agentic_reproduces_official_scores(data, category):
     _agreement(data, category, check_agentic_entry)

@@ -120,6 +120,9 @@ def test_simulator_runs_methods_and_mirrors_official_error_strings():
         "cat(file_name='a.txt', bogus=1)",
         "remove(x=1)",
         "cd(folder=nan)",
+        "json(indent=2)",
+        "print(end='')",
+        "len(obj=[1])",
     ])
     assert results[0] == '{"current_working_directory": "docs"}'
     assert results[1] == '{"file_content": "hello world"}'
@@ -129,6 +132,10 @@ def test_simulator_runs_methods_and_mirrors_official_error_strings():
                           "unexpected keyword argument 'bogus'")
     assert results[5] == "Error during execution: Function call remove is not allowed."
     assert results[6] == "Error during execution: name 'nan' is not defined"
+    # Names eval would find in the official executor's namespace, and builtins:
+    assert results[7] == "Error during execution: 'module' object is not callable"
+    assert results[8] == "None"
+    assert results[9] == "Error during execution: len() takes no keyword arguments"
 
 
 @needs_simulator
@@ -276,3 +283,115 @@ def test_mutable_default_arguments_do_not_leak_between_checks():
     # ...but the next check starts from a pristine default (the official's does not).
     second = SimulatedPair.create(["TwitterAPI"], config, entry_id="multi_turn_base_902")
     assert json.loads(second.model.execute(["post_tweet(content='c')"])[0])["mentions"] == []
+
+
+# -- differential check against the official checker ---------------------------------------
+
+
+def _official_fc_decode(step):
+    """bfcl_eval's ``convert_to_function_call`` (its module needs tree_sitter to import)."""
+    if type(step) == dict:
+        step = [step]
+    calls = []
+    for item in step:
+        for name, value in item.items():
+            if type(value) == str:
+                value = json.loads(value)
+            calls.append(f"{name}({','.join([f'{k}={repr(v)}' for k, v in value.items()])})")
+    return calls
+
+
+def _fuzzed_result(ground_truth, rng):
+    """A plausible, imperfect FC result for an entry: calls dropped, mangled, shuffled."""
+    import ast
+    import math
+
+    odd_values = [None, 0, -1, "ls(x)", [], {}, 1.5, True, math.nan, "../x"]
+    odd_names = ["GorillaFileSystem.cd", "functions.ls", "print", "len", "nosuch", "exit",
+                 "remove", "json", "mean", "ls", "cd", "pwd", "model_name"]
+    turns = []
+    for turn in ground_truth:
+        calls = []
+        for text in turn:
+            if rng.random() < 0.1:
+                continue
+            tree = ast.parse(text, mode="eval").body
+            name = ast.unparse(tree.func)
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in tree.keywords}
+            for position, arg in enumerate(tree.args):
+                kwargs[f"p{position}" if rng.random() < 0.3 else "file_name"] = \
+                    ast.literal_eval(arg)
+            roll = rng.random()
+            if roll < 0.15:
+                name = rng.choice(odd_names)
+            elif roll < 0.3 and kwargs:
+                kwargs[rng.choice(sorted(kwargs))] = rng.choice(odd_values)
+            elif roll < 0.4:
+                kwargs["bogus"] = 1
+            calls.append({name: json.dumps(kwargs)})
+        if rng.random() < 0.2:
+            rng.shuffle(calls)
+        steps = []
+        while calls:
+            size = rng.randint(1, 3)
+            steps.append(calls[:size])
+            calls = calls[size:]
+        if rng.random() < 0.3:
+            steps.append("Done, anything else?")
+        if rng.random() < 0.1:
+            steps.append([{"broken": "not json"}])
+        turns.append(steps)
+    return turns
+
+
+@needs_simulator
+def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
+    random = pytest.importorskip("random")
+    checker = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker")
+    utils = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils")
+    posting = pytest.importorskip(
+        "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api")
+    from ek_otel.bfcl.data import BfclData
+    from ek_otel.bfcl.multi_turn import json_safe
+    from ek_otel.errors import BfclDataError
+
+    try:
+        data = BfclData.locate()
+    except BfclDataError as exc:
+        pytest.skip(f"no BFCL data: {exc}")
+    rng = random.Random(2026)
+    checked = failed = 0
+    for category in ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+                     "multi_turn_long_context"):
+        for entry in data.entries(category)[::3]:
+            result = _fuzzed_result(entry.ground_truth, rng)
+            ours = check_multi_turn_entry(entry.id, category, result, entry.question,
+                                          entry.answer, mode="state", style="fc",
+                                          model_name="fuzz")
+            decoded = []
+            for turn in result:
+                steps = []
+                for step in turn:
+                    try:
+                        calls = _official_fc_decode(step)
+                    except Exception:
+                        continue
+                    if calls:
+                        steps.append(calls)
+                decoded.append(steps)
+            # A fresh official process: no cached instances, pristine default arguments.
+            for name in [n for n in vars(utils) if n.endswith("_instance")]:
+                del vars(utils)[name]
+            posting.TwitterAPI.post_tweet.__defaults__ = ([], [])
+            official = checker.multi_turn_checker(decoded, entry.ground_truth,
+                                                  dict(entry.question), category, "fuzz")
+            assert ours.detail.get("model_result_decoded", decoded) == decoded
+            assert ours.valid == official["valid"], entry.id
+            if not ours.valid:
+                failed += 1
+                expected = json.loads(json.dumps(json_safe(
+                    {k: v for k, v in official.items() if k != "valid"})))
+                assert json.loads(json.dumps(ours.detail["error"])) == expected, entry.id
+            checked += 1
+    capsys.readouterr()  # the official executor really prints for `print(...)` calls
+    assert checked > 200 and 0 < failed < checked

@@ -158,3 +158,39 @@ def test_async_measure_gives_the_same_score():
     score = asyncio.run(m.a_measure(ModelTestCase("q", "a", [A], [A, B])))
     assert score == 0.5
     assert LLMTestCase is ModelTestCase
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+import itertools  # noqa: E402
+
+SMALL_CALLS = st.lists(st.builds(lambda n, x, y: T(n, x=x, y=y), st.sampled_from("AB"),
+                                 st.integers(0, 2), st.integers(0, 2)), max_size=4)
+
+
+@given(SMALL_CALLS, SMALL_CALLS)
+@settings(max_examples=150, deadline=None)
+def test_default_mode_is_the_best_assignment_over_expected(expected, called):
+    m = ToolCorrectnessMetric(evaluation_params=[IP])
+    score = m.measure(ModelTestCase("q", "a", called, expected))
+    if not expected:
+        assert score == (1.0 if not called else 0.0)
+        return
+
+    def sim(e, c):
+        if e.name != c.name:
+            return 0.0
+        shared = sum(e.input_parameters[k] == c.input_parameters[k] for k in ("x", "y"))
+        return shared / 2
+
+    slots = list(range(len(called))) + [None] * len(expected)
+    best = max(sum(sim(e, called[j]) for e, j in zip(expected, perm) if j is not None)
+               for perm in itertools.permutations(slots, len(expected)))
+    assert score == pytest.approx(best / len(expected))
+    assert 0.0 <= score <= 1.0 and m.reason
+
+
+def test_no_parameters_on_either_side_match_fully_when_parameters_are_evaluated():
+    m = ToolCorrectnessMetric(evaluation_params=[IP])
+    assert m.measure(ModelTestCase("q", "a", [ToolCall("A", {})], [T("A")])) == 1.0
+    assert m.measure(ModelTestCase("q", "a", [T("A", x=1)], [T("A")])) == 0.0

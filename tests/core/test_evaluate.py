@@ -297,3 +297,10 @@ def test_aggregate_scores_gives_what_evaluate_gives():
     grouped = aggregate_scores([(scored[0][0], ("a",)), (scored[0][0], ("b",))], tasks,
                                group_by_provenance=True)
     assert len(grouped.groups) == 2 and grouped.n_episodes == 2
+
+
+def test_k_defaults_to_the_fewest_trials_of_a_repeated_task():
+    r = evaluate(corpus(), [TASK, T2, T3])
+    assert r.k == 3                     # r1 has 3 trials; s1 and s2 one each
+    assert r.pass_hat_k["r1"] == pytest.approx(pass_hat_k(3, 2, 3))
+    assert evaluate(corpus()[3:], [TASK, T2, T3]).k == 1

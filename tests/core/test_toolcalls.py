@@ -437,3 +437,20 @@ def test_wrong_type_explanation_names_the_expected_type():
 def test_gold_admitting_only_omission_explains_itself():
     a = align_calls([("f", {"u": "x"})], [("f", {"u": AnyOf(("",))})])
     assert "f.u: expected it omitted, got 'x'" in explain_alignment(a)
+
+
+def test_schema_required_argument_must_be_passed_even_if_gold_admits_omission():
+    gold = [("w", {"city": AnyOf(("NYC",)), "unit": AnyOf(("c", ""))})]
+    required = tool_grammar(ToolSpec("w", params={"unit": FieldSpec("unit", required=True)}))
+    assert align_calls([("w", {"city": "NYC"})], gold).exact
+    a = align_calls([("w", {"city": "NYC"})], gold, grammar=required)
+    assert not a.exact and a.arg_diffs[0].kind == "missing"
+
+
+@given(CALL_LISTS, CALL_LISTS)
+@settings(max_examples=100, deadline=None)
+def test_ordered_alignment_never_finds_more_exact_pairs_than_optimal(pred, gold):
+    ordered = align_calls(pred, gold, strategy="ordered")
+    assert ordered.n_exact <= align_calls(pred, gold, strategy="optimal").n_exact
+    indices = [(p.pred_index, p.gold_index) for p in ordered.pairs]
+    assert [j for _, j in indices] == sorted(j for _, j in indices)   # order kept

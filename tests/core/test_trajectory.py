@@ -67,3 +67,17 @@ def test_metric_score_and_inputs():
     assert s.detail == {"distance": 1.0, "max_distance": 3.0, "n_pred": 2, "n_gold": 1}
     assert PublicTrajectoryMetric is TrajectoryMetric
     assert TrajectoryMetric()([], []).value == 1.0
+
+
+@given(CALLS, CALLS, st.floats(0.5, 20.0))
+@settings(max_examples=100, deadline=None)
+def test_uniform_grammar_scaling_leaves_similarity_unchanged(p, g, factor):
+    def grammar(scale):
+        return tool_grammar(*[ToolSpec(t, importance=scale * (i + 1),
+                                       params={a: FieldSpec(a, importance=scale * (j + 1))
+                                               for j, a in enumerate("xy")})
+                              for i, t in enumerate("ab")])
+
+    d1, w1 = trajectory_distance(p, g, grammar=grammar(1.0))
+    d2, w2 = trajectory_distance(p, g, grammar=grammar(factor))
+    assert d2 == pytest.approx(factor * d1) and w2 == pytest.approx(factor * w1)

@@ -108,3 +108,11 @@ def test_ek_output_is_recognised_by_resource_or_scope():
     assert is_ek_output({"service.name": "ek-otel"})
     assert is_ek_output({"service.name": "agent"}, "ek_otel.emit")
     assert not is_ek_output({"service.name": "agent"}, "openinference")
+
+
+def test_a_verdict_metric_writes_its_verdict_as_the_score_value():
+    env = _envelope(metric="bfcl", f1=0.5, success=False)
+    attrs = span_attributes(env)
+    assert attrs["gen_ai.evaluation.name"] == "ek.bfcl"
+    assert attrs["gen_ai.evaluation.score.value"] == 0.0
+    assert attrs["ek.f1"] == 0.5  # the ek matcher's figure stays as detail

@@ -28,7 +28,8 @@ def _comparable(records):
     return sorted(
         (r.trace_id, r.span_id, getattr(r, "parent_span_id", ""), getattr(r, "name", ""),
          getattr(r, "event_name", ""), json.dumps(dict(r.attributes), sort_keys=True, default=str),
-         getattr(r, "start_ns", getattr(r, "time_ns", 0)), tuple((l.trace_id, l.span_id) for l in getattr(r, "links", ())))
+         getattr(r, "start_ns", getattr(r, "time_ns", 0)),
+         tuple((link.trace_id, link.span_id) for link in getattr(r, "links", ())))
         for r in records
     )
 

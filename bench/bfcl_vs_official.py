@@ -1,0 +1,211 @@
+"""ek-otel's BFCL checker against the official ``bfcl_eval`` one: same inputs, entries/s.
+
+Needs ``bfcl_eval`` importable (``pip install --no-deps bfcl-eval==2026.3.23``; the
+end-to-end part also needs ``filelock tqdm pandas tenacity overrides python-dotenv
+tree_sitter==0.21.3 tree-sitter-java==0.21.0 tree-sitter-javascript==0.21.4``) and the
+bfcl-real submission (``--real``, default ``../shared/bfcl-real``).
+
+What is timed (best of ``--repeat`` runs, alternating official and ek-otel so both see the
+same machine load; one process; both sides on the same objects):
+
+1. **Checker**, per single-turn category: the entries of the bfcl-real result file are
+   decoded once (outside the timing), then every entry is checked. Official:
+   ``ast_checker(functions, decoded, ground_truth, language, category, model)`` (AST
+   categories) or ``is_empty_output(decoded)`` (relevance). ek-otel:
+   ``check_ast(functions, decoded, ground_truth, category)`` or ``is_empty_output``.
+   A category absent from bfcl-real is fed outputs built from its possible answers.
+2. **End to end**, all single-turn result files of bfcl-real: read the result files,
+   read the BFCL data, decode, check, write the score files. Official: for each file,
+   ``load_file(..., sort_by_id=True)`` then ``eval_runner.evaluate_task`` (its own data
+   loading, decoding with the function-calling handler, checking and score-file writing).
+   ek-otel: ``find_result_files`` + ``score_result_files`` + ``write_score_dir``, with the
+   data cache emptied before each run.
+
+Run: ``python bench/bfcl_vs_official.py [--real DIR] [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ek_otel.bfcl import data as data_module
+from ek_otel.bfcl.ast_checker import check_ast
+from ek_otel.bfcl.categories import SINGLE_TURN, checker_kind
+from ek_otel.bfcl.data import BfclData
+from ek_otel.bfcl.decode import decode_ast, is_empty_output
+from ek_otel.bfcl.official import (
+    OfficialFcHandler,
+    official_ast_checker,
+    official_eval_runner,
+    official_language,
+)
+from ek_otel.bfcl.runner import find_result_files, score_result_files
+from ek_otel.bfcl.score_files import write_score_dir
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _race(official, mine, repeat: int, inner: int = 1) -> tuple:
+    """Best time per call of each function; runs alternate so that both see the same load."""
+    best_official = best_mine = float("inf")
+    for _ in range(repeat):
+        for function, side in ((official, 0), (mine, 1)):
+            start = time.perf_counter()
+            for _ in range(inner):
+                function()
+            elapsed = (time.perf_counter() - start) / inner
+            if side == 0:
+                best_official = min(best_official, elapsed)
+            else:
+                best_mine = min(best_mine, elapsed)
+    return best_official, best_mine
+
+
+def _synthetic(entries):
+    outputs = []
+    for entry in entries:
+        if entry.ground_truth is None:
+            outputs.append([])
+            continue
+        calls = []
+        for answer in entry.ground_truth:
+            name, allowed = next(iter(answer.items()))
+            calls.append({name: {k: next((v for v in vals if v != ""), None)
+                                 for k, vals in allowed.items()}})
+        outputs.append(calls)
+    return outputs
+
+
+def _decoded_inputs(category, data, real_files):
+    entries = {e.id: e for e in data.entries(category)}
+    result_file = real_files.get(category)
+    if result_file is None:
+        ordered = list(entries.values())
+        return ordered, _synthetic(ordered), "synthetic"
+    pairs = []
+    for record in result_file.records:
+        try:
+            decoded = decode_ast(record["result"], "python" if checker_kind(category) ==
+                                 "relevance" else _language(category))
+        except Exception:
+            continue  # decode failures never reach the checker
+        pairs.append((entries[record["id"]], decoded))
+    return [p[0] for p in pairs], [p[1] for p in pairs], "bfcl-real"
+
+
+def _language(category):
+    from ek_otel.bfcl.categories import language_of
+
+    return language_of(category)
+
+
+def bench_checkers(data, real_files, repeat):
+    official = official_ast_checker()
+    from bfcl_eval.utils import is_empty_output as official_is_empty
+
+    rows = []
+    for category in SINGLE_TURN:
+        entries, decoded, source = _decoded_inputs(category, data, real_files)
+        if checker_kind(category) == "relevance":
+            def run_official():
+                for calls in decoded:
+                    official_is_empty(calls)
+
+            def run_mine():
+                for calls in decoded:
+                    is_empty_output(calls)
+        else:
+            language = official_language(category)
+            items = [(e.functions, calls, e.ground_truth) for e, calls in zip(entries, decoded)
+                     if isinstance(calls, list) and all(isinstance(c, dict) and len(c) == 1
+                                                        for c in calls)]
+
+            def run_official():
+                for functions, calls, truth in items:
+                    official(functions, calls, truth, language, category, "model")
+
+            def run_mine():
+                for functions, calls, truth in items:
+                    check_ast(functions, calls, truth, category)
+            entries = items
+        n = len(entries)
+        inner = max(1, 20000 // max(n, 1))
+        t_official, t_mine = _race(run_official, run_mine, repeat, inner)
+        rows.append((category, source, n, n / t_official, n / t_mine, t_official / t_mine))
+    return rows
+
+
+def bench_end_to_end(data, real_dir, repeat):
+    runner = official_eval_runner()
+    if runner is None:
+        return None
+    from bfcl_eval.utils import load_file
+
+    files = [f for f in find_result_files([str(real_dir / "result")]) if f.category in SINGLE_TURN]
+    total = sum(len(f.records) for f in files)
+    paths = [f.path for f in files]
+    model = files[0].model
+    handler = OfficialFcHandler()
+
+    def run_official():
+        with tempfile.TemporaryDirectory() as score_dir, contextlib.redirect_stdout(io.StringIO()):
+            table = {}
+            for result_file in files:
+                model_result = load_file(result_file.path, sort_by_id=True)
+                runner.evaluate_task(result_file.category, real_dir / "result", Path(score_dir),
+                                     model_result, model, handler, table)
+
+    def run_mine():
+        data_module._TEXT_CACHE.clear()
+        with tempfile.TemporaryDirectory() as score_dir:
+            run = score_result_files(find_result_files(paths), data)
+            write_score_dir(score_dir, run)
+
+    t_official, t_mine = _race(run_official, run_mine, repeat)
+    return total, total / t_official, total / t_mine, t_official / t_mine
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--real", default=os.environ.get("EK_OTEL_BFCL_REAL",
+                                                         str(REPO.parent / "shared" / "bfcl-real")))
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    if official_ast_checker() is None:
+        print("bfcl_eval is not importable: pip install --no-deps bfcl-eval==2026.3.23",
+              file=sys.stderr)
+        return 2
+    data = BfclData.installed()
+    real_dir = Path(args.real)
+    real_files = {}
+    if (real_dir / "result").is_dir():
+        real_files = {f.category: f for f in find_result_files([str(real_dir / "result")])}
+
+    print("checker only (decoded entries), entries/s, best of", args.repeat)
+    print(f"{'category':24} {'input':10} {'entries':>7} {'official':>12} {'ek-otel':>12} {'ratio':>7}")
+    for category, source, n, official, mine, ratio in bench_checkers(data, real_files, args.repeat):
+        print(f"{category:24} {source:10} {n:7d} {official:12,.0f} {mine:12,.0f} {ratio:6.1f}x")
+    if not real_files:
+        print("end to end: skipped (no bfcl-real result directory)")
+        return 0
+    e2e = bench_end_to_end(data, real_dir, args.repeat)
+    if e2e is None:
+        print("end to end: skipped (bfcl_eval.eval_checker.eval_runner is not importable)")
+        return 0
+    total, official, mine, ratio = e2e
+    print(f"\nend to end (read results + data, decode, check, write score files), "
+          f"{total} single-turn entries")
+    print(f"official {official:10,.0f} entries/s   ek-otel {mine:10,.0f} entries/s   "
+          f"ratio {ratio:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""``ek-otel score``: tables, the JSON report, write-back, task linking and exit codes."""
+
+from __future__ import annotations
+
+import json
+import socket
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+from click.testing import CliRunner
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+from ek_otel.cli import cli
+from ek_otel.gold.native import load_tasks
+from ek_otel.ingest.bad_input import BadInputReport
+from ek_otel.ingest.dumps import read_dump
+from ek_otel.ingest.otlp import decode_traces
+from ek_otel.ingest.records import LogRecord, SpanRecord
+from ek_otel.pipeline import ScoreSettings, file_sha256, score_dump
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLD = str(ROOT / "examples" / "tasks.jsonl")
+TRACES = str(ROOT / "examples" / "traces.jsonl")
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["score", *args], catch_exceptions=False)
+
+
+def _expected_run(**settings):
+    tasks = {t.task_id: t for t in load_tasks(GOLD)}
+    return score_dump([TRACES], tasks, ScoreSettings(**settings), report=BadInputReport())
+
+
+def test_example_prints_tables_and_unmatched_and_exits_0_even_with_low_scores():
+    result = run(TRACES, "--gold", GOLD)
+    assert result.exit_code == 0, result.output
+    expected = _expected_run()
+    assert expected.report.f1 < 1.0
+    for task_id in expected.report.per_task:
+        assert task_id in result.stdout
+    assert "total" in result.stdout
+    assert f"{expected.report.f1:.3f}" in result.stdout
+    assert f"pass^{expected.report.k}" in result.stdout
+    assert "weather-tokyo" in result.stdout and "task id not in" in result.stdout
+
+
+def test_json_report(tmp_path):
+    out = tmp_path / "report.json"
+    result = run(TRACES, "--gold", GOLD, "--json", str(out), "--level", "arg")
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    expected = _expected_run(level="arg")
+    agg = data["aggregate"]
+    assert set(agg) >= {"precision", "recall", "f1", "exact_match", "episodes", "unmatched"}
+    assert agg["f1"] == pytest.approx(expected.report.f1)
+    assert agg["episodes"] == len(expected.envelopes) and agg["unmatched"] == 1
+    assert len(data["episodes"]) == agg["episodes"]
+    first = data["episodes"][0]
+    assert set(first) >= {"task_id", "trace_id", "tp", "fp", "fn", "f1", "exact", "cost", "dollars"}
+    assert set(first["cost"]) >= {"input_tokens", "output_tokens"}
+    assert data["k"] == expected.report.k and set(data["pass_hat_k"]) == set(expected.report.per_task)
+    assert set(data["per_slice"]) == set(expected.report.per_slice)
+    assert data["per_task"]["weather-paris"]["episodes"] == 3
+    assert data["unmatched"][0]["task_id"] == "weather-tokyo"
+    assert data["provenance"]["matcher"]["level"] == "arg"
+    assert data["provenance"]["gold_sha256"] == file_sha256(GOLD)
+    assert data["bad_input"]["total"] == 0
+
+
+def test_json_to_stdout_keeps_stdout_pure_json():
+    result = run(TRACES, "--gold", GOLD, "--json", "-")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["aggregate"]["episodes"] == len(_expected_run().envelopes)
+    assert "total" in result.stderr
+
+
+def test_pricing_gives_dollars(tmp_path):
+    out = tmp_path / "report.json"
+    result = run(TRACES, "--gold", GOLD, "--json", str(out), "--pricing",
+                 str(ROOT / "examples" / "pricing.yaml"))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["aggregate"]["dollars"] > 0
+    assert all(e["dollars"] > 0 for e in data["episodes"])
+
+
+def test_emit_file_writes_spans_and_events_readable_by_our_reader(tmp_path):
+    emitted = tmp_path / "scores.jsonl"
+    result = run(TRACES, "--gold", GOLD, "--emit-file", str(emitted), "--phoenix")
+    assert result.exit_code == 0, result.output
+    assert "wrote 9 scores back" in result.stderr
+    records = list(read_dump([str(emitted)], report=BadInputReport()))
+    spans = [r for r in records if isinstance(r, SpanRecord)]
+    events = [r for r in records if isinstance(r, LogRecord)]
+    assert len(events) == 9
+    assert Counter_of(s.attributes.get("openinference.span.kind", "semconv") for s in spans) == {
+        "semconv": 9, "EVALUATOR": 9}
+    assert {e.attributes["ek.gold.sha256"] for e in events} == {file_sha256(GOLD)}
+
+
+def Counter_of(items):
+    out: dict = {}
+    for item in items:
+        out[item] = out.get(item, 0) + 1
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Task linking
+# ---------------------------------------------------------------------------
+
+
+def _untagged_trace_line(trace: str, tool_args: dict, task_id: str = "") -> str:
+    root_attrs = [{"key": "gen_ai.operation.name", "value": {"stringValue": "invoke_agent"}}]
+    if task_id:
+        root_attrs.append({"key": "ek.task.id", "value": {"stringValue": task_id}})
+    spans = [
+        {"traceId": trace, "spanId": "1" * 16, "name": "invoke_agent a", "attributes": root_attrs},
+        {"traceId": trace, "spanId": "2" * 16, "parentSpanId": "1" * 16, "name": "execute_tool get_weather",
+         "attributes": [
+             {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+             {"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}},
+             {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": json.dumps(tool_args)}}]},
+    ]
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+
+
+@pytest.fixture
+def untagged(tmp_path):
+    dump = tmp_path / "untagged.jsonl"
+    dump.write_text("\n".join([
+        _untagged_trace_line("a" * 32, {"city": "Paris"}),
+        _untagged_trace_line("b" * 32, {"city": "Rome"}),
+        _untagged_trace_line("c" * 32, {"city": "Paris"}, task_id="joke-no-tool"),
+    ]) + "\n")
+    return dump
+
+
+def test_one_task_gold_scores_episodes_without_task_id(tmp_path, untagged):
+    gold = tmp_path / "one.jsonl"
+    gold.write_text(Path(GOLD).read_text().splitlines()[2] + "\n")  # weather-paris only
+    assert [t.task_id for t in load_tasks(gold)] == ["weather-paris"]
+    out = tmp_path / "r.json"
+    result = run(str(untagged), "--gold", str(gold), "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert [(e["trace_id"][0], e["task_id"], e["exact"]) for e in data["episodes"]] == [
+        ("a", "weather-paris", True), ("b", "weather-paris", False)]
+    assert [(u["trace_id"][0], u["task_id"]) for u in data["unmatched"]] == [("c", "joke-no-tool")]
+
+
+def test_task_option_scores_untagged_episodes_and_keeps_others_as_they_are(tmp_path, untagged):
+    out = tmp_path / "r.json"
+    result = run(str(untagged), "--gold", GOLD, "--task", "weather-paris", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert sorted((e["trace_id"][0], e["task_id"]) for e in data["episodes"]) == [
+        ("a", "weather-paris"), ("b", "weather-paris"), ("c", "joke-no-tool")]
+    assert data["unmatched"] == []
+
+
+def test_without_a_default_task_untagged_episodes_are_listed(tmp_path, untagged):
+    out = tmp_path / "r.json"
+    result = run(str(untagged), "--gold", GOLD, "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert sorted(u["reason"] for u in data["unmatched"]) == ["no task id", "no task id"]
+
+
+def test_task_id_key_option(tmp_path):
+    dump = tmp_path / "d.jsonl"
+    line = _untagged_trace_line("d" * 32, {"city": "Paris"})
+    data = json.loads(line)
+    data["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["attributes"].append(
+        {"key": "my.task", "value": {"stringValue": "weather-paris"}})
+    dump.write_text(json.dumps(data) + "\n")
+    out = tmp_path / "r.json"
+    assert run(str(dump), "--gold", GOLD, "--task-id-key", "my.task", "--json", str(out)).exit_code == 0
+    assert json.loads(out.read_text())["episodes"][0]["task_id"] == "weather-paris"
+
+
+# ---------------------------------------------------------------------------
+# Exit codes
+# ---------------------------------------------------------------------------
+
+
+def _one_error_line(result, *needles):
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("ek-otel: error:")
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_missing_input_exits_2(tmp_path):
+    _one_error_line(run(str(tmp_path / "nope.jsonl"), "--gold", GOLD), "nope.jsonl")
+
+
+def test_unreadable_input_exits_2(tmp_path):
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("this is not OTLP\n{also not\n")
+    _one_error_line(run(str(junk), "--gold", GOLD), "no trace could be read", "junk.jsonl")
+
+
+def test_broken_gold_exits_2_naming_file_and_line(tmp_path):
+    gold = tmp_path / "bad.jsonl"
+    gold.write_text('{"task_id": "a", "calls": []}\n{"task_id": "b", "cals": []}\n')
+    _one_error_line(run(TRACES, "--gold", str(gold)), "bad.jsonl:2")
+
+
+def test_missing_gold_and_unknown_task_exit_2(tmp_path):
+    _one_error_line(run(TRACES, "--gold", str(tmp_path / "none.jsonl")), "none.jsonl")
+    _one_error_line(run(TRACES, "--gold", GOLD, "--task", "no-such-task"), "no-such-task")
+
+
+def test_unusable_emit_settings_exit_2(tmp_path):
+    _one_error_line(run(TRACES, "--gold", GOLD, "--emit-file", str(tmp_path / "no" / "dir.jsonl")),
+                    "dir.jsonl")
+    _one_error_line(run(TRACES, "--gold", GOLD, "--emit-endpoint", "localhost:4317"), "localhost:4317")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_endpoint_exits_1_after_the_report(tmp_path):
+    out = tmp_path / "r.json"
+    result = run(TRACES, "--gold", GOLD, "--json", str(out), "--emit-timeout", "0.5",
+                 "--emit-endpoint", f"http://127.0.0.1:{_free_port()}")
+    assert result.exit_code == 1
+    assert "could not be written" in result.stderr
+    assert json.loads(out.read_text())["emitted"]["failed"] == 9
+    assert "total" in result.stdout
+
+
+# ---------------------------------------------------------------------------
+# A real OTLP/gRPC endpoint
+# ---------------------------------------------------------------------------
+
+
+def test_emit_endpoint_grpc_delivers_the_scores():
+    traces, logs = [], []
+
+    class Traces(trace_service_pb2_grpc.TraceServiceServicer):
+        def Export(self, request, context):
+            traces.append(request.SerializeToString())
+            return trace_service_pb2.ExportTraceServiceResponse()
+
+    class Logs(logs_service_pb2_grpc.LogsServiceServicer):
+        def Export(self, request, context):
+            logs.append(request)
+            return logs_service_pb2.ExportLogsServiceResponse()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), server)
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(Logs(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        result = run(TRACES, "--gold", GOLD, "--emit-endpoint", f"http://127.0.0.1:{port}",
+                     "--emit-protocol", "grpc", "--emit-header", "Authorization=Bearer t0k")
+    finally:
+        server.stop(None)
+    assert result.exit_code == 0, result.output
+    spans = [s for body in traces for s in decode_traces(body, "protobuf")]
+    expected = _expected_run()
+    assert sorted((s.trace_id, s.attributes["gen_ai.evaluation.score.value"]) for s in spans) == sorted(
+        (e.trace_id, e.score.f1) for e in expected.envelopes)
+    assert sum(len(sl.log_records) for req in logs for rl in req.resource_logs for sl in rl.scope_logs) == 9
+
+
+def test_matcher_bfcl_needs_bfcl_gold():
+    _one_error_line(run(TRACES, "--gold", GOLD, "--matcher", "bfcl"), "bfcl_category")
