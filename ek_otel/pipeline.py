@@ -21,6 +21,9 @@ and the late records together, scores it again, and emits the new score as a **r
 Late records for a trace no longer kept are listed as unmatched (reason
 :data:`LATE_EVICTED`), never scored from half a trace.
 
+**Conversations**: with ``group_by="conversation"`` (or ``"session"``) an episode spans
+several traces; its score is written to the root span of its earliest trace.
+
 **ek-otel's own output** (resource ``service.name="ek-otel"``, see
 :func:`~ek_otel.emit.attributes.is_ek_output`) found in a dump is skipped, so a dump that
 already holds scores is scored the same, and never produces revisions of itself.
@@ -172,6 +175,13 @@ class ScoreSettings:
             >>> ScoreSettings(gold_sha256="ab" * 32).provenance().gold_sha256[:4]
             'abab'
         """
+        cached = self.__dict__.get("_provenance")
+        if cached is None:
+            cached = self._make_provenance()
+            object.__setattr__(self, "_provenance", cached)  # one per settings, shared by scores
+        return cached
+
+    def _make_provenance(self) -> ScoreProvenance:
         return ScoreProvenance(
             evaluator_version=self.evaluator_version,
             gold_sha256=self.gold_sha256,

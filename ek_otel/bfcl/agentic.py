@@ -41,7 +41,8 @@ import re
 from typing import Any, Mapping, Optional
 
 from .decode import decode_execute
-from .multi_turn import entry_style, json_safe
+from .multi_turn import entry_style
+from .score_files import json_safe
 from .verdict import Verdict
 
 __all__ = ["standardize_answer", "answer_found", "last_non_call_message", "check_agentic_entry"]

@@ -116,7 +116,11 @@ def _item_type_ok(value: Any, allowed_item: Any, nested: type) -> bool:
 
 def _type_check(param, value, allowed, description, expected, nested):
     """Returns ``(failure_or_None, is_variable)`` exactly as the official ``type_checker``."""
-    answer_type = _answer_type(allowed)
+    answer_type = None
+    for answer in allowed:
+        if answer != "":
+            answer_type = type(answer)
+            break
     is_variable = answer_type is not None and answer_type is not expected
     nested_failure = None
     if type(value) is expected:
@@ -348,7 +352,7 @@ def check_parallel(docs: list, calls: list, answers: list, language: str = "pyth
         'parallel_function_checker_no_order:wrong_count'
     """
     if len(calls) != len(answers):
-        return Failure("parallel_function_checker_no_order:wrong_count", _WRONG_COUNT_MESSAGE)
+        return _WRONG_COUNT["parallel_function_checker_no_order"]
     matched: list = []
     for answer_index, answer in enumerate(answers):
         doc = _find_doc(docs, next(iter(answer)))
@@ -393,9 +397,26 @@ def check_multiple(docs: list, calls: list, answers: list, language: str = "pyth
         'simple_function_checker:wrong_func_name'
     """
     if len(calls) != len(answers):
-        return Failure("multiple_function_checker:wrong_count", _WRONG_COUNT_MESSAGE)
+        return _WRONG_COUNT["multiple_function_checker"]
     doc = _find_doc(docs, next(iter(answers[0])))
     return check_simple(doc, calls[0], answers[0], language, underscore_to_dot)
+
+
+_DISPATCH: dict = {}
+_WRONG_COUNT = {
+    kind: Failure(f"{kind}:wrong_count", _WRONG_COUNT_MESSAGE)
+    for kind in ("simple_function_checker", "multiple_function_checker",
+                 "parallel_function_checker_no_order")
+}
+
+
+def _dispatch(category: str) -> tuple:
+    found = _DISPATCH.get(category)
+    if found is None:
+        kind = ("parallel" if "parallel" in category
+                else "multiple" if "multiple" in category else "simple")
+        found = _DISPATCH[category] = (kind, language_of(category))
+    return found
 
 
 def check_ast(docs: list, calls: list, answers: list, category: str,
@@ -411,11 +432,13 @@ def check_ast(docs: list, calls: list, answers: list, category: str,
         >>> check_ast([doc], [], [{"f": {}}], "simple_python").error_type
         'simple_function_checker:wrong_count'
     """
-    language = language_of(category)
-    if "parallel" in category:
+    kind, language = _dispatch(category)
+    if kind == "parallel":
         return check_parallel(docs, calls, answers, language, underscore_to_dot)
-    if "multiple" in category:
-        return check_multiple(docs, calls, answers, language, underscore_to_dot)
-    if len(calls) != 1:
-        return Failure("simple_function_checker:wrong_count", _WRONG_COUNT_MESSAGE)
+    if len(calls) != len(answers) if kind == "multiple" else len(calls) != 1:
+        return _WRONG_COUNT["multiple_function_checker" if kind == "multiple"
+                            else "simple_function_checker"]
+    if kind == "multiple":
+        doc = _find_doc(docs, next(iter(answers[0])))
+        return check_simple(doc, calls[0], answers[0], language, underscore_to_dot)
     return check_simple(docs[0], calls[0], answers[0], language, underscore_to_dot)

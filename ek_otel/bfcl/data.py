@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import zipfile
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -82,6 +83,8 @@ FUNC_DOC_FILES = {
 }
 
 _WHEEL_PREFIX = "bfcl_eval/data/"
+_LONG_DIGITS = re.compile(r"\d{19}")  # orjson reads integers beyond 64 bits as floats
+_LINE_ID = re.compile(r'\{"id": "([^"\\]*)"[,}]')
 _TEXT_CACHE: dict = {}
 
 
@@ -91,12 +94,14 @@ def parse_json(text: Any) -> Any:
     Example:
         >>> parse_json('{"a": [1, 2.5, "x"]}')
         {'a': [1, 2.5, 'x']}
+        >>> parse_json('[123456789012345678901234567890]')
+        [123456789012345678901234567890]
     """
-    if _orjson is not None:
+    if _orjson is not None and not (type(text) is str and _LONG_DIGITS.search(text)):
         try:
             return _orjson.loads(text)
-        except _orjson.JSONDecodeError:
-            pass  # NaN, huge integers...: let the standard parser decide
+        except (_orjson.JSONDecodeError, TypeError):
+            pass  # NaN, huge integers, bad input...: the standard parser decides (and words the error)
     return json.loads(text)
 
 
@@ -363,6 +368,29 @@ class BfclData:
                             held_out.append(functions.pop(index))
                             break
                 missed[turn] = held_out
+
+    def question_lines(self, category: str) -> list:
+        """``(id, raw JSON line)`` of each question of a single-turn category, unparsed.
+
+        Lets a caller parse only the entries it needs (relevance checks need a question
+        only to report a failure).
+
+        Example:
+            >>> BfclData("/nowhere").question_lines("multi_turn_base")
+            Traceback (most recent call last):
+            ...
+            ValueError: question_lines is for single-turn categories, not multi_turn_base
+        """
+        if is_multi_turn(category) or is_agentic(category):
+            raise ValueError(f"question_lines is for single-turn categories, not {category}")
+        lines = []
+        for line in self.read_text(_data_file(category)).splitlines():
+            if not line.strip():
+                continue
+            match = _LINE_ID.match(line)
+            entry_id = match.group(1) if match else parse_json(line)["id"]
+            lines.append((entry_id, line))
+        return lines
 
     def answers(self, category: str) -> list:
         """The possible-answer entries of ``category`` (``[]`` for relevance categories).

@@ -37,6 +37,8 @@ import math
 import operator
 from typing import Any, Optional
 
+from .data import parse_json
+
 __all__ = [
     "DecodeError",
     "decode_ast",
@@ -117,7 +119,7 @@ def decode_function_calling(result: Any) -> list:
     try:
         for item in result:
             name = list(item.keys())[0]
-            decoded.append({name: json.loads(item[name])})
+            decoded.append({name: parse_json(item[name])})
     except (AttributeError, IndexError, TypeError, ValueError, KeyError) as exc:
         raise DecodeError(str(exc)) from None
     return decoded

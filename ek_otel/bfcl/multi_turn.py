@@ -85,6 +85,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Optional
 
 from .decode import DecodeError, decode_execute, parse_call
+from .score_files import json_safe
 from .simulator import (
     DEFAULT_MODEL_NAME,
     SimulatedPair,
@@ -103,7 +104,6 @@ __all__ = [
     "check_state",
     "check_ast",
     "unordered_missing",
-    "json_safe",
 ]
 
 MODES = ("state", "ast")
@@ -125,8 +125,8 @@ def entry_style(model_result: Any) -> str:
     """The handler kind a multi-turn/agentic result was written by.
 
     ``"fc"`` when any step is a list or dict of calls, else ``"prompting"`` (all steps are
-    strings). An FC model's text steps and a prompting model's strings both decode
-    correctly under this choice.
+    strings). Only an FC entry made of text alone is misread (as prompting, where a text
+    that parses as calls would count as calls): prefer :func:`result_file_style`.
 
     Example:
         >>> entry_style([[[{"ls": "{}"}], ["done"]]]), entry_style([["[ls()]", "done"]])
@@ -172,29 +172,13 @@ def decode_multi_turn_result(model_result: list, style: str) -> list:
         for step in items:
             try:
                 calls = decode_execute(step, style)
-            except (DecodeError, Exception):
+            except Exception:  # the official drops a step on any decoding error
                 continue
             if _is_empty_execute_response(calls):
                 continue
             steps.append(calls)
         decoded_turns.append(steps)
     return decoded_turns
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` with anything JSON cannot hold turned into its ``str`` (official style).
-
-    Example:
-        >>> json_safe({"a": [1, {2}], "b": None})
-        {'a': [1, '{2}'], 'b': None}
-    """
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_safe(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
 
 
 def unordered_missing(expected: Iterable[Any], found: Iterable[Any]) -> list:

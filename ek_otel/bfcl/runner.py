@@ -36,7 +36,7 @@ from .categories import (
     sort_key,
 )
 from .data import BfclData, BfclEntry, parse_json
-from .single_turn import check_single_turn
+from .single_turn import check_relevance, check_single_turn
 from .verdict import Verdict
 
 __all__ = [
@@ -286,12 +286,35 @@ def score_category(result_file: ResultFile, data: BfclData, *, underscore_to_dot
     category = result_file.category
     if category not in ALL_SCORING:
         raise BfclDataError(f"{result_file.path}: unsupported BFCL category {category!r}")
+    if checker_kind(category) == "relevance":
+        return _score_relevance(result_file, data, on_entry)
     pairs = _pair(result_file, data.entries(category))
     check = _checker_for(category, underscore_to_dot=underscore_to_dot,
                          multi_turn=multi_turn, model=result_file.model)
     verdicts = []
     for entry, record in pairs:
         verdicts.append(check(entry, record))
+        if on_entry is not None:
+            on_entry()
+    correct = sum(1 for v in verdicts if v.valid)
+    return CategoryScore(result_file.model, category, correct, len(verdicts)), tuple(verdicts)
+
+
+def _score_relevance(result_file: ResultFile, data: BfclData,
+                     on_entry: Optional[Callable[[], None]]) -> tuple:
+    """Relevance categories need a question only to report a failure: parse it then."""
+    category = result_file.category
+    lines = dict(data.question_lines(category))
+    verdicts = []
+    for record in result_file.records:
+        line = lines.get(record["id"])
+        if line is None:
+            raise BfclDataError(f"{result_file.path}: id {record['id']!r} is not in the BFCL "
+                                f"data for {category}")
+        verdict = check_relevance(BfclEntry(record["id"], category, {}), record.get("result"))
+        if not verdict.valid:
+            verdict = replace(verdict, detail={**verdict.detail, "prompt": parse_json(line)})
+        verdicts.append(verdict)
         if on_entry is not None:
             on_entry()
     correct = sum(1 for v in verdicts if v.valid)

@@ -2,7 +2,7 @@
 
 The simulated classes (GorillaFileSystem, MathAPI, MessageAPI, TwitterAPI, TicketAPI,
 TradingBot, TravelAPI, VehicleControlAPI) are taken from an installed ``bfcl_eval``
-(``pip install --no-deps bfcl-eval==2026.3.23 mpmath``). This module mirrors
+(``pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0``). This module mirrors
 ``multi_turn_utils.execute_multi_turn_func_call`` call for call, except that it never
 ``eval``s model output:
 
@@ -55,7 +55,8 @@ Example (``bfcl_eval`` installed):
 
 Example (always):
     >>> ApiSession({}, {}).execute(["nosuch(x=1)", "quit()"])
-    ["Error during execution: name 'nosuch' is not defined", 'Error during execution: Function call quit is not allowed.']
+    ["Error during execution: name 'nosuch' is not defined",
+     'Error during execution: Function call quit is not allowed.']
     >>> instance_global_name("glyphh-ada-1.1", "multi_turn_base_0", "MathAPI")
     'glyphh_ada_1_1_eval_multi_turn_base_0_MathAPI_instance'
 """
@@ -126,7 +127,6 @@ DEFAULT_MODEL_NAME = "ek-otel"
 
 _METHOD_CALL = re.compile(r"\b([a-zA-Z_]\w*)\s*(?=\()")
 _NAME_UNSAFE = re.compile(r"[-./:]")
-_KEYWORD = re.compile(r"([A-Za-z_]\w*)\s*=")
 
 
 class SimulatorUnavailable(BfclDataError):
@@ -180,7 +180,7 @@ def load_api_class(class_name: str) -> type:
     except Exception as exc:  # ImportError, or a dependency failing at import time
         raise SimulatorUnavailable(
             f"cannot import {module_name} ({exc}); install it with "
-            "`pip install --no-deps bfcl-eval==2026.3.23 mpmath`"
+            "`pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0`"
         ) from None
     found = getattr(module, class_name)
     _MUTABLE_DEFAULTS[found] = _mutable_defaults_of(found)
@@ -294,9 +294,7 @@ class _Interpreter:
 
     def run(self, text: str) -> Any:
         tree = ast.parse(text, filename="<string>", mode="eval")
-        keywords = _KEYWORD.findall(text)
-        if len(keywords) != len(set(keywords)):  # only then can a keyword repeat
-            _check_repeated_keywords(tree)
+        _check_repeated_keywords(tree.body)
         return self.value(tree.body)
 
     def value(self, node: ast.AST) -> Any:
@@ -391,15 +389,33 @@ def _uncallable_type(func: ast.AST, names: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
-def _check_repeated_keywords(tree: ast.AST) -> None:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            seen = set()
-            for keyword in node.keywords:
-                if keyword.arg is not None and keyword.arg in seen:
-                    raise SyntaxError(f"keyword argument repeated: {keyword.arg}",
-                                      ("<string>", 1, keyword.col_offset + 1, None))
-                seen.add(keyword.arg)
+def _check_repeated_keywords(node: ast.AST) -> None:
+    """Raise the compiler's SyntaxError for ``f(a=1, a=2)`` (``ast.parse`` accepts it).
+
+    Visits calls in the compiler's order: the callee, the call's own keywords, then its
+    arguments; constants (most of any call) are skipped at once.
+    """
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        for child in node.elts:
+            _check_repeated_keywords(child)
+        return
+    if isinstance(node, ast.Call):
+        _check_repeated_keywords(node.func)
+        seen = set()
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg in seen:
+                raise SyntaxError(f"keyword argument repeated: {keyword.arg}",
+                                  ("<string>", 1, keyword.col_offset + 1, None))
+            seen.add(keyword.arg)
+        for child in node.args:
+            _check_repeated_keywords(child)
+        for keyword in node.keywords:
+            _check_repeated_keywords(keyword.value)
+        return
+    for child in ast.iter_child_nodes(node):
+        _check_repeated_keywords(child)
 
 
 # Names ``eval`` would find in the official executor (its module globals, its locals, and
@@ -461,6 +477,19 @@ def _forbidden_name(processed_call: str) -> Optional[str]:
 # ---------------------------------------------------------------------------
 
 
+_METHOD_NAMES: dict = {}
+
+
+def _public_method_names(instance: Any) -> tuple:
+    """Public bound-method names of an instance, sorted (``inspect.getmembers``), per class."""
+    names = _METHOD_NAMES.get(type(instance))
+    if names is None:
+        names = tuple(name for name, _ in inspect.getmembers(instance, inspect.ismethod)
+                      if not name.startswith("_"))
+        _METHOD_NAMES[type(instance)] = names
+    return names
+
+
 class ApiSession:
     """The simulated instances of one side (model or ground truth) of one check.
 
@@ -475,9 +504,8 @@ class ApiSession:
         self._by_global_name = {global_names[c]: i for c, i in self.instances.items()}
         self._method_owner = {}
         for class_name, instance in self.instances.items():
-            for method_name, _ in inspect.getmembers(instance, predicate=inspect.ismethod):
-                if not method_name.startswith("_"):
-                    self._method_owner[method_name] = global_names[class_name]
+            for method_name in _public_method_names(instance):
+                self._method_owner[method_name] = global_names[class_name]
         self._interpreter = _Interpreter(
             self._by_global_name, {} if shared_defaults is None else shared_defaults)
 
@@ -519,7 +547,8 @@ class ApiSession:
 
         Example:
             >>> ApiSession({}, {}).execute(["f(x=1)", "g()"])
-            ["Error during execution: name 'f' is not defined", "Error during execution: name 'g' is not defined"]
+            ["Error during execution: name 'f' is not defined",
+             "Error during execution: name 'g' is not defined"]
         """
         return [self.execute_one(call) for call in calls]
 
@@ -553,7 +582,7 @@ class SimulatedPair:
                 instance = load_api_class(class_name)()
                 if class_name not in STATELESS_CLASSES:
                     instance._load_scenario(
-                        copy.deepcopy(initial_config.get(class_name, {})),
+                        _copy_together(initial_config.get(class_name, {})),
                         long_context=long_context,
                     )
                 side[class_name] = instance

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Optional
 
 import click
 
 from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
+from ._common import stderr_console, stdout_console
+from .score import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
 
@@ -22,46 +25,44 @@ __all__ = ["report"]
 @click.command("report")
 @click.option("--store", default=DEFAULT_STORE, show_default=True,
               type=click.Path(dir_okay=False), help="The store of `ek-otel serve`.")
+@click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @click.option("--gold", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Gold task file (default: the one the server was started with).")
-@click.option("--json", "json_out", default=None, type=click.Path(dir_okay=False),
-              help="Also write the report as JSON to this file ('-' for stdout).")
-@click.option("-k", "k", default=None, type=int, help="k of pass@k and pass^k.")
-def report(store, gold, json_out, k) -> None:
-    """Report on every run the server scored: the latest revision of each trace, once.
+@click.option("-k", "k", default=None, type=click.IntRange(min=1),
+              help="k of pass@k and pass^k (default: the smallest repeated trial count).")
+def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional[int]) -> None:
+    """Report on every run a server scored: each trace once, at its latest revision.
 
-    The same report as `ek-otel score`: per task and per slice, pass@k and pass^k when
-    trials repeat, dollars per success.
+    The same report as `ek-otel score`: per task and per slice, pass^k when trials repeat,
+    dollars per success. It reads the store while the server runs, or after.
 
+    \b
     Example:
-
         ek-otel report --store ek-otel.db --json report.json
     """
-    from ..serve.report import load_scored
+    from ..serve.report import load_run
 
     if not os.path.exists(store):
-        raise InputError("no such store", path=store)
-    scored = load_scored(store, gold=gold)
-    result = scored.evaluate(k=k)
-    data = result.to_dict()
-    data["store"] = {"traces": scored.n_traces, "unmatched": scored.unmatched_details}
-    if json_out == "-":
-        click.echo(json.dumps(data, indent=2, default=str))
-        return
-    if json_out:
-        with open(json_out, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, default=str)
-    _render(result, scored)
-
-
-def _render(result, scored) -> None:
-    try:  # the same rendering as `ek-otel score`, when available
-        from .score import render_report
-    except ImportError:
-        render_report = None
-    if render_report is not None:
-        render_report(result)
-    else:
-        click.echo(json.dumps(result.to_dict(), indent=2, default=str))
-    click.echo(f"{scored.n_traces} traces scored, {len(scored.unmatched_details)} unmatched",
-               err=True)
+        raise InputError("no such store (start `ek-otel serve --store` first)", path=store)
+    run = load_run(store, gold=gold, k=k)
+    out = stderr_console() if json_out == "-" else stdout_console()
+    out.print(tasks_table(run))
+    sliced = slices_table(run)
+    if sliced is not None:
+        out.print(sliced)
+    if run.report.groups:
+        out.print(f"[bold]{len(run.report.groups)} provenance groups[/bold] "
+                  "(model, simulator, suite version, scaffold) were scored apart; see --json.")
+    if run.unmatched:
+        out.print(unmatched_table(run.unmatched))
+    if json_out is not None:
+        text = json.dumps(run.to_dict(), indent=2, ensure_ascii=False)
+        if json_out == "-":
+            click.echo(text)
+        else:
+            try:
+                with open(json_out, "w", encoding="utf-8") as f:
+                    f.write(text + "\n")
+            except OSError as exc:
+                raise InputError(f"cannot write the JSON report: {exc.strerror or exc}",
+                                 path=json_out) from None

@@ -40,7 +40,7 @@ from ..pipeline import (
 from ._common import progress, stderr_console, stdout_console
 from .episodes import task_id_key_list
 
-__all__ = ["score", "tasks_table", "slices_table", "unmatched_table"]
+__all__ = ["score", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
 
 _MAX_UNMATCHED_ROWS = 20
 
@@ -118,6 +118,26 @@ def slices_table(run: ScoreRun) -> Optional[Table]:
     for name, cut in run.report.per_slice.items():
         table.add_row(name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
                       _rate(cut.exact_rate), _rate(cut.success_rate))
+    return table
+
+
+def groups_table(run: ScoreRun) -> Table:
+    """Figures per provenance group (model, simulator, suite version, scaffold), when they differ.
+
+    Example:
+        >>> from ek_otel.pipeline import score_episodes
+        >>> groups_table(score_episodes([], {}, ScoreSettings())).row_count
+        0
+    """
+    table = Table(title="runs that differ in model or scaffold, apart")
+    table.add_column("model / simulator / suite / scaffold", overflow="fold")
+    for name in ("n", "prec", "recall", "F1", "exact"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for group in run.report.groups:
+        cut = group.report.overall
+        label = " / ".join(str(part) if part else "-" for part in group.key)
+        table.add_row(label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
+                      _rate(cut.exact_rate))
     return table
 
 
@@ -269,8 +289,7 @@ def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
     if sliced is not None:
         out.print(sliced)
     if run.report.groups:
-        out.print(f"[bold]{len(run.report.groups)} provenance groups[/bold] "
-                  "(model, simulator, suite version, scaffold) were scored apart; see --json.")
+        out.print(groups_table(run))
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
     if not bad_input.ok:

@@ -57,13 +57,18 @@ def _address(value: str):
               help="PEM certificate: serve HTTPS and gRPC over TLS.")
 @click.option("--tls-key", default=None, type=click.Path(exists=True, dir_okay=False),
               help="PEM private key of --tls-cert.")
-@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
-              help="Span/resource attribute holding the task id (repeatable; default: the "
-                   "usual ek.task.id / task_id keys).")
+@click.option("--task", "task_id", metavar="ID",
+              help="Score runs that carry no task id against this task.")
 @click.option("--level", type=click.Choice(["call", "arg"]), default="call", show_default=True,
-              help="Tool-call matching level.")
+              help="What a true positive is: a whole call, or one argument.")
 @click.option("--strategy", type=click.Choice(["optimal", "best_first"]), default="optimal",
               show_default=True, help="How predicted calls are paired with gold calls.")
+@click.option("--matcher", type=click.Choice(["ek", "bfcl"]), default="ek", show_default=True,
+              help="ek: tool-call F1; bfcl: the official BFCL checker's verdict.")
+@click.option("--pricing", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
+              help="A pricing file, for dollars.")
+@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+              help="Attribute key holding the task id (repeatable; tried before the defaults).")
 @click.option("--scorers", default=1, show_default=True, type=int,
               help="Scoring worker processes (0: a thread in the server process).")
 @click.option("--synchronous", type=click.Choice(["FULL", "NORMAL"], case_sensitive=False),
@@ -71,9 +76,9 @@ def _address(value: str):
               help="SQLite durability: FULL survives power loss, NORMAL only process crashes.")
 @click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
 def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file, grace,
-          max_wait, auth_token_env, tls_cert, tls_key, task_id_keys, level, strategy, scorers,
-          synchronous, verbose) -> None:
-    """Receive OTLP traces, score each finished run against GOLD, export the scores.
+          max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
+          pricing, task_id_keys, scorers, synchronous, verbose) -> None:
+    """Receive OTLP traces, score each finished run against the gold tasks, export the scores.
 
     A run (one trace) is scored once its root span has arrived and --grace seconds passed
     with no new span, or --max-wait after its first span. Late spans re-score it as a new
@@ -81,9 +86,10 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     a restart scores and exports every acknowledged run exactly once. SIGTERM stops
     gracefully. See `ek-otel report` for the corpus report.
 
+    \b
     Example:
-
         ek-otel serve --gold examples/tasks.jsonl --emit-file scores.jsonl
+        ek-otel report --store ek-otel.db
     """
     from ..serve.app import serve as run
 
@@ -94,10 +100,16 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         token = os.environ.get(auth_token_env)
         if not token:
             raise InputError(f"--auth-token-env {auth_token_env}: the variable is not set or empty")
-    options = []
+    from ..serve.scoring import load_scoring
+
+    options = [("level", level), ("strategy", strategy), ("matcher", matcher)]
+    if task_id is not None:
+        options.append(("task", task_id))
+    if pricing:
+        options.append(("pricing", os.path.abspath(pricing)))
     if task_id_keys:
         options.append(("task_id_keys", tuple(task_id_keys)))
-    options += [("level", level), ("strategy", strategy)]
+    load_scoring(gold, dict(options))  # a bad gold file or option fails now, with one line
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,

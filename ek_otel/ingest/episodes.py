@@ -125,7 +125,8 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
     Sources, in order: ``gen_ai.output.messages``; OpenInference
     ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
     ``gen_ai.content.completion`` and ``gen_ai.choice`` span events; Langfuse
-    ``langfuse.observation.output``; OpenInference's raw ``output.value`` response.
+    ``langfuse.observation.output``; OpenInference's raw ``output.value`` response;
+    Logfire's ``response`` object and ``output`` messages.
 
     Example:
         >>> s = SpanRecord("a" * 32, "b" * 16, attributes={
@@ -154,7 +155,7 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
             output = _choice_output(ev.get("message", ev), ev)
             if output:
                 return output
-    for key in ("langfuse.observation.output", "output.value", "output"):
+    for key in ("langfuse.observation.output", "output.value", "response", "output"):
         if key in attributes:
             output = output_of_messages(attributes[key])
             if output:

@@ -112,7 +112,10 @@ _MODEL_OPERATIONS = frozenset(
 _AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 _TOOL_OPERATIONS = frozenset({"execute_tool"})
 _MODEL_SPAN_NAMES = frozenset({"openai.chat", "openai.completion", "openai.response"})
-_LOGFIRE_MODEL_PREFIXES = ("Chat Completion with", "Responses API with", "Completion with")
+#: Logfire names spans by their message template (``logfire.msg`` holds the rendered text).
+_LOGFIRE_MODEL_PREFIXES = ("chat completion with", "responses api with", "completion with")
+LOGFIRE_TAGS = "logfire.tags"
+LOGFIRE_MSG = "logfire.msg"
 
 
 def span_role(span: Any) -> str:
@@ -169,7 +172,10 @@ def span_role(span: Any) -> str:
         return MODEL
     if name.startswith("Function:"):
         return TOOL
-    if name.startswith(_LOGFIRE_MODEL_PREFIXES):
+    if name.lower().startswith(_LOGFIRE_MODEL_PREFIXES):
+        return MODEL
+    tags = attributes.get(LOGFIRE_TAGS)
+    if isinstance(tags, (list, tuple)) and "LLM" in tags:
         return MODEL
     if name.startswith("Agent run:"):
         return AGENT
@@ -541,7 +547,10 @@ RESPONSE_MODEL_KEYS: tuple = (
     "llm.model_name",  # OpenInference openai stores the response model here
     "langfuse.observation.model.name",
 )
-INVOCATION_PARAMETERS = "llm.invocation_parameters"  # OpenInference JSON
+#: JSON objects holding the request parameters: OpenInference ``llm.invocation_parameters``;
+#: Logfire's Agents-SDK ``model_settings``/``model_config`` and client ``request_data``.
+INVOCATION_PARAMETER_KEYS: tuple = (
+    "llm.invocation_parameters", "model_settings", "model_config", "request_data")
 TEMPERATURE_KEYS: tuple = ("gen_ai.request.temperature", "llm.request.temperature")
 SEED_KEYS: tuple = ("gen_ai.request.seed", "gen_ai.openai.request.seed", "llm.request.seed")
 SERVICE_NAME = "service.name"
@@ -567,11 +576,16 @@ def agent_name_of(span: Any) -> Optional[str]:
     name = _first_str(attributes, AGENT_NAME_KEYS)
     if name:
         return name
+    span_name = getattr(span, "name", "") or ""
+    if span_name.startswith("Agent run:"):  # Logfire: the template is the span name
+        name = _first_str(attributes, ("name",))
+        if name:
+            return name
+        span_name = _first_str(attributes, (LOGFIRE_MSG,)) or span_name
     if _text(attributes.get(TRACELOOP_KIND)).lower() == "agent":
         name = _first_str(attributes, ("traceloop.entity.name",))
         if name:
             return name
-    span_name = getattr(span, "name", "") or ""
     for prefix in ("invoke_agent ", "create_agent ", "Agent run: "):
         if span_name.startswith(prefix):
             return span_name[len(prefix):].strip().strip("'\"") or None
@@ -589,8 +603,12 @@ def response_id_of(attributes: Mapping) -> Optional[str]:
 
 
 def _invocation_parameter(attributes: Mapping, name: str) -> Any:
-    params = json_value(attributes.get(INVOCATION_PARAMETERS))
-    return params.get(name) if isinstance(params, Mapping) else None
+    for key in INVOCATION_PARAMETER_KEYS:
+        if key in attributes:
+            params = json_value(attributes.get(key))
+            if isinstance(params, Mapping) and params.get(name) is not None:
+                return params.get(name)
+    return None
 
 
 def request_model_of(attributes: Mapping) -> Optional[str]:

@@ -10,7 +10,7 @@ Example:
     >>> w = GroupCommitWriter(lambda: Store(":memory:"))
     >>> w.start()
     >>> w.submit(lambda s: s.ingest([IncomingChunk("spans", "a" * 32, b"x", ("b" * 16,))])).result(5)
-    [(1, 0)]
+    [(1, 0, False)]
     >>> w.call(lambda s: s.counts()["spans"])
     1
     >>> w.stop()

@@ -139,15 +139,15 @@ class Intake:
     def _observe(self, prepared: Prepared, stored: list) -> None:
         now = self.clock()
         spans = 0
-        for chunk, (size, revision) in zip(prepared.chunks, stored):
+        for chunk, (size, revision, has_root) in zip(prepared.chunks, stored):
             if size:
-                self.index.observe(chunk.trace_id, size, has_root=chunk.has_root, now=now,
+                self.index.observe(chunk.trace_id, size, has_root=has_root, now=now,
                                    revision=revision)
             spans += len(chunk.span_ids)
         with self._lock:
             self.accepted_spans += spans
             self.accepted_requests += 1
-        if self.on_stored is not None and any(size for size, _ in stored):
+        if self.on_stored is not None and any(item[0] for item in stored):
             self.on_stored()
 
     def accept(self, signal: str, body: bytes, fmt: str, timeout: float = 60.0) -> Prepared:

@@ -170,7 +170,7 @@ class Scheduler:
             lambda store: store.record_score(
                 result.trace_id, result.revision, result.upto, task_id=result.task_id,
                 matched=result.matched, success=result.success, envelope=result.envelope,
-                detail=result.detail, sinks=self.sinks),
+                detail=result.detail, comparability=result.comparability, sinks=self.sinks),
             after=lambda outcome: self._recorded(trace_id, outcome))
         commit.add_done_callback(lambda c: self._commit_done(trace_id, c))
 

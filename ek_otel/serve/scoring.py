@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 __all__ = [
+    "load_scoring",
     "ScoringSetup",
     "ScoringResult",
     "TraceScorer",
@@ -41,7 +42,11 @@ class ScoringSetup:
 
 @dataclass(frozen=True)
 class ScoringResult:
-    """The outcome of scoring one revision of one trace (what the store records)."""
+    """The outcome of scoring one revision of one trace (what the store records).
+
+    ``comparability`` is the episode's ``RunProvenance.comparability_key()`` as a list (the
+    report groups runs by it, as ``ek-otel score`` does).
+    """
 
     trace_id: str
     revision: int
@@ -51,6 +56,43 @@ class ScoringResult:
     success: Optional[bool]
     envelope: Optional[str]
     detail: Optional[str] = None
+    comparability: Optional[str] = None
+
+
+def load_scoring(gold: str, options: Mapping[str, Any]) -> tuple:
+    """``(tasks, ScoreSettings)`` from a gold file and serve's scoring options, the way
+    ``ek-otel score`` builds them (``task``, ``level``, ``strategy``, ``matcher``,
+    ``pricing``, ``task_id_keys``).
+
+    Raises:
+        GoldFileError: an empty gold file, or a ``task`` that is not in it.
+    """
+    from ..errors import GoldFileError
+    from ..gold.native import load_tasks
+    from ..ingest.semconv import DEFAULT_TASK_ID_KEYS
+    from ..pipeline import ScoreSettings, check_tasks, file_sha256
+
+    tasks_list = load_tasks(gold)
+    if not tasks_list:
+        raise GoldFileError(gold, None, "the gold file holds no task")
+    tasks = {t.task_id: t for t in tasks_list}
+    task_id = options.get("task")
+    if task_id is not None and task_id not in tasks:
+        raise GoldFileError(gold, None, f"--task {task_id!r} is not a task of this gold file")
+    default = task_id if task_id is not None else (
+        tasks_list[0].task_id if len(tasks_list) == 1 else None)
+    prices = None
+    if options.get("pricing"):
+        from ..gold.pricing import load_pricing
+
+        prices = load_pricing(options["pricing"])
+    keys = tuple(dict.fromkeys([*(options.get("task_id_keys") or ()), *DEFAULT_TASK_ID_KEYS]))
+    settings = ScoreSettings(
+        level=options.get("level", "call"), strategy=options.get("strategy", "optimal"),
+        matcher=options.get("matcher", "ek"), prices=prices, default_task_id=default,
+        gold_sha256=file_sha256(gold), task_id_keys=keys)
+    check_tasks(tasks, settings)
+    return tasks, settings
 
 
 def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
@@ -84,65 +126,45 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
 
 
 class TraceScorer:
-    """Builds and scores the episode of one trace against the gold tasks.
+    """Builds and scores the episode of one trace against the gold tasks, with the same
+    :func:`~ek_otel.pipeline.score_and_envelope` as ``ek-otel score``.
 
     Args:
         gold: The gold task file.
-        options: ``(name, value)`` scoring settings (see :class:`ScoringSetup`).
+        options: ``(name, value)`` scoring settings (see :func:`load_scoring`).
     """
 
     def __init__(self, gold: str, options: tuple = ()):
-        import hashlib
-
-        from ..gold.native import load_tasks
-
         self.gold = gold
-        self.options = dict(options)
-        self.tasks = {t.task_id: t for t in load_tasks(gold)}
-        with open(gold, "rb") as f:
-            self.gold_sha256 = hashlib.sha256(f.read()).hexdigest()
+        self.tasks, self.settings = load_scoring(gold, dict(options))
 
-    def episode_of(self, trace_id: str, payloads: Sequence[tuple[str, bytes]]) -> tuple:
-        """``(episode, spans)`` of one trace's stored payloads."""
+    def episode_of(self, trace_id: str, payloads: Sequence[tuple[str, bytes]]) -> Any:
+        """The episode of one trace's stored payloads."""
         from ..ingest.episodes import build_episode
-        from ..ingest.semconv import DEFAULT_TASK_ID_KEYS
 
         spans, logs = decode_trace(payloads)
-        keys = tuple(self.options.get("task_id_keys") or DEFAULT_TASK_ID_KEYS)
-        return build_episode(spans, logs, task_id_keys=keys, source=f"otlp:{trace_id}"), spans
+        return build_episode(spans, logs, task_id_keys=self.settings.task_id_keys,
+                             source=f"otlp:{trace_id}")
 
     def score(self, trace_id: str, revision: int, upto: int,
               payloads: Sequence[tuple[str, bytes]]) -> ScoringResult:
         """Score the payloads of one trace as revision ``revision``."""
-        import time
-        from dataclasses import replace
+        import json
 
-        from .. import __version__
-        from ..core.evaluate import score_episode
-        from ..emit.envelope import ScoreEnvelope, ScoreProvenance
+        from ..core.episode import RunProvenance
+        from ..pipeline import Unmatched, score_and_envelope
 
-        episode, spans = self.episode_of(trace_id, payloads)
-        task = self.tasks.get(episode.task_id)
-        if task is None:
-            why = "no task id on the trace" if not episode.task_id else (
-                f"task id {episode.task_id!r} is not in the gold file")
-            return ScoringResult(trace_id, revision, upto, task_id=episode.task_id or None,
-                                 matched=False, success=None, envelope=None, detail=why)
-        level = self.options.get("level", "call")
-        strategy = self.options.get("strategy", "optimal")
-        score = score_episode(episode, task, level=level, strategy=strategy)
-        score = replace(score, trace_id=trace_id, revision=revision)
-        prov = episode.provenance
-        root = prov.root_span_id if prov is not None and prov.root_span_id else spans[0].span_id
-        envelope = ScoreEnvelope(
-            trace_id=trace_id, root_span_id=root, task_id=task.task_id, score=score,
-            provenance=ScoreProvenance(__version__, self.gold_sha256,
-                                       {"level": level, "strategy": strategy}),
-            revision=revision,
-            evaluated_service=prov.service_name if prov is not None else None,
-            scored_at_ns=time.time_ns())
-        return ScoringResult(trace_id, revision, upto, task_id=task.task_id, matched=True,
-                             success=bool(score.success), envelope=envelope.to_json())
+        episode = self.episode_of(trace_id, payloads)
+        run = getattr(episode, "run", None) or RunProvenance()
+        comparability = json.dumps(list(run.comparability_key()))
+        outcome = score_and_envelope(episode, self.tasks, self.settings, revision=revision)
+        if isinstance(outcome, Unmatched):
+            return ScoringResult(trace_id, revision, upto, task_id=outcome.task_id or None,
+                                 matched=False, success=None, envelope=None,
+                                 detail=outcome.reason, comparability=comparability)
+        return ScoringResult(trace_id, revision, upto, task_id=outcome.task_id, matched=True,
+                             success=bool(outcome.score.success), envelope=outcome.to_json(),
+                             comparability=comparability)
 
 
 _WORKER: dict = {}

@@ -20,10 +20,10 @@ and, for logs, by a digest of the payload.
 Example:
     >>> s = Store(":memory:")
     >>> chunk = IncomingChunk("spans", "ab" * 16, b"raw", ("01" * 8,), True)
-    >>> s.ingest([chunk], now=10.0)               # (bytes stored, trace revision) per chunk
-    [(3, 0)]
+    >>> s.ingest([chunk], now=10.0)               # (bytes stored, next revision, has root)
+    [(3, 0, True)]
     >>> s.ingest([chunk], now=11.0)               # the same spans again: nothing new
-    [(0, 0)]
+    [(0, 0, False)]
     >>> [(t.trace_id[:4], t.has_root, t.pending_bytes) for t in s.open_traces()]
     [('abab', True, 3)]
     >>> s.payloads_for("ab" * 16, upto=10**9)
@@ -84,7 +84,8 @@ CREATE TABLE IF NOT EXISTS scores(
     success INTEGER,
     upto INTEGER NOT NULL,           -- highest payload id this revision covered
     envelope TEXT,                   -- the ScoreEnvelope JSON (NULL when unmatched)
-    detail TEXT,                     -- why unmatched, or a summary
+    detail TEXT,                     -- why unmatched, or why scoring failed
+    comparability TEXT,              -- JSON RunProvenance.comparability_key() of the episode
     created REAL NOT NULL,
     PRIMARY KEY(trace_id, revision)
 );
@@ -160,6 +161,7 @@ class ScoreRow:
     success: Optional[bool]
     envelope: Optional[str]
     detail: Optional[str]
+    comparability: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -245,8 +247,9 @@ class Store:
     # -- ingest ---------------------------------------------------------------------------
 
     def ingest(self, chunks: Sequence[IncomingChunk], now: Optional[float] = None) -> list[tuple]:
-        """Store the chunks of one request; returns, per chunk, ``(bytes stored, revisions)``
-        where ``revisions`` is the number of revisions the trace already has (the next one).
+        """Store the chunks of one request; returns, per chunk, ``(bytes stored, revisions,
+        has_root)``: ``revisions`` is the number of revisions the trace already has (the next
+        one), ``has_root`` whether its root span was ever stored.
 
         A span chunk all of whose span ids are already known is dropped (a retried
         delivery); a log chunk whose digest is known is dropped too.
@@ -264,7 +267,7 @@ class Store:
                     [(chunk.trace_id, s) for s in chunk.span_ids],
                 )
                 if self.conn.total_changes == before:
-                    stored.append((0, 0))
+                    stored.append((0, 0, False))
                     continue
             digest = hashlib.blake2b(chunk.payload, digest_size=16).digest()
             cur.execute(
@@ -273,7 +276,7 @@ class Store:
                 (chunk.trace_id, chunk.signal, digest, chunk.payload, now),
             )
             if cur.rowcount != 1:
-                stored.append((0, 0))
+                stored.append((0, 0, False))
                 continue
             size = len(chunk.payload)
             cur.execute(
@@ -287,9 +290,10 @@ class Store:
                 " state = 'open'",
                 (chunk.trace_id, now, now, int(chunk.has_root), size),
             )
-            revisions = cur.execute("SELECT revisions FROM traces WHERE trace_id=?",
-                                    (chunk.trace_id,)).fetchone()[0]
-            stored.append((size, revisions))
+            revisions, has_root = cur.execute(
+                "SELECT revisions, has_root FROM traces WHERE trace_id=?", (chunk.trace_id,)
+            ).fetchone()
+            stored.append((size, revisions, bool(has_root)))
         return stored
 
     # -- assembling -----------------------------------------------------------------------
@@ -330,6 +334,7 @@ class Store:
         success: Optional[bool],
         envelope: Optional[str],
         detail: Optional[str] = None,
+        comparability: Optional[str] = None,
         sinks: Sequence[str] = (),
         now: Optional[float] = None,
     ) -> tuple:
@@ -343,11 +348,11 @@ class Store:
         """
         return self._transaction(
             self._record_score, trace_id, revision, upto, task_id, matched, success,
-            envelope, detail, tuple(sinks), time.time() if now is None else now,
+            envelope, detail, comparability, tuple(sinks), time.time() if now is None else now,
         )
 
     def _record_score(self, trace_id, revision, upto, task_id, matched, success, envelope,
-                      detail, sinks, now):
+                      detail, comparability, sinks, now):
         row = self.conn.execute(
             "SELECT revisions FROM traces WHERE trace_id=?", (trace_id,)
         ).fetchone()
@@ -355,9 +360,10 @@ class Store:
             return False, self._open_trace(trace_id)
         self.conn.execute(
             "INSERT INTO scores(trace_id, revision, task_id, matched, success, upto, envelope, "
-            "detail, created) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "detail, comparability, created) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (trace_id, revision, task_id, int(matched),
-             None if success is None else int(success), upto, envelope, detail, now),
+             None if success is None else int(success), upto, envelope, detail, comparability,
+             now),
         )
         if matched and envelope is not None:
             self.conn.executemany(
@@ -443,14 +449,25 @@ class Store:
     def latest_scores(self) -> list[ScoreRow]:
         """The latest revision of every scored trace, each trace once, oldest trace first."""
         rows = self.conn.execute(
-            "SELECT s.trace_id, s.revision, s.task_id, s.matched, s.success, s.envelope, s.detail "
+            "SELECT s.trace_id, s.revision, s.task_id, s.matched, s.success, s.envelope, s.detail, "
+            "s.comparability "
             "FROM scores s JOIN (SELECT trace_id, MAX(revision) AS r FROM scores GROUP BY trace_id) m "
             "ON s.trace_id=m.trace_id AND s.revision=m.r ORDER BY s.created, s.trace_id"
         ).fetchall()
         return [
-            ScoreRow(r[0], r[1], r[2], bool(r[3]), None if r[4] is None else bool(r[4]), r[5], r[6])
+            ScoreRow(r[0], r[1], r[2], bool(r[3]), None if r[4] is None else bool(r[4]), r[5], r[6],
+                     r[7])
             for r in rows
         ]
+
+    def revision_count(self) -> int:
+        """How many re-scores (revisions after the first) were recorded.
+
+        Example:
+            >>> Store(":memory:").revision_count()
+            0
+        """
+        return self.conn.execute("SELECT COUNT(*) FROM scores WHERE revision > 0").fetchone()[0]
 
     def scored_payloads(self, trace_id: str, revision: int) -> list[tuple[str, bytes]]:
         """The payloads a recorded revision covered (what that revision's episode was built from)."""

@@ -61,7 +61,8 @@ def test_valid_and_not_found():
     assert (verdict.valid, verdict.error_type) == (False, "agentic:answer_not_found")
     assert verdict.errors == ("None of the expected answers were found in the model response.",)
     assert verdict.detail["last_non_fc_message"] == "The capital is Lyon."
-    assert verdict.detail["error"]["details"]["standardized_model_response"] == "the capital is lyon"
+    details = verdict.detail["error"]["details"]
+    assert details["standardized_model_response"] == "the capital is lyon"
 
 
 def test_error_types_for_malformed_results():
@@ -79,3 +80,29 @@ def test_style_decides_whether_a_call_like_text_is_the_answer():
     result = [["paris()"]]
     assert check(result, ["paris"], style="fc").valid  # FC: a string is never a call
     assert check(result, ["paris"], style="prompting").error_type == "agentic:no_last_message"
+
+
+def test_agrees_with_the_official_agentic_checker_on_random_messages():
+    official = pytest.importorskip("bfcl_eval.eval_checker.agentic_eval.agentic_checker")
+    import random
+
+    rng = random.Random(11)
+    alphabet = "abcXYZ 019,./-_*^()'\"!?:;[]{}\\$é ß\n"
+
+    def text(limit):
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, limit)))
+
+    outcomes = set()
+    for _ in range(3000):
+        answers = [text(8) for _ in range(rng.randint(1, 3))]
+        message = text(10) + rng.choice(answers) + text(10) if rng.random() < 0.6 else text(20)
+        expected = official.agentic_checker(message, answers)["valid"]
+        verdict = check([["Let me look.", [{"search": json.dumps({"q": "x"})}], message]],
+                        answers, style="fc")
+        if message == "":  # an empty last message counts as no message at all
+            assert verdict.error_type == "agentic:no_last_message"
+            continue
+        assert verdict.valid == expected, (message, answers)
+        assert standardize_answer(message) == official.standardize_string(message)
+        outcomes.add(verdict.valid)
+    assert outcomes == {True, False}

@@ -77,7 +77,7 @@ def _agreement(data: BfclData, category: str, check) -> None:
 def test_multi_turn_state_mode_reproduces_official_scores(data, category):
     if not simulator_available():
         pytest.skip("bfcl_eval simulated APIs not importable "
-                    "(pip install --no-deps bfcl-eval==2026.3.23 mpmath)")
+                    "(pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0)")
 
     def check(*args):
         return check_multi_turn_entry(*args, mode="state")

@@ -21,7 +21,7 @@ from ek_otel.bfcl.simulator import (
 needs_simulator = pytest.mark.skipif(
     not simulator_available(),
     reason="bfcl_eval simulated APIs not importable "
-    "(pip install --no-deps bfcl-eval==2026.3.23 mpmath)",
+    "(pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0)",
 )
 
 FS_CONFIG = {
@@ -352,7 +352,7 @@ def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
     posting = pytest.importorskip(
         "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api")
     from ek_otel.bfcl.data import BfclData
-    from ek_otel.bfcl.multi_turn import json_safe
+    from ek_otel.bfcl.score_files import json_safe
     from ek_otel.errors import BfclDataError
 
     try:

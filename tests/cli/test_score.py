@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from collections import Counter
 from concurrent import futures
 from pathlib import Path
 
@@ -98,16 +99,9 @@ def test_emit_file_writes_spans_and_events_readable_by_our_reader(tmp_path):
     spans = [r for r in records if isinstance(r, SpanRecord)]
     events = [r for r in records if isinstance(r, LogRecord)]
     assert len(events) == 9
-    assert Counter_of(s.attributes.get("openinference.span.kind", "semconv") for s in spans) == {
+    assert Counter(s.attributes.get("openinference.span.kind", "semconv") for s in spans) == {
         "semconv": 9, "EVALUATOR": 9}
     assert {e.attributes["ek.gold.sha256"] for e in events} == {file_sha256(GOLD)}
-
-
-def Counter_of(items):
-    out: dict = {}
-    for item in items:
-        out[item] = out.get(item, 0) + 1
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -279,3 +273,47 @@ def test_emit_endpoint_grpc_delivers_the_scores():
 
 def test_matcher_bfcl_needs_bfcl_gold():
     _one_error_line(run(TRACES, "--gold", GOLD, "--matcher", "bfcl"), "bfcl_category")
+
+
+def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
+    from ek_otel.core.episode import AnyOf, TaskSpec, ToolSpec
+    from ek_otel.gold.native import dump_tasks
+
+    gold = tmp_path / "bfcl.jsonl"
+    dump_tasks([TaskSpec("simple_python_0", gold=[("get_weather", {"city": AnyOf(("Paris",))})],
+                         tools=[ToolSpec("get_weather", schema={
+                             "type": "dict", "required": ["city"],
+                             "properties": {"city": {"type": "string"}}})],
+                         meta={"bfcl_category": "simple_python"})], str(gold))
+    dump = tmp_path / "d.jsonl"
+    dump.write_text("\n".join([
+        _untagged_trace_line("a" * 32, {"city": "Paris"}, task_id="simple_python_0"),
+        _untagged_trace_line("b" * 32, {"city": 7}, task_id="simple_python_0"),
+    ]) + "\n")
+    out = tmp_path / "r.json"
+    result = run(str(dump), "--gold", str(gold), "--matcher", "bfcl", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert [(e["trace_id"][0], e["success"]) for e in data["episodes"]] == [("a", True), ("b", False)]
+    assert "type_error" in data["episodes"][1]["explanation"]
+    assert data["provenance"]["matcher"]["matcher"] == "bfcl"
+
+
+def test_runs_of_different_models_are_also_shown_apart(tmp_path):
+    dump = tmp_path / "two-models.jsonl"
+    lines = []
+    for trace, model in (("a" * 32, "model-a"), ("b" * 32, "model-b")):
+        data = json.loads(_untagged_trace_line(trace, {"city": "Paris"}, task_id="weather-paris"))
+        data["resourceSpans"][0]["scopeSpans"][0]["spans"].append(
+            {"traceId": trace, "spanId": "3" * 16, "parentSpanId": "1" * 16, "name": f"chat {model}",
+             "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                            {"key": "gen_ai.response.model", "value": {"stringValue": model}}]})
+        lines.append(json.dumps(data))
+    dump.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "r.json"
+    result = run(str(dump), "--gold", GOLD, "--json", str(out))
+    assert result.exit_code == 0, result.output
+    assert "model-a" in result.stdout and "model-b" in result.stdout
+    groups = json.loads(out.read_text())["groups"]
+    assert sorted(g["key"][0] for g in groups) == ["model-a", "model-b"]
+    assert all(g["aggregate"]["episodes"] == 1 for g in groups)

@@ -155,9 +155,10 @@ class HttpEndpoint:
         app.router.add_post("/v1/logs", self._handle)
         self.runner = web.AppRunner(app)
         self.loop.run_until_complete(self.runner.setup())
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        self.loop.run_until_complete(site.start())
-        self.port = site._server.sockets[0].getsockname()[1]
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        self.loop.run_until_complete(web.SockSite(self.runner, sock).start())
         self._ready.set()
         self.loop.run_forever()
 

@@ -96,7 +96,7 @@ def store_rows(path, sql):
         conn.close()
 
 
-def test_late_spans_make_a_revision_and_keep_the_first(start_server, otlp_sink):
+def test_late_spans_make_a_revision_and_keep_the_first(otlp_sink, start_server):
     server = start_server(emit_endpoint=otlp_sink.endpoint, emit_protocol="grpc", grace_s=0.2)
     t = tid(1, 0x11)
     assert post(server.http_url + "/v1/traces", run_request([t])) == 200
