@@ -83,13 +83,16 @@ FUNC_DOC_FILES = {
 }
 
 _WHEEL_PREFIX = "bfcl_eval/data/"
-_LONG_DIGITS = re.compile(r"\d{19}")  # orjson reads integers beyond 64 bits as floats
+_LONG_DIGITS = re.compile(r"\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d")  # orjson reads integers beyond 64 bits as floats
 _LINE_ID = re.compile(r'\{"id": "([^"\\]*)"[,}]')
 _TEXT_CACHE: dict = {}
 
 
-def parse_json(text: Any) -> Any:
+def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
     """Parse one JSON document (orjson when installed, same result as :func:`json.loads`).
+
+    orjson reads integers beyond 64 bits as floats, so text holding a 19-digit run goes to
+    :func:`json.loads`; ``exact_ints=False`` skips that scan for text known to hold none.
 
     Example:
         >>> parse_json('{"a": [1, 2.5, "x"]}')
@@ -97,7 +100,8 @@ def parse_json(text: Any) -> Any:
         >>> parse_json('[123456789012345678901234567890]')
         [123456789012345678901234567890]
     """
-    if _orjson is not None and not (type(text) is str and _LONG_DIGITS.search(text)):
+    if _orjson is not None and not (exact_ints and type(text) is str
+                                    and _LONG_DIGITS.search(text)):
         try:
             return _orjson.loads(text)
         except (_orjson.JSONDecodeError, TypeError):
@@ -105,14 +109,14 @@ def parse_json(text: Any) -> Any:
     return json.loads(text)
 
 
-def parse_json_lines(text: str) -> list:
-    """Parse JSON Lines text (blank lines skipped).
+def parse_json_lines(text: str, *, exact_ints: bool = True) -> list:
+    """Parse JSON Lines text (blank lines skipped); ``exact_ints`` as in :func:`parse_json`.
 
     Example:
         >>> parse_json_lines('{"id": 1}\\n\\n{"id": 2}\\n')
         [{'id': 1}, {'id': 2}]
     """
-    return [parse_json(line) for line in text.splitlines() if line.strip()]
+    return [parse_json(line, exact_ints=exact_ints) for line in text.splitlines() if line.strip()]
 
 
 def _data_file(category: str) -> str:
@@ -158,6 +162,9 @@ class BfclData:
     """Where BFCL data is read from: a directory (``kind="dir"``) or a wheel (``kind="wheel"``).
 
     Use :meth:`locate` to build one. ``root`` is the data directory or the wheel path.
+    ``vetted`` marks the data of a ``bfcl-eval`` package or wheel, whose files hold no
+    integer beyond 64 bits (checked by the tests for 2026.3.23), so their lines are parsed
+    without the scan :func:`parse_json` otherwise does.
 
     Example:
         >>> BfclData("/nowhere", "dir").describe()
@@ -166,6 +173,7 @@ class BfclData:
 
     root: str
     kind: str = "dir"
+    vetted: bool = False
 
     # -- finding the data ---------------------------------------------------------------
 
@@ -209,7 +217,7 @@ class BfclData:
         for location in spec.submodule_search_locations:
             found = cls._from_dir(os.path.join(location, "data"))
             if found is not None:
-                return found
+                return cls(found.root, "dir", vetted=True)
         return None
 
     @classmethod
@@ -218,7 +226,7 @@ class BfclData:
             with zipfile.ZipFile(path) as archive:
                 names = set(archive.namelist())
             if any(n.startswith(_WHEEL_PREFIX + VERSION_PREFIX) for n in names):
-                return cls(os.path.abspath(path), "wheel")
+                return cls(os.path.abspath(path), "wheel", vetted=True)
             return None
         if os.path.isdir(path):
             for candidate in (path, os.path.join(path, "data"),
@@ -301,7 +309,7 @@ class BfclData:
             ek_otel.errors.BfclDataError: directory /nowhere: possible_answer/x.json is missing
         """
         try:
-            return parse_json_lines(self.read_text(relpath))
+            return parse_json_lines(self.read_text(relpath), exact_ints=not self.vetted)
         except ValueError as exc:
             raise BfclDataError(f"{self.describe()}: {relpath}: bad JSON: {exc}") from None
 

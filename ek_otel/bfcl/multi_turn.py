@@ -38,6 +38,10 @@ function-calling: every step is a list of ``{name: "<json args>"}``.
   multiset, among the model's results of all turns so far →
   ``multi_turn:execution_response_mismatch``. Turns with an empty answer are never checked
   (their calls still run). The first failure decides.
+- ``missed_function`` (miss_func) and the held-out parameters (miss_param) only shape the
+  prompts at inference: every method of the involved classes runs in every turn, and
+  the turn whose answer is empty (the function or parameter is missing) is not checked
+  (``multi_turn_irrelevance_checker`` exists but the official runner never calls it).
 
 **Leaks.** The official run shares state between checks in three ways; ek-otel checks
 each entry as a fresh official process would (:mod:`ek_otel.bfcl.simulator`):

@@ -313,7 +313,8 @@ def _score_relevance(result_file: ResultFile, data: BfclData,
                                 f"data for {category}")
         verdict = check_relevance(BfclEntry(record["id"], category, {}), record.get("result"))
         if not verdict.valid:
-            verdict = replace(verdict, detail={**verdict.detail, "prompt": parse_json(line)})
+            prompt = parse_json(line, exact_ints=not data.vetted)
+            verdict = replace(verdict, detail={**verdict.detail, "prompt": prompt})
         verdicts.append(verdict)
         if on_entry is not None:
             on_entry()

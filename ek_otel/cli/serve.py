@@ -17,6 +17,8 @@ import click
 from ..errors import InputError
 from ..serve.config import (
     DEFAULT_GRACE_S,
+    DEFAULT_MAX_OPEN_TRACES,
+    DEFAULT_MAX_PENDING_BYTES,
     DEFAULT_MAX_WAIT_S,
     DEFAULT_STORE,
     ServeConfig,
@@ -69,6 +71,10 @@ def _address(value: str):
               help="A pricing file, for dollars.")
 @click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
               help="Attribute key holding the task id (repeatable; tried before the defaults).")
+@click.option("--max-open-traces", default=DEFAULT_MAX_OPEN_TRACES, show_default=True, type=int,
+              help="Cap on runs received but not yet scored (503 with Retry-After above).")
+@click.option("--max-pending-mib", default=DEFAULT_MAX_PENDING_BYTES // 2**20, show_default=True,
+              type=int, help="Cap on span bytes received but not yet scored, in MiB (503 above).")
 @click.option("--scorers", default=1, show_default=True, type=int,
               help="Scoring worker processes (0: a thread in the server process).")
 @click.option("--synchronous", type=click.Choice(["FULL", "NORMAL"], case_sensitive=False),
@@ -77,7 +83,8 @@ def _address(value: str):
 @click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
 def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file, grace,
           max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
-          pricing, task_id_keys, scorers, synchronous, verbose) -> None:
+          pricing, task_id_keys, max_open_traces, max_pending_mib, scorers, synchronous,
+          verbose) -> None:
     """Receive OTLP traces, score each finished run against the gold tasks, export the scores.
 
     A run (one trace) is scored once its root span has arrived and --grace seconds passed
@@ -114,7 +121,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
-        tls_key=tls_key, scorer_processes=scorers, synchronous=synchronous.upper(),
+        tls_key=tls_key, max_open_traces=max_open_traces,
+        max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),
         score_options=tuple(options),
     ).validate()
     code = run(config, log=lambda line: click.echo(line, err=True))

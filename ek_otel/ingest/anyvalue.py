@@ -271,6 +271,15 @@ def attributes_from_json(key_values: Any, issues: list) -> dict:
         return {}
     out = {}
     for kv in key_values:
+        # Fast path: {"key": str, "value": {"stringValue": str}}, the bulk of GenAI attributes.
+        if type(kv) is dict:
+            key = kv.get("key")
+            raw = kv.get("value")
+            if type(key) is str and type(raw) is dict and len(raw) == 1:
+                string = raw.get("stringValue")
+                if type(string) is str:
+                    out[key] = string
+                    continue
         if not isinstance(kv, dict):
             issues.append((BAD_ATTRIBUTE, f"{str(kv)[:40]!r} is not a key/value object"))
             continue

@@ -111,6 +111,7 @@ HISTORY_EVENTS = frozenset({"gen_ai.assistant.message"})
 #: Legacy span events of the first GenAI conventions.
 LEGACY_COMPLETION_EVENT = "gen_ai.content.completion"
 
+_ANSWER_EVENTS = OUTPUT_EVENTS | HISTORY_EVENTS
 _TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
 
 
@@ -207,7 +208,7 @@ def model_output_of_log(log: LogRecord) -> ModelOutput:
 # ---------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False)  # identity semantics: nodes are compared with ``is``
 class _Node:
     span: SpanRecord
     role: str
@@ -252,10 +253,9 @@ def _read_span(span: Any, logs_by_span: Mapping) -> _Node:
         raise TypeError("span timestamps are not integers")
     role = sc.span_role(span)
     node = _Node(span=span, role=role, error=sc.error_of(span))
-    if role in (sc.MODEL, sc.AGENT, sc.OTHER):
+    if role == sc.MODEL:
         node.usage = sc.usage_of(span.attributes)
         node.response_id = sc.response_id_of(span.attributes)
-    if role == sc.MODEL:
         node.finish_reasons = _finish_reasons(span.attributes)
         output = model_output_of_span(span)
         if not output:
@@ -295,8 +295,8 @@ class _Requested:
     node: Optional[_Node]
 
 
-def _tree(spans: Sequence[Any], logs: Sequence[LogRecord], report: Optional[BadInputReport],
-          source: str) -> tuple:
+def _tree(spans: Sequence[Any], logs: Sequence[LogRecord],
+          report: Optional[BadInputReport]) -> tuple:
     logs_by_span: dict = {}
     for log in logs:
         if isinstance(log, LogRecord) and log.span_id:
@@ -351,7 +351,8 @@ def _clusters(nodes: Mapping) -> dict:
 
 
 def _is_leaf_model(node: _Node, members: Sequence[_Node]) -> bool:
-    return not any(other is not node and node in other.ancestors() for other in members)
+    return not any(other is not node and any(a is node for a in other.ancestors())
+                   for other in members)
 
 
 def _usage(nodes: Mapping, clusters: Mapping) -> tuple:
@@ -367,6 +368,10 @@ def _usage(nodes: Mapping, clusters: Mapping) -> tuple:
             with_usage = sorted(fallback, key=lambda n: -n.depth)[:1]
         counted.extend(with_usage)
     if not counted:
+        for node in nodes.values():  # aggregate spans are read only when needed
+            if node.role in (sc.AGENT, sc.OTHER):
+                node.usage = sc.usage_of(node.span.attributes)
+                node.response_id = sc.response_id_of(node.span.attributes)
         aggregates = [n for n in nodes.values() if n.usage is not None and n.role != sc.TOOL]
         counted = [n for n in aggregates
                    if not any(a.usage is not None for a in n.ancestors())]
@@ -379,11 +384,8 @@ def _usage(nodes: Mapping, clusters: Mapping) -> tuple:
             seen_responses.add(node.response_id)
         total = total + node.usage
     leaves = _by_time(leaves)
-    retries = sum(
-        1 for i, node in enumerate(leaves)
-        if node.error is not None and any(
-            later.span.start_ns >= node.span.start_ns for later in leaves[i + 1:])
-    )
+    # a failed model call is a retry when another model call came after it
+    retries = sum(1 for node in leaves[:-1] if node.error is not None)
     return total, retries
 
 
@@ -572,7 +574,7 @@ def build_episode(
         >>> e.calls, e.provenance.args_captured, e.meta["uncaptured_tool_calls"]
         ((), False, 1)
     """
-    nodes, bad = _tree(spans, logs, report, source)
+    nodes, bad = _tree(spans, logs, report)
     roots = _roots(nodes)
     root = roots[0] if roots else None
     clusters = _clusters(nodes)
@@ -694,6 +696,9 @@ def build_episodes(
     for group in groups:
         spans = list(getattr(group, "spans", ()) or ())
         logs = list(getattr(group, "logs", ()) or ())
+        if not spans and not any(getattr(log, "event_name", "") in _ANSWER_EVENTS
+                                 for log in logs):
+            continue  # log records with no span and no model answer: nothing to build
         key = _group_key(spans, group_by) if group_by != GROUP_BY_TRACE else None
         if key is None:
             episode = build_episode(spans, logs, task_id_keys=task_id_keys, source=source,

@@ -141,21 +141,25 @@ def hex_id(value: Any, size: int, what: str) -> str:
     """
     if value is None or value == "":
         return ""
-    if isinstance(value, str):
+    if type(value) is str:
         if len(value) == 2 * size:
             try:
                 raw = bytes.fromhex(value)
             except ValueError:
                 raw = b""
+            if len(raw) == size:
+                if not any(raw):
+                    raise InvalidId(f"{what} is all zeros")
+                return value if value.islower() or value.isdigit() else raw.hex()
         else:  # tolerate base64 ids written by json_format.MessageToJson
             try:
                 raw = base64.b64decode(value, validate=True) if len(value) < 2 * size else b""
             except (binascii.Error, ValueError):
                 raw = b""
-        if len(raw) == size:
-            if not any(raw):
-                raise InvalidId(f"{what} is all zeros")
-            return raw.hex()
+            if len(raw) == size:
+                if not any(raw):
+                    raise InvalidId(f"{what} is all zeros")
+                return raw.hex()
     raise InvalidId(f"{what} {str(value)[:40]!r} is not {size} bytes of hex")
 
 

@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Optional
 
 __all__ = [
@@ -602,10 +603,17 @@ def response_id_of(attributes: Mapping) -> Optional[str]:
     return _first_str(attributes, RESPONSE_ID_KEYS)
 
 
+@lru_cache(maxsize=512)
+def _parsed_parameters(text: str) -> Any:
+    """Parsed request-parameter JSON (cached: several accessors read the same string)."""
+    return json_value(text)
+
+
 def _invocation_parameter(attributes: Mapping, name: str) -> Any:
     for key in INVOCATION_PARAMETER_KEYS:
         if key in attributes:
-            params = json_value(attributes.get(key))
+            raw = attributes.get(key)
+            params = _parsed_parameters(raw) if isinstance(raw, str) else raw
             if isinstance(params, Mapping) and params.get(name) is not None:
                 return params.get(name)
     return None

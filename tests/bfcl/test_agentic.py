@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -84,8 +85,6 @@ def test_style_decides_whether_a_call_like_text_is_the_answer():
 
 def test_agrees_with_the_official_agentic_checker_on_random_messages():
     official = pytest.importorskip("bfcl_eval.eval_checker.agentic_eval.agentic_checker")
-    import random
-
     rng = random.Random(11)
     alphabet = "abcXYZ 019,./-_*^()'\"!?:;[]{}\\$é ß\n"
 

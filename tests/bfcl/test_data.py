@@ -51,3 +51,19 @@ def test_a_wheel_reads_like_the_directory(bfcl_data, tmp_path):
 def test_no_data_names_the_fix(tmp_path):
     with pytest.raises(BfclDataError, match="pip install --no-deps bfcl-eval"):
         BfclData.locate(str(tmp_path))
+
+
+def test_vetted_data_parses_exactly_as_the_standard_json_module(bfcl_data):
+    import json
+
+    from ek_otel.bfcl.data import parse_json_lines
+
+    assert bfcl_data.vetted
+    names = [f"BFCL_v4_{c}.json" for c in ("live_multiple", "live_irrelevance", "simple_python",
+                                          "multi_turn_base", "memory", "web_search")]
+    names += [f"possible_answer/BFCL_v4_{c}.json" for c in ("live_multiple", "simple_java")]
+    for name in names:
+        text = bfcl_data.read_text(name)
+        fast = parse_json_lines(text, exact_ints=False)
+        assert fast == [json.loads(line) for line in text.splitlines() if line.strip()]
+        assert repr(fast) == repr([json.loads(line) for line in text.splitlines() if line.strip()])

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import ast
 import json
+import math
+import random
 
 import pytest
 
+from ek_otel.bfcl import multi_turn, simulator
+from ek_otel.bfcl.data import BfclData
 from ek_otel.bfcl.multi_turn import (
     check_multi_turn_entry,
     decode_multi_turn_result,
     entry_style,
     unordered_missing,
 )
+from ek_otel.bfcl.score_files import json_safe
 from ek_otel.bfcl.simulator import (
     SimulatedPair,
+    SimulatorUnavailable,
     instance_global_name,
     simulator_available,
 )
+from ek_otel.errors import BfclDataError
 
 needs_simulator = pytest.mark.skipif(
     not simulator_available(),
@@ -303,9 +311,6 @@ def _official_fc_decode(step):
 
 def _fuzzed_result(ground_truth, rng):
     """A plausible, imperfect FC result for an entry: calls dropped, mangled, shuffled."""
-    import ast
-    import math
-
     odd_values = [None, 0, -1, "ls(x)", [], {}, 1.5, True, math.nan, "../x"]
     odd_names = ["GorillaFileSystem.cd", "functions.ls", "print", "len", "nosuch", "exit",
                  "remove", "json", "mean", "ls", "cd", "pwd", "model_name"]
@@ -346,15 +351,10 @@ def _fuzzed_result(ground_truth, rng):
 
 @needs_simulator
 def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
-    random = pytest.importorskip("random")
     checker = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker")
     utils = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils")
     posting = pytest.importorskip(
         "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api")
-    from ek_otel.bfcl.data import BfclData
-    from ek_otel.bfcl.score_files import json_safe
-    from ek_otel.errors import BfclDataError
-
     try:
         data = BfclData.locate()
     except BfclDataError as exc:
@@ -395,3 +395,14 @@ def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
             checked += 1
     capsys.readouterr()  # the official executor really prints for `print(...)` calls
     assert checked > 200 and 0 < failed < checked
+
+
+def test_without_the_simulator_state_mode_fails_clearly_and_ast_is_the_default(monkeypatch):
+    monkeypatch.setattr(simulator, "_CLASS_CACHE", {})
+    monkeypatch.setitem(simulator.BACKEND_MODULES, "GorillaFileSystem",
+                        "ek_otel_no_such_module.gorilla_file_system")
+    assert simulator.simulator_available() is False
+    assert multi_turn.default_mode() == "ast"
+    with pytest.raises(SimulatorUnavailable, match="pip install --no-deps bfcl-eval"):
+        check([[[fc("pwd")]]], [["pwd()"]], mode="state")
+    assert check([[[fc("pwd")]]], [["pwd()"]], mode=None).detail["turn_exact"] == [True]

@@ -423,3 +423,12 @@ def test_group_by_conversation_and_session():
 def test_unknown_group_by_is_refused():
     with pytest.raises(ValueError):
         list(build_episodes([], group_by="user"))
+
+
+def test_groups_of_unrelated_logs_without_spans_give_no_episode():
+    noise = _group("", [], [LogRecord(event_name="app.started", body="hello")])
+    answer = _group("", [], [LogRecord(trace_id=TRACE, event_name="gen_ai.choice", body={
+        "message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}]}})])
+    episodes = list(build_episodes([noise, answer]))
+    assert [e.calls for e in episodes] == [(("f", {}),)]
+    assert episodes[0].provenance.trace_id == TRACE
