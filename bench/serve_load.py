@@ -259,7 +259,7 @@ def decode_floor(workdir: str, n_spans: int) -> float:
 
 
 def run_load(args, workdir: str, gold: str) -> dict:
-    server = Server(workdir, gold, ["--grace", str(args.grace)])
+    server = Server(workdir, gold, ["--grace", str(args.grace), *args.server_args])
     rss_peak = [server.rss_mib()]
     try:
         cpu0 = server.cpu_s()
@@ -362,6 +362,8 @@ def main(argv=None) -> int:
     parser.add_argument("--overload-spans", type=int, default=60_000)
     parser.add_argument("--overload-traces", type=int, default=1000)
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--server-args", nargs=argparse.REMAINDER, default=[],
+                        help="extra `ek-otel serve` options (last on the line)")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="ek-serve-load-") as workdir:

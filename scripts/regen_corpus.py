@@ -78,14 +78,14 @@ ENVIRONMENTS: dict = {
     # logfire needs otlp-common 0.66b2, the json-file exporter pins 0.66b1 (it works with
     # 0.66b2): the JSON exporter goes in afterwards, without dependencies (NO_DEPS).
     "logfire": _SDK[:2] + [_HTTPX, _OPENAI, _AGENTS, "logfire==5.4.0"],
+    "langfuse": _SDK[:2] + [_HTTPX, _OPENAI, "langfuse==5.0.4"],  # + NO_DEPS, as logfire
 }
 
 #: environment name -> requirements installed afterwards with --no-deps
-NO_DEPS: dict = {
-    "logfire": ["opentelemetry-exporter-otlp-json-file==0.66b1",
-                "opentelemetry-exporter-otlp-json-common==0.66b1",
-                "opentelemetry-proto-json==0.66b1"],
-}
+_JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
+                      "opentelemetry-exporter-otlp-json-common==0.66b1",
+                      "opentelemetry-proto-json==0.66b1"]
+NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS}
 
 #: scenario -> (environment, app, instrumentors, extra environment variables)
 SCENARIOS: dict = {
@@ -130,6 +130,10 @@ SCENARIOS: dict = {
     # client span of its own inside the agent's (checked: the same 13 spans).
     "logfire-agents-chat_completions": (
         "logfire", "agents_chat", ["logfire_agents", "logfire_openai"], {}),
+    # Langfuse exports only its own and known LLM spans: the app's root span is left out and
+    # the exported spans point at a parent that is not there (the pitfall). The task id
+    # travels as Langfuse trace metadata (propagate_attributes).
+    "langfuse-openai-5.0.4": ("langfuse", "chat", ["langfuse_openai"], {}),
 }
 
 #: What each scenario's package is known to record (checked by tests against expected.json):
@@ -152,6 +156,7 @@ EXPECT: dict = {
     "agents-traceloop-alone": {"args": True, "cached": True, "reasoning": True},
     "agents-traceloop-with-client": {"args": True, "cached": True, "reasoning": True},
     "logfire-chat": {"args": True, "cached": True, "reasoning": True},
+    "langfuse-openai-5.0.4": {"args": True, "cached": True, "reasoning": True},
     "logfire-agents": {"args": True, "cached": True, "reasoning": True},
     # Logfire's chat-completions agent span records the request model as the response model
     "logfire-agents-chat_completions": {"args": True, "cached": True, "reasoning": True,
@@ -159,30 +164,16 @@ EXPECT: dict = {
 }
 
 TASK_ID = "weather-paris"
-TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Current weather in a city.",
-        "parameters": {"type": "object", "properties": {
-            "city": {"type": "string"}, "unit": {"type": "string"}},
-            "required": ["city"]}}},
-    {"type": "function", "function": {
-        "name": "get_time", "description": "Local time in a time zone.",
-        "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}},
-                       "required": ["timezone"]}}},
-    {"type": "function", "function": {
-        "name": "convert_temperature", "description": "Convert a temperature.",
-        "parameters": {"type": "object", "properties": {
-            "value": {"type": "number"}, "to": {"type": "string"}},
-            "required": ["value", "to"]}}},
-]
-
-
 # ---------------------------------------------------------------------------
 # Outer driver (host Python): venvs, subprocesses, expected.json
 # ---------------------------------------------------------------------------
 
 
 def _load_fake_server():
+    """ek_otel/testing/fake_openai.py, loaded by path (it needs only the standard library,
+    and the venvs do not have ek-otel installed)."""
+    if "ek_fake_openai" in sys.modules:
+        return sys.modules["ek_fake_openai"]
     spec = importlib.util.spec_from_file_location("ek_fake_openai", FAKE_SERVER_PATH)
     module = importlib.util.module_from_spec(spec)
     sys.modules["ek_fake_openai"] = module
@@ -298,6 +289,23 @@ def _logfire_providers():
     return trace.get_tracer_provider(), _logs.get_logger_provider(), spans, logs
 
 
+def _langfuse_providers():
+    """Langfuse adds its own span processor to the global provider; capture its exports."""
+    from langfuse import Langfuse
+    from opentelemetry import trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    resource = Resource.create({"service.name": "weather-agent", "service.version": "1.2.3"})
+    tracer_provider = TracerProvider(resource=resource)
+    trace.set_tracer_provider(tracer_provider)
+    spans = InMemorySpanExporter()
+    Langfuse(public_key="pk-lf-corpus", secret_key="sk-lf-corpus",
+             base_url="http://127.0.0.1:9", span_exporter=spans)
+    return tracer_provider, None, spans, None
+
+
 def _instrument(names, tracer_provider, logger_provider) -> None:
     for name in names:
         if name == "openai_v2":
@@ -321,6 +329,8 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
             OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "langfuse_openai":
+            pass  # a drop-in client: see _openai_client
         elif name == "logfire_openai":
             import logfire
 
@@ -333,55 +343,16 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             raise SystemExit(f"unknown instrumentor {name}")
 
 
-def _tool_result(name: str, args: dict) -> str:
-    if name == "get_weather":
-        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
-    if name == "get_time":
-        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
-    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
+def _openai_client(base_url: str, langfuse: bool):
+    if langfuse:
+        from langfuse.openai import OpenAI
+    else:
+        from openai import OpenAI
+    return OpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
 
 
-def _run_chat(base_url: str, stream: bool) -> None:
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
-    messages = [{"role": "system", "content": "You are a weather assistant."},
-                {"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
-    for _ in range(5):
-        kwargs = dict(model="gpt-4o-mini", messages=messages, tools=TOOLS, temperature=0.2,
-                      seed=7)
-        if stream:
-            message = _collect_stream(client.chat.completions.create(
-                stream=True, stream_options={"include_usage": True}, **kwargs))
-        else:
-            message = client.chat.completions.create(**kwargs).choices[0].message.model_dump(
-                exclude_none=True)
-        messages.append(message)
-        if not message.get("tool_calls"):
-            return
-        for call in message["tool_calls"]:
-            args = json.loads(call["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": call["id"],
-                             "content": _tool_result(call["function"]["name"], args)})
-
-
-def _collect_stream(stream) -> dict:
-    content, calls = "", {}
-    for chunk in stream:
-        for choice in chunk.choices:
-            delta = choice.delta
-            content += delta.content or ""
-            for tc in delta.tool_calls or ():
-                slot = calls.setdefault(tc.index, {"id": "", "type": "function",
-                                                   "function": {"name": "", "arguments": ""}})
-                slot["id"] = tc.id or slot["id"]
-                if tc.function is not None:
-                    slot["function"]["name"] += tc.function.name or ""
-                    slot["function"]["arguments"] += tc.function.arguments or ""
-    message = {"role": "assistant", "content": content or None}
-    if calls:
-        message["tool_calls"] = [calls[i] for i in sorted(calls)]
-    return message
+def _run_chat(base_url: str, stream: bool, langfuse: bool = False) -> None:
+    _load_fake_server().run_chat_loop(_openai_client(base_url, langfuse), stream=stream)
 
 
 def _run_agents(base_url: str, api: str = "responses") -> None:
@@ -389,6 +360,7 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
     from agents import Agent, ModelSettings, Runner, function_tool
     from openai import AsyncOpenAI
 
+    fake = _load_fake_server()
     client = AsyncOpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
     agents.set_default_openai_client(client, use_for_tracing=False)
     agents.set_default_openai_api(api)
@@ -396,17 +368,17 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
     @function_tool
     def get_weather(city: str, unit: str = "celsius") -> str:
         """Current weather in a city."""
-        return _tool_result("get_weather", {"city": city, "unit": unit})
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
 
     @function_tool
     def get_time(timezone: str) -> str:
         """Local time in a time zone."""
-        return _tool_result("get_time", {"timezone": timezone})
+        return fake.tool_result("get_time", {"timezone": timezone})
 
     @function_tool
     def convert_temperature(value: float, to: str) -> str:
         """Convert a temperature."""
-        return _tool_result("convert_temperature", {"value": value, "to": to})
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
 
     agent = Agent(name="WeatherAgent", instructions="You are a weather assistant.",
                   model="gpt-4o-mini", tools=[get_weather, get_time, convert_temperature],
@@ -436,8 +408,11 @@ def _write_json_lines(out: Path, spans, logs) -> None:
 def run_scenario(scenario: str, out: Path) -> None:
     """Inside the scenario's venv: run it and write traces.pb (and logs.pb)."""
     _env, app, instrumentors, _extra = SCENARIOS[scenario]
+    langfuse = "langfuse_openai" in instrumentors
     if any(name.startswith("logfire") for name in instrumentors):
         tracer_provider, logger_provider, span_exporter, log_exporter = _logfire_providers()
+    elif langfuse:
+        tracer_provider, logger_provider, span_exporter, log_exporter = _langfuse_providers()
     else:
         tracer_provider, logger_provider, span_exporter, log_exporter = _providers()
     if app.startswith("agents"):
@@ -456,9 +431,18 @@ def run_scenario(scenario: str, out: Path) -> None:
                 _run_agents(server.base_url)
             elif app == "agents_chat":
                 _run_agents(server.base_url, api="chat_completions")
+            elif langfuse:
+                from langfuse import propagate_attributes
+
+                with propagate_attributes(metadata={"task_id": TASK_ID}, session_id="sess-1"):
+                    _run_chat(server.base_url, stream=(app == "chat_stream"), langfuse=True)
             else:
                 _run_chat(server.base_url, stream=(app == "chat_stream"))
     time.sleep(0.2)
+    if langfuse:
+        from langfuse import get_client
+
+        get_client().flush()
     for provider in (tracer_provider, logger_provider):
         if hasattr(provider, "force_flush"):
             provider.force_flush()
@@ -467,7 +451,7 @@ def run_scenario(scenario: str, out: Path) -> None:
 
     spans = span_exporter.get_finished_spans()
     (out / "traces.pb").write_bytes(encode_spans(spans).SerializeToString())
-    logs = log_exporter.get_finished_logs()
+    logs = log_exporter.get_finished_logs() if log_exporter is not None else ()
     if logs:
         from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 

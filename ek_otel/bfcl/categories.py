@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Optional
 
@@ -149,6 +150,7 @@ def is_java(category: str) -> bool:
     return "java" in category and not is_javascript(category)
 
 
+@functools.lru_cache(maxsize=256)
 def language_of(category: str) -> str:
     """``"java"``, ``"javascript"`` or ``"python"``: how values are decoded and typed.
 

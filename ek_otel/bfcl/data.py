@@ -9,7 +9,7 @@ A :class:`BfclData` reads ``BFCL_v4_<category>.json`` and ``possible_answer/`` f
 Entries come back as plain dicts, parsed afresh on every call, so callers may mutate them.
 :meth:`BfclData.questions` applies the same id rewriting and function-doc population as the
 official loader (``load_dataset_entry(..., include_prereq=False,
-include_language_specific_hint=False)``), except the agentic system prompt.
+include_language_specific_hint=False)``), agentic system prompt included.
 
 Example:
     >>> import json, pathlib, tempfile
@@ -54,6 +54,7 @@ __all__ = [
     "BfclData",
     "BfclEntry",
     "DATA_HINT",
+    "AGENTIC_SYSTEM_PROMPT",
     "FUNC_DOC_FILES",
     "parse_json_lines",
     "parse_json",
@@ -81,6 +82,10 @@ FUNC_DOC_FILES = {
     "MemoryAPI_vector": "memory_vector.json",
     "MemoryAPI_rec_sum": "memory_rec_sum.json",
 }
+
+#: The system message the official loader puts first in every agentic question
+#: (``ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT``, bfcl_eval 2026.3.23).
+AGENTIC_SYSTEM_PROMPT = "For your final answer to the user, you must respond in this format: {'answer': A short and precise answer to the question, 'context': A brief explanation of how you arrived at this answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do not know', 'context': 'I do not know'}. If you think the question cannot be properly answered, response with {'answer': 'I cannot answer this question', 'context': A short reason explaining why this question cannot be answered}.\n"
 
 _WHEEL_PREFIX = "bfcl_eval/data/"
 _LONG_DIGITS = re.compile(r"\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d")  # orjson reads integers beyond 64 bits as floats
@@ -117,6 +122,40 @@ def parse_json_lines(text: str, *, exact_ints: bool = True) -> list:
         [{'id': 1}, {'id': 2}]
     """
     return [parse_json(line, exact_ints=exact_ints) for line in text.splitlines() if line.strip()]
+
+
+_FUNCTION_KEY = ', "function": ['
+
+
+def _parse_questions(text: str, *, exact_ints: bool) -> list:
+    """Question lines, parsing each distinct ``function`` doc list once.
+
+    A line ``{..., "function": [...]}`` whose ``function`` key comes last is split there;
+    the head and the doc list are parsed separately (the list once per distinct text).
+    Any line that does not split cleanly is parsed whole.
+    """
+    docs_by_text: dict = {}
+    entries = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        entry = None
+        cut = line.find(_FUNCTION_KEY)
+        if cut > 0 and line.endswith("]}"):
+            docs_text = line[cut + len(_FUNCTION_KEY) - 1:-1]
+            try:
+                head = parse_json(line[:cut] + "}", exact_ints=exact_ints)
+                docs = docs_by_text.get(docs_text)
+                if docs is None:
+                    docs = parse_json(docs_text, exact_ints=exact_ints)
+                if type(head) is dict and "function" not in head and type(docs) is list:
+                    docs_by_text[docs_text] = docs
+                    head["function"] = docs
+                    entry = head
+            except ValueError:
+                entry = None
+        entries.append(entry if entry is not None else parse_json(line, exact_ints=exact_ints))
+    return entries
 
 
 def _data_file(category: str) -> str:
@@ -332,9 +371,14 @@ class BfclData:
     def questions(self, category: str) -> list:
         """The question entries of ``category``, as the official loader prepares them.
 
+        Single-turn entries whose function docs are the same text (BFCL live entries share
+        docs) share one parsed ``function`` list within a call.
+
         - web_search_*: ids ``web_search_N`` become ``<category>_N``;
         - memory_*: ids ``memory_...`` become ``<category>_...`` and ``involved_classes``
           becomes ``["MemoryAPI_<backend>"]``;
+        - memory_* and web_search_*: :data:`AGENTIC_SYSTEM_PROMPT` is put first in the
+          first turn;
         - multi-turn and agentic: ``function`` is filled from ``involved_classes``, and
           ``missed_function`` turn lists hold the held-out docs (removed from ``function``).
 
@@ -344,7 +388,11 @@ class BfclData:
             ...
             ek_otel.errors.BfclDataError: directory /nowhere: BFCL_v4_simple_python.json is missing
         """
-        entries = self.read_jsonl(_data_file(category))
+        if is_multi_turn(category) or is_agentic(category):
+            entries = self.read_jsonl(_data_file(category))
+        else:
+            entries = _parse_questions(self.read_text(_data_file(category)),
+                                       exact_ints=not self.vetted)
         if is_web_search(category):
             for entry in entries:
                 entry["id"] = entry["id"].replace("web_search", category)
@@ -353,6 +401,9 @@ class BfclData:
             for entry in entries:
                 entry["id"] = entry["id"].replace("memory", category)
                 entry["involved_classes"] = [backend_class]
+        if is_agentic(category):
+            for entry in entries:
+                entry["question"][0].insert(0, {"role": "system", "content": AGENTIC_SYSTEM_PROMPT})
         if is_multi_turn(category) or is_agentic(category):
             docs_cache: dict = {}
             for entry in entries:

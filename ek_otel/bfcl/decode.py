@@ -326,7 +326,7 @@ def is_empty_output(decoded: Any) -> bool:
         >>> is_empty_output([]), is_empty_output([{}]), is_empty_output([{"f": {}}])
         (True, True, False)
     """
-    if type(decoded) is not list or not decoded:
+    if not decoded or type(decoded) is not list:
         return True
     if len(decoded) == 1 and type(decoded[0]) is dict and not decoded[0]:
         return True

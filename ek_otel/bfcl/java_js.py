@@ -74,6 +74,8 @@ def java_convert(value: str, declared: str, nested: Optional[str] = None) -> Any
         >>> java_convert('new String[]{"-v"}', "Array", "String")
         ['"-v"']
     """
+    if declared == "String" or declared == "any":
+        return str(value)
     if declared not in JAVA_TYPES:
         raise ValueError(f"Unsupported type: {declared}")
     if declared in ("byte", "short", "integer"):
@@ -94,8 +96,6 @@ def java_convert(value: str, declared: str, nested: Optional[str] = None) -> Any
         return _java_array(value, nested)
     if declared == "HashMap":
         return _java_hashmap(value)
-    if declared in ("String", "any"):
-        return str(value)
     raise NotImplementedError(f"{declared} conversion is not implemented")
 
 

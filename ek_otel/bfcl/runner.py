@@ -36,7 +36,7 @@ from .categories import (
     sort_key,
 )
 from .data import BfclData, BfclEntry, parse_json
-from .single_turn import check_relevance, check_single_turn
+from .single_turn import check_single_turn, relevance_verdict
 from .verdict import Verdict
 
 __all__ = [
@@ -254,17 +254,19 @@ def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional
 
 
 def _with_official_line(verdict: Verdict, entry: BfclEntry, record: dict) -> Verdict:
-    """Shape a multi-turn/agentic verdict's detail as the official score line: the error
-    (a dict holding ``error_type``), the prompt, the checker's own fields, the log."""
-    if verdict.valid or "error" in verdict.detail:
+    """Complete a multi-turn/agentic verdict's detail into the official score line: the
+    error (a dict holding ``error_type``), the prompt, the checker's fields, then the
+    record's ``inference_log``."""
+    if verdict.valid:
         return verdict
-    messages = list(verdict.errors)
-    error = {"error_message": messages[0] if len(messages) == 1 else messages,
-             "error_type": verdict.error_type}
-    line = {"error": error, "prompt": entry.question}
-    line.update(verdict.detail)
-    if "inference_log" in record:
-        line["inference_log"] = record["inference_log"]
+    line = dict(verdict.detail)
+    if "error" not in line:
+        messages = list(verdict.errors)
+        line = {"error": {"error_message": messages[0] if len(messages) == 1 else messages,
+                          "error_type": verdict.error_type},
+                "prompt": entry.question, **line}
+    if "inference_log" not in line:
+        line["inference_log"] = record.get("inference_log", "")
     return replace(verdict, detail=line)
 
 
@@ -305,17 +307,16 @@ def _score_relevance(result_file: ResultFile, data: BfclData,
     """Relevance categories need a question only to report a failure: parse it then."""
     category = result_file.category
     lines = dict(data.question_lines(category))
+    exact_ints = not data.vetted
     verdicts = []
     for record in result_file.records:
         line = lines.get(record["id"])
         if line is None:
             raise BfclDataError(f"{result_file.path}: id {record['id']!r} is not in the BFCL "
                                 f"data for {category}")
-        verdict = check_relevance(BfclEntry(record["id"], category, {}), record.get("result"))
-        if not verdict.valid:
-            prompt = parse_json(line, exact_ints=not data.vetted)
-            verdict = replace(verdict, detail={**verdict.detail, "prompt": prompt})
-        verdicts.append(verdict)
+        verdicts.append(relevance_verdict(
+            record["id"], category, lambda line=line: parse_json(line, exact_ints=exact_ints),
+            record.get("result")))
         if on_entry is not None:
             on_entry()
     correct = sum(1 for v in verdicts if v.valid)

@@ -32,7 +32,31 @@ from .data import BfclEntry
 from .decode import decode_ast, is_empty_output, is_function_calling_format
 from .verdict import Verdict
 
-__all__ = ["check_single_turn", "check_relevance", "check_ast_entry"]
+__all__ = ["check_single_turn", "check_relevance", "check_ast_entry", "relevance_verdict",
+           "make_verdict"]
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional[str] = None,
+                 errors: tuple = (), detail: Optional[dict] = None) -> Verdict:
+    """A :class:`Verdict`, built about 3x faster than through its frozen ``__init__``.
+
+    Thousands are made per run; this sets the instance dict directly, to exactly the state
+    ``__init__`` produces.
+
+    Example:
+        >>> make_verdict("a_1", "a", False, "t", ("m",)) == Verdict("a_1", "a", False, "t", ("m",))
+        True
+        >>> make_verdict("a_1", "a", True)
+        Verdict(id='a_1', category='a', valid=True, error_type=None, errors=(), detail={})
+    """
+    verdict = _new(Verdict)
+    _set(verdict, "__dict__", {"id": entry_id, "category": category, "valid": valid,
+                               "error_type": error_type, "errors": errors,
+                               "detail": {} if detail is None else detail})
+    return verdict
 
 
 def check_single_turn(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
@@ -62,6 +86,18 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
         >>> check_relevance(e, [{"f": "{}"}]).valid, check_relevance(e, [{}]).valid
         (True, False)
     """
+    return relevance_verdict(entry.id, entry.category, entry.question, result, style=style)
+
+
+def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, *,
+                      style: Optional[str] = None) -> Verdict:
+    """:func:`check_relevance` from the parts of an entry; ``question`` may be a callable
+    that returns it, called only when the verdict is a failure.
+
+    Example:
+        >>> relevance_verdict("irrelevance_0", "irrelevance", lambda: {"id": 0}, "[f(a=1)]").detail["prompt"]
+        {'id': 0}
+    """
     decoded = None
     decode_error = None
     try:
@@ -70,9 +106,9 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
     except Exception as exc:  # the official decoder treats any failure as "no call"
         has_call = False
         decode_error = str(exc)
-    irrelevance = "irrelevance" in entry.category
+    irrelevance = "irrelevance" in category
     if has_call != irrelevance:
-        return Verdict(entry.id, entry.category, True)
+        return make_verdict(entry_id, category, True)
     if irrelevance:
         errors = ("Valid syntax. Successfully decode AST when it should not.",)
         error_type = "irrelevance_error:decoder_success"
@@ -80,13 +116,13 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
         errors = (f"Invalid syntax. Failed to decode AST when it should have. {decode_error}",)
         error_type = "relevance_error:decoder_failed"
     detail = {
-        "prompt": entry.question,
+        "prompt": question() if callable(question) else question,
         "model_result": result,
         "decoded_result": decoded,
         "error": list(errors),
         "error_type": error_type,
     }
-    return Verdict(entry.id, entry.category, False, error_type, errors, detail)
+    return make_verdict(entry_id, category, False, error_type, errors, detail)
 
 
 def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
@@ -115,8 +151,8 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
             "model_result_raw": result,
             "possible_answer": answers,
         }
-        return Verdict(entry.id, entry.category, False, "ast_decoder:decoder_failed",
-                       errors, detail)
+        return make_verdict(entry.id, entry.category, False, "ast_decoder:decoder_failed",
+                            errors, detail)
     if not is_function_calling_format(decoded):
         errors = ("Did not output in the specified format. Note: the model_result is wrapped "
                   "in a string to ensure json serializability.",)
@@ -128,11 +164,11 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
             "model_result_decoded": str(decoded),
             "possible_answer": answers,
         }
-        return Verdict(entry.id, entry.category, False,
-                       "ast_decoder:decoder_wrong_output_format", errors, detail)
+        return make_verdict(entry.id, entry.category, False,
+                            "ast_decoder:decoder_wrong_output_format", errors, detail)
     failure = check_ast(entry.functions, decoded, answers, entry.category, underscore_to_dot)
     if failure is None:
-        return Verdict(entry.id, entry.category, True)
+        return make_verdict(entry.id, entry.category, True)
     detail = {
         "error": list(failure.errors),
         "error_type": failure.error_type,
@@ -141,4 +177,5 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
         "model_result_decoded": decoded,
         "possible_answer": answers,
     }
-    return Verdict(entry.id, entry.category, False, failure.error_type, failure.errors, detail)
+    return make_verdict(entry.id, entry.category, False, failure.error_type, failure.errors,
+                        detail)

@@ -4,7 +4,8 @@ The rules (``shared/design.md``, "Episodes from spans"), as implemented here:
 
 **Span tree.** A span whose parent is not among the records is a root (Langfuse exports
 point at parents they never send). The episode's root span is the earliest-starting root;
-``latency_s`` is its duration (summed over traces when a conversation spans several).
+``latency_s`` is its duration (summed over traces when a conversation spans several), or,
+when that root's own parent is missing, the extent of all the spans of its trace.
 
 **Steps** come from executed-tool spans (``execute_tool``, OpenInference TOOL, Traceloop
 tool, Logfire ``Function:``, Langfuse tool observations) and from the tool calls models
@@ -33,7 +34,8 @@ with their descendants. A failed leaf model call followed by another model call 
 one ``Cost.retries``.
 
 **Task id**: the first of ``task_id_keys`` found on the root span, then on its resource
-(see :data:`~ek_otel.ingest.semconv.DEFAULT_TASK_ID_KEYS`); ``""`` when none.
+(see :data:`~ek_otel.ingest.semconv.DEFAULT_TASK_ID_KEYS`); ``""`` when none. A
+JSON-encoded string (Langfuse metadata: ``'"t1"'``) is decoded.
 
 **Run provenance**: ``model`` is the response model of the first model call (else its
 request model); ``temperature`` and ``seed`` are the first requested values; ``scaffold``
@@ -156,15 +158,48 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
             output = _choice_output(ev.get("message", ev), ev)
             if output:
                 return output
-    for key in ("langfuse.observation.output", "output.value", "response", "output"):
+    for key in ("langfuse.observation.output", "output.value", "response", "output",
+                "ai.response.toolCalls"):
         if key in attributes:
             output = output_of_messages(attributes[key])
             if output:
                 return output
+    return _other_output(attributes)
+
+
+def _other_output(attributes: Mapping) -> ModelOutput:
+    """Less common carriers: a JSON ``events`` list (Logfire/Pydantic AI), Google ADK's
+    ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text``."""
+    events = sc.json_value(attributes.get("events"))
+    if isinstance(events, list):
+        choices = [e for e in events if isinstance(e, Mapping)
+                   and e.get("event.name") == "gen_ai.choice"]
+        calls: list = []
+        texts: list = []
+        for event in choices:
+            output = _choice_output(event.get("message", event), event)
+            for call in output.calls:
+                calls.append(RequestedCall(call.name, call.args, call.call_id,
+                                           call.args_captured, len(calls)))
+            if output.text:
+                texts.append(output.text)
+        if choices:
+            return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
+    response = sc.json_value(attributes.get("gcp.vertex.agent.llm_response"))
+    if isinstance(response, Mapping) and isinstance(response.get("content"), Mapping):
+        output = output_of_messages([response["content"]])
+        if output:
+            return output
+    text = attributes.get("ai.response.text")
+    if isinstance(text, str) and text:
+        return ModelOutput((), text, True)
     return EMPTY_OUTPUT
 
 
 def _choice_output(message: Any, event_body: Any) -> ModelOutput:
+    message = sc.json_value(message)  # span-event attributes hold it as a JSON string
+    if isinstance(message, list):  # Bedrock-style content blocks (Strands)
+        message = {"role": "assistant", "content": message}
     if isinstance(message, Mapping):
         message = dict(message)
         message.setdefault("role", "assistant")
@@ -477,8 +512,11 @@ def _merge_steps(requested: list, tools: list) -> list:
             match = None
         if match is None:
             same_name = [i for i in unmatched if requested[i].call.name == name]
-            before = [i for i in same_name if requested[i].time_ns <= node.span.start_ns]
-            candidates = before or same_name
+            agent = _nearest_agent(node)
+            same_agent = [i for i in same_name if _nearest_agent(requested[i].node) is agent]
+            pool = same_agent or same_name  # in multi-agent traces, the tool's own agent first
+            before = [i for i in pool if requested[i].time_ns <= node.span.start_ns]
+            candidates = before or pool
             match = candidates[0] if candidates else None
         captured, raw = sc.tool_args_of(attributes)
         exec_args, exec_captured = parse_arguments(raw) if captured else ({}, False)
@@ -513,9 +551,25 @@ def _task_id(root: Optional[_Node], roots: Sequence[_Node], keys: Sequence[str])
         for holder in (node.span.attributes, node.span.resource):
             if isinstance(holder, Mapping):
                 value = sc.first_value(holder, keys)
+                if isinstance(value, str):
+                    value = sc.json_value(value)  # Langfuse JSON-encodes metadata values
                 if value is not None and not isinstance(value, (dict, list, bytes)):
                     return str(value)
     return ""
+
+
+def _latency(root: _Node, nodes: Mapping) -> float:
+    """The root span's duration; when the root's own parent is missing from the export
+    (Langfuse), the extent of every span of its trace instead."""
+    if not root.span.parent_span_id:
+        return root.span.duration_s
+    same_trace = [n.span for n in nodes.values() if n.span.trace_id == root.span.trace_id
+                  and n.span.start_ns and n.span.end_ns]
+    if not same_trace:
+        return 0.0
+    start = min(s.start_ns for s in same_trace)
+    end = max(s.end_ns for s in same_trace)
+    return (end - start) / 1e9 if end > start else 0.0
 
 
 def _first(nodes: Sequence[_Node], read) -> Any:
@@ -608,7 +662,7 @@ def build_episode(
         cached_input_tokens=usage.cached_input_tokens,
         reasoning_tokens=usage.reasoning_tokens,
         retries=retries,
-        latency_s=sum(r.span.duration_s for r in roots),
+        latency_s=sum(_latency(root, nodes) for root in roots),
     )
     run = RunProvenance(
         seed=_first(leaves_first, sc.seed_of),

@@ -10,6 +10,8 @@ One model answer can be recorded as:
 - Responses-API items (``{type: "function_call", call_id, name, arguments}``);
 - flattened attributes: OpenInference ``llm.output_messages.N.message.tool_calls.M.tool_call.*``
   and Traceloop 0.5x ``gen_ai.completion.N.tool_calls.M.*``;
+- content blocks of other providers: Anthropic ``tool_use``, Bedrock ``toolUse``, Gemini
+  ``functionCall``, Vercel AI SDK ``{toolCallId, toolName, args}``;
 - otel openai-agents-v2 0.1.0's text parts holding a Python repr of the call (best effort).
 
 Arguments (:func:`parse_arguments`): a JSON object string becomes a dict; a dict stays a
@@ -121,31 +123,32 @@ def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
     """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list."""
     if not isinstance(entry, Mapping):
         return None
-    if "tool_call" in entry and isinstance(entry["tool_call"], Mapping):  # OpenInference
-        entry = entry["tool_call"]
-    kind = entry.get("type")
+    for wrapper in ("tool_call", "toolUse", "functionCall", "function_call"):
+        # OpenInference, Bedrock, Gemini (camelCase and snake_case)
+        if isinstance(entry.get(wrapper), Mapping):
+            entry = entry[wrapper]
+            break
     function = entry.get("function")
-    if isinstance(function, Mapping):  # OpenAI chat shape
-        name = _str_or_none(function.get("name"))
-        raw_args = function.get("arguments")
-        has_args = "arguments" in function
-    elif kind == "tool_use":  # Anthropic content block
-        name = _str_or_none(entry.get("name"))
-        raw_args = entry.get("input")
-        has_args = "input" in entry
-    else:
-        name = _str_or_none(entry.get("name"))
-        raw_args = entry.get("arguments")
-        has_args = "arguments" in entry
+    holder = function if isinstance(function, Mapping) else entry  # OpenAI chat nests it
+    name = _str_or_none(holder.get("name")) or _str_or_none(entry.get("toolName"))
     if not name:
         return None
+    raw_args = None
+    for key in ("arguments", "input", "args"):  # OpenAI; Anthropic/Bedrock; Gemini/Vercel AI
+        if key in holder:
+            raw_args = holder[key]
+            break
     args, captured = parse_arguments(raw_args)
-    captured = captured or (has_args and raw_args is not None)
-    call_id = _str_or_none(entry.get("call_id")) or _str_or_none(entry.get("id"))
+    call_id = None
+    for key in ("call_id", "id", "toolUseId", "toolCallId"):
+        call_id = _str_or_none(entry.get(key))
+        if call_id:
+            break
     return RequestedCall(name, args, call_id, captured, index)
 
 
-_TOOL_CALL_KINDS = frozenset({"tool_call", "function_call", "tool_use", "function"})
+_TOOL_CALL_KINDS = frozenset({"tool_call", "function_call", "tool_use", "function",
+                              "tool-call"})
 
 
 def calls_from_message(message: Any) -> list:
@@ -168,7 +171,7 @@ def calls_from_message(message: Any) -> list:
         if inner:
             return inner
     calls: list = []
-    if message.get("type") in ("function_call", "tool_call"):
+    if message.get("type") in ("function_call", "tool_call", "tool-call") or "toolName" in message:
         call = _call_from_entry(message, 0)
         return [call] if call else []
     tool_calls = message.get("tool_calls")
@@ -184,7 +187,9 @@ def calls_from_message(message: Any) -> list:
         if not isinstance(parts, list):
             continue
         for part in parts:
-            if isinstance(part, Mapping) and part.get("type") in _TOOL_CALL_KINDS:
+            if isinstance(part, Mapping) and (part.get("type") in _TOOL_CALL_KINDS or any(
+                    isinstance(part.get(w), Mapping)
+                    for w in ("toolUse", "functionCall", "function_call"))):
                 call = _call_from_entry(part, len(calls))
                 if call:
                     calls.append(call)

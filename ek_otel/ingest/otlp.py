@@ -268,7 +268,16 @@ class SplitLogs:
     error_message: str = ""
 
 
+_ONE_BYTE_VARINTS = [bytes((n,)) for n in range(0x80)]
+_ZERO_TRACE = bytes(16)
+_ZERO_SPAN = bytes(8)
+
+
 def _varint(number: int) -> bytes:
+    if number < 0x80:
+        return _ONE_BYTE_VARINTS[number]
+    if number < 0x4000:
+        return bytes(((number & 0x7F) | 0x80, number >> 7))
     out = bytearray()
     while number > 0x7F:
         out.append((number & 0x7F) | 0x80)
@@ -277,12 +286,17 @@ def _varint(number: int) -> bytes:
     return bytes(out)
 
 
-def _len_field(tag: bytes, payload: bytes) -> bytes:
-    return tag + _varint(len(payload)) + payload
-
-
 # Wire tags of the length-delimited fields used below: field 1, 2 and 3.
 _TAG1, _TAG2, _TAG3 = b"\x0a", b"\x12", b"\x1a"
+
+
+def _add_field(parts: list, tag: bytes, payload: bytes) -> int:
+    """Append a length-delimited field to ``parts``; return its encoded size."""
+    length = _varint(len(payload))
+    parts.append(tag)
+    parts.append(length)
+    parts.append(payload)
+    return 1 + len(length) + len(payload)
 
 
 def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
@@ -290,27 +304,36 @@ def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
 
     ``outer[i] = (resource bytes, schema url bytes)``; ``inner[i][j] = (scope bytes, schema
     url bytes)``. Records of the same (outer, inner) batch are contiguous in ``entries``.
+    The pieces are collected in one list and joined once (no nested copies).
     """
-    request_parts = []
+    request_parts: list = []
     index = 0
     count = len(entries)
     while index < count:
         outer_index = entries[index][0]
         resource, outer_schema = outer[outer_index]
-        outer_parts = [_len_field(_TAG1, resource)] if resource else []
+        outer_parts: list = []
+        outer_size = _add_field(outer_parts, _TAG1, resource) if resource else 0
         while index < count and entries[index][0] == outer_index:
             inner_index = entries[index][1]
             scope, inner_schema = inner[outer_index][inner_index]
-            inner_parts = [_len_field(_TAG1, scope)] if scope else []
+            inner_parts: list = []
+            inner_size = _add_field(inner_parts, _TAG1, scope) if scope else 0
             while index < count and entries[index][0] == outer_index and entries[index][1] == inner_index:
-                inner_parts.append(_len_field(_TAG2, entries[index][2]))
+                inner_size += _add_field(inner_parts, _TAG2, entries[index][2])
                 index += 1
             if inner_schema:
-                inner_parts.append(_len_field(_TAG3, inner_schema))
-            outer_parts.append(_len_field(_TAG2, b"".join(inner_parts)))
+                inner_size += _add_field(inner_parts, _TAG3, inner_schema)
+            length = _varint(inner_size)
+            outer_parts.append(_TAG2)
+            outer_parts.append(length)
+            outer_parts.extend(inner_parts)
+            outer_size += 1 + len(length) + inner_size
         if outer_schema:
-            outer_parts.append(_len_field(_TAG3, outer_schema))
-        request_parts.append(_len_field(_TAG1, b"".join(outer_parts)))
+            outer_size += _add_field(outer_parts, _TAG3, outer_schema)
+        request_parts.append(_TAG1)
+        request_parts.append(_varint(outer_size))
+        request_parts.extend(outer_parts)
     return b"".join(request_parts)
 
 
@@ -341,9 +364,9 @@ def _group_spans(request: ExportTraceServiceRequest, problems: list) -> tuple:
             scopes.append((scope_spans.scope.SerializeToString(), scope_spans.schema_url.encode()))
             for span in scope_spans.spans:
                 trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
-                problem = span_id_problem(trace_id, span_id, parent_id)
-                if problem:
-                    problems.append((INVALID_ID, problem))
+                if not (len(trace_id) == 16 and len(span_id) == 8 and len(parent_id) in (0, 8)
+                        and trace_id != _ZERO_TRACE and span_id != _ZERO_SPAN):
+                    problems.append((INVALID_ID, span_id_problem(trace_id, span_id, parent_id)))
                     continue
                 group = groups.get(trace_id)
                 if group is None:

@@ -103,7 +103,11 @@ def _str(obj: dict, camel: str, snake: str = "") -> str:
 
 
 def _u64(obj: dict, camel: str, snake: str) -> int:
-    value = _get(obj, camel, snake)
+    value = obj.get(camel)
+    if type(value) is str and value.isdigit() and len(value) <= 18:  # fast path: a timestamp string
+        return int(value)
+    if value is None:
+        value = obj.get(snake)
     if value is None:
         return 0
     number = json_int64(value)
@@ -164,11 +168,12 @@ def hex_id(value: Any, size: int, what: str) -> str:
 
 
 def _span_ids(span: dict) -> tuple:
-    trace_id = hex_id(_get(span, "traceId", "trace_id"), 16, "trace id")
-    span_id = hex_id(_get(span, "spanId", "span_id"), 8, "span id")
+    get = span.get
+    trace_id = hex_id(get("traceId") or get("trace_id"), 16, "trace id")
+    span_id = hex_id(get("spanId") or get("span_id"), 8, "span id")
     if not trace_id or not span_id:
         raise InvalidId("missing trace id" if not trace_id else "missing span id")
-    parent_id = hex_id(_get(span, "parentSpanId", "parent_span_id"), 8, "parent span id")
+    parent_id = hex_id(get("parentSpanId") or get("parent_span_id"), 8, "parent span id")
     return trace_id, span_id, parent_id
 
 
@@ -186,35 +191,43 @@ def _report(report: Optional[BadInputReport], issues: list, what: str, origin) -
 def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list) -> SpanRecord:
     trace_id, span_id, parent_id = _span_ids(span)
     status = _object(span, "status", "status")
-    events = tuple(
-        SpanEvent(
-            _str(event, "name"),
-            _u64(event, "timeUnixNano", "time_unix_nano"),
-            attributes_from_json(event.get("attributes"), issues),
+    events = span.get("events")
+    if events:
+        events = tuple(
+            SpanEvent(
+                _str(event, "name"),
+                _u64(event, "timeUnixNano", "time_unix_nano"),
+                attributes_from_json(event.get("attributes"), issues),
+            )
+            for event in _list(span, "events", "events")
         )
-        for event in _list(span, "events", "events")
-    )
-    links = tuple(
-        SpanLink(
-            hex_id(_get(link, "traceId", "trace_id"), 16, "link trace id"),
-            hex_id(_get(link, "spanId", "span_id"), 8, "link span id"),
-            attributes_from_json(link.get("attributes"), issues),
+    links = span.get("links")
+    if links:
+        links = tuple(
+            SpanLink(
+                hex_id(_get(link, "traceId", "trace_id"), 16, "link trace id"),
+                hex_id(_get(link, "spanId", "span_id"), 8, "link span id"),
+                attributes_from_json(link.get("attributes"), issues),
+            )
+            for link in _list(span, "links", "links")
         )
-        for link in _list(span, "links", "links")
-    )
+    name = span.get("name", "")
+    if type(name) is not str:
+        raise BadValue(f"name is a {type(name).__name__}, not a string")
+    kind = span.get("kind", 0)
     return SpanRecord(
         trace_id=trace_id,
         span_id=span_id,
         parent_span_id=parent_id,
-        name=_str(span, "name"),
-        kind=_enum(span, "kind", "kind", _SPAN_KINDS),
+        name=name,
+        kind=kind if type(kind) is int and 0 <= kind < 2**31 else _enum(span, "kind", "kind", _SPAN_KINDS),
         start_ns=_u64(span, "startTimeUnixNano", "start_time_unix_nano"),
         end_ns=_u64(span, "endTimeUnixNano", "end_time_unix_nano"),
         status_code=_enum(status, "code", "code", _STATUS_CODES),
         status_message=_str(status, "message"),
         attributes=attributes_from_json(span.get("attributes"), issues),
-        events=events,
-        links=links,
+        events=events or (),
+        links=links or (),
         resource=resource,
         scope_name=scope[0],
         scope_version=scope[1],

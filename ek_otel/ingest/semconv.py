@@ -178,8 +178,16 @@ def span_role(span: Any) -> str:
     tags = attributes.get(LOGFIRE_TAGS)
     if isinstance(tags, (list, tuple)) and "LLM" in tags:
         return MODEL
-    if name.startswith("Agent run:"):
+    if name.startswith("Agent run:") or name == "agent run":  # Logfire, Pydantic AI
         return AGENT
+    if name == "ai.toolCall" or name == "running tool":  # Vercel AI SDK, Pydantic AI
+        return TOOL
+    if name.startswith("ai.") and name.endswith((".doGenerate", ".doStream")):  # Vercel AI
+        return MODEL
+    if name == "call_llm":  # Google ADK
+        return MODEL
+    if "gen_ai.tool.name" in attributes:  # a tool span whose operation name is missing
+        return TOOL
     return OTHER
 
 
@@ -317,12 +325,16 @@ INPUT_TOKEN_KEYS: tuple = (
     "gen_ai.usage.prompt_tokens",  # deprecated OTel, old Traceloop
     "llm.token_count.prompt",  # OpenInference
     "llm.usage.prompt_tokens",
+    "ai.usage.promptTokens",  # Vercel AI SDK
+    "ai.usage.inputTokens",
 )
 OUTPUT_TOKEN_KEYS: tuple = (
     "gen_ai.usage.output_tokens",
     "gen_ai.usage.completion_tokens",
     "llm.token_count.completion",
     "llm.usage.completion_tokens",
+    "ai.usage.completionTokens",
+    "ai.usage.outputTokens",
 )
 CACHED_TOKEN_KEYS: tuple = (
     "gen_ai.usage.cache_read.input_tokens",  # OTel GenAI, Traceloop 0.62, Logfire
@@ -426,15 +438,19 @@ TOOL_NAME_KEYS: tuple = (
     "gen_ai.tool.name",  # OTel GenAI, Traceloop 0.62
     "tool.name",  # OpenInference TOOL span
     "traceloop.entity.name",  # Traceloop tool (decorator) span
+    "ai.toolCall.name",  # Vercel AI SDK
     "name",  # Logfire ``Function: {name}``
 )
-TOOL_CALL_ID_KEYS: tuple = ("gen_ai.tool.call.id", "tool.id", "tool_call.id")
+TOOL_CALL_ID_KEYS: tuple = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
 TOOL_ARGS_KEYS: tuple = (
     "gen_ai.tool.call.arguments",  # OTel GenAI (opt-in)
     "input.value",  # OpenInference TOOL span
     "traceloop.entity.input",  # Traceloop tool span ({"args": [...], "kwargs": {...}})
     "input",  # Logfire
     "langfuse.observation.input",  # Langfuse tool observation
+    "tool_arguments",  # Pydantic AI
+    "ai.toolCall.args",  # Vercel AI SDK
+    "gcp.vertex.agent.tool_call_args",  # Google ADK
 )
 TOOL_RESULT_KEYS: tuple = (
     "gen_ai.tool.call.result",
@@ -442,6 +458,9 @@ TOOL_RESULT_KEYS: tuple = (
     "traceloop.entity.output",
     "output",
     "langfuse.observation.output",
+    "tool_response",
+    "ai.toolCall.result",
+    "gcp.vertex.agent.tool_response",
 )
 
 
@@ -486,10 +505,16 @@ def _present(attributes: Mapping, keys: tuple) -> tuple:
     return False, None
 
 
+#: A recorded Python call (Traceloop entity input, OpenInference smolagents TOOL input):
+#: ``{"args": [...], "kwargs": {...}}``, unwrapped to the keyword arguments.
+_CALL_WRAPPER_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
+
+
 def tool_args_of(attributes: Mapping) -> tuple:
     """``(captured, raw_arguments)`` of an executed-tool span.
 
-    Traceloop's ``{"args": [...], "kwargs": {...}}`` entity input is unwrapped to its kwargs.
+    A recorded Python call ``{"args": [...], "kwargs": {...}}`` (Traceloop's entity input,
+    smolagents) is unwrapped to its keyword arguments (positional ones go to ``_args``).
 
     Example:
         >>> tool_args_of({"gen_ai.tool.call.arguments": '{"q": "x"}'})
@@ -500,16 +525,16 @@ def tool_args_of(attributes: Mapping) -> tuple:
         (False, None)
     """
     captured, raw = _present(attributes, TOOL_ARGS_KEYS)
-    if captured and "traceloop.entity.input" in attributes and raw is attributes[
-        "traceloop.entity.input"
-    ]:
+    if captured:
         parsed = json_value(raw)
-        if isinstance(parsed, Mapping) and "kwargs" in parsed:
-            kwargs = parsed.get("kwargs") or {}
+        if (isinstance(parsed, Mapping) and "kwargs" in parsed
+                and set(parsed) <= _CALL_WRAPPER_KEYS
+                and isinstance(parsed.get("kwargs") or {}, Mapping)):
+            kwargs = dict(parsed.get("kwargs") or {})
             args = parsed.get("args") or []
-            if isinstance(kwargs, Mapping) and not args:
-                return True, dict(kwargs)
-            return True, {**({"_args": list(args)} if args else {}), **dict(kwargs)}
+            if not isinstance(args, (list, tuple)):
+                args = [args]
+            return True, {**({"_args": list(args)} if args else {}), **kwargs}
     return captured, raw
 
 
@@ -549,9 +574,11 @@ RESPONSE_MODEL_KEYS: tuple = (
     "langfuse.observation.model.name",
 )
 #: JSON objects holding the request parameters: OpenInference ``llm.invocation_parameters``;
-#: Logfire's Agents-SDK ``model_settings``/``model_config`` and client ``request_data``.
+#: Logfire's Agents-SDK ``model_settings``/``model_config`` and client ``request_data``;
+#: Langfuse's ``langfuse.observation.model.parameters``.
 INVOCATION_PARAMETER_KEYS: tuple = (
-    "llm.invocation_parameters", "model_settings", "model_config", "request_data")
+    "llm.invocation_parameters", "model_settings", "model_config", "request_data",
+    "langfuse.observation.model.parameters")
 TEMPERATURE_KEYS: tuple = ("gen_ai.request.temperature", "llm.request.temperature")
 SEED_KEYS: tuple = ("gen_ai.request.seed", "gen_ai.openai.request.seed", "llm.request.seed")
 SERVICE_NAME = "service.name"

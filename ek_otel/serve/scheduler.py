@@ -23,7 +23,7 @@ from typing import Callable, Optional, Sequence
 
 from .assembler import TraceIndex
 from .groupcommit import GroupCommitWriter
-from .scoring import ScoringResult, ScoringSetup, score_trace
+from .scoring import ScoringSetup, score_traces
 from .store import Store
 
 __all__ = ["Scheduler"]
@@ -42,14 +42,15 @@ class Scheduler:
         make_executor: Builds the scoring executor (called again if it breaks).
         sinks: Outbox sink names each score is queued for.
         on_scored: Called after results are committed (wakes the outbox).
-        max_in_flight: Most traces being scored at once.
+        max_jobs: Most scoring jobs in flight at once.
+        batch: Most traces per job (one round trip to a worker, one commit).
         tick_s: Polling period.
     """
 
     def __init__(self, index: TraceIndex, writer: GroupCommitWriter, reader: Store,
                  setup: ScoringSetup, make_executor: Callable[[], Executor], *,
                  sinks: Sequence[str] = (), on_scored: Optional[Callable[[], None]] = None,
-                 max_in_flight: int = 8, tick_s: float = 0.1,
+                 max_jobs: int = 4, batch: int = 32, tick_s: float = 0.1,
                  clock: Callable[[], float] = time.time):
         self.index = index
         self.writer = writer
@@ -58,7 +59,9 @@ class Scheduler:
         self.make_executor = make_executor
         self.sinks = tuple(sinks)
         self.on_scored = on_scored
-        self.max_in_flight = max_in_flight
+        self.max_jobs = max_jobs
+        self.batch = batch
+        self.jobs = 0
         self.tick_s = tick_s
         self.clock = clock
         self.executor: Optional[Executor] = None
@@ -127,26 +130,34 @@ class Scheduler:
             time.sleep(min(self.tick_s, 0.02))
 
     def tick(self) -> int:
-        """Submit due traces (up to the in-flight limit); returns how many were submitted."""
+        """Submit due traces, in jobs of up to ``batch`` traces, up to ``max_jobs`` jobs in
+        flight; returns how many traces were submitted."""
         with self._lock:
-            room = self.max_in_flight - len(self.in_flight)
+            room = self.max_jobs - self.jobs
         if room <= 0:
             return 0
-        due = self.index.due(self.clock(), ignore_grace=self._ignore_grace)[:room]
-        for trace_id, _ in due:
-            revision = self.index.start_scoring(trace_id)
-            upto = self.reader.max_payload_id(trace_id)
+        due = self.index.due(self.clock(), ignore_grace=self._ignore_grace)[:room * self.batch]
+        submitted = 0
+        for start in range(0, len(due), self.batch):
+            items = []
+            for trace_id, _ in due[start:start + self.batch]:
+                revision = self.index.start_scoring(trace_id)
+                items.append((trace_id, revision, self.reader.max_payload_id(trace_id)))
             try:
-                fut = self.executor.submit(score_trace, self.setup, trace_id, revision, upto)
-            except Exception as exc:  # a broken pool: rebuild it, retry the trace later
+                fut = self.executor.submit(score_traces, self.setup, tuple(items))
+            except Exception as exc:  # a broken pool: rebuild it, retry the traces later
                 _log.warning("scoring executor unusable (%s); restarting it", exc)
-                self.index.abort_scoring(trace_id)
+                for trace_id, _, _ in items:
+                    self.index.abort_scoring(trace_id)
                 self._restart_executor()
-                return 0
+                return submitted
             with self._lock:
-                self.in_flight[trace_id] = fut
-            fut.add_done_callback(lambda f, t=trace_id: self._scored(t, f))
-        return len(due)
+                self.jobs += 1
+                for trace_id, _, _ in items:
+                    self.in_flight[trace_id] = fut
+            fut.add_done_callback(lambda f, items=items: self._scored(items, f))
+            submitted += len(items)
+        return submitted
 
     def _restart_executor(self) -> None:
         old = self.executor
@@ -157,40 +168,51 @@ class Scheduler:
             except Exception:  # pragma: no cover
                 pass
 
-    def _scored(self, trace_id: str, fut: Future) -> None:
+    def _scored(self, items: list, fut: Future) -> None:
         try:
-            result: ScoringResult = fut.result()
+            results: list = fut.result()
         except BaseException as exc:  # the worker died or the pool is shutting down
-            _log.warning("scoring %s did not finish (%s); it will be retried", trace_id, exc)
-            with self._lock:
-                self.in_flight.pop(trace_id, None)
-            self.index.abort_scoring(trace_id)
+            _log.warning("scoring %d traces did not finish (%s); they will be retried",
+                         len(items), exc)
+            self._release(items, abort=True)
             return
-        commit = self.writer.submit(
-            lambda store: store.record_score(
-                result.trace_id, result.revision, result.upto, task_id=result.task_id,
-                matched=result.matched, success=result.success, envelope=result.envelope,
-                detail=result.detail, comparability=result.comparability, sinks=self.sinks),
-            after=lambda outcome: self._recorded(trace_id, outcome))
-        commit.add_done_callback(lambda c: self._commit_done(trace_id, c))
+        sinks = self.sinks
 
-    def _recorded(self, trace_id: str, outcome: tuple) -> None:
+        def record(store) -> list:
+            return [store.record_score(
+                r.trace_id, r.revision, r.upto, task_id=r.task_id, matched=r.matched,
+                success=r.success, envelope=r.envelope, detail=r.detail,
+                comparability=r.comparability, sinks=sinks) for r in results]
+
+        commit = self.writer.submit(record, after=lambda outcomes: self._recorded(items, outcomes))
+        commit.add_done_callback(lambda c: self._commit_done(items, c))
+
+    def _recorded(self, items: list, outcomes: list) -> None:
         """In the writer thread, right after the commit: update the index in commit order."""
-        recorded, still_open = outcome
-        if not recorded:
-            _log.warning("a stale scoring of %s was not recorded", trace_id)
-        self.index.finish_scoring(trace_id, still_open)
-        with self._lock:
-            self.in_flight.pop(trace_id, None)
-        if recorded:
-            self.scored += 1
-            if self.on_scored is not None:
-                self.on_scored()
+        recorded_any = False
+        for (trace_id, _, _), (recorded, still_open) in zip(items, outcomes):
+            if not recorded:
+                _log.warning("a stale scoring of %s was not recorded", trace_id)
+            self.index.finish_scoring(trace_id, still_open)
+            recorded_any = recorded_any or recorded
+            if recorded:
+                self.scored += 1
+        self._release(items, abort=False)
+        if recorded_any and self.on_scored is not None:
+            self.on_scored()
 
-    def _commit_done(self, trace_id: str, commit: Future) -> None:
+    def _commit_done(self, items: list, commit: Future) -> None:
         if commit.exception() is not None:  # the commit failed (disk full...): retry later
-            _log.warning("cannot record the score of %s (%s); will retry", trace_id,
+            _log.warning("cannot record %d scores (%s); will retry", len(items),
                          commit.exception())
-            with self._lock:
+            self._release(items, abort=True)
+
+    def _release(self, items: list, *, abort: bool) -> None:
+        with self._lock:
+            self.jobs -= 1
+            for trace_id, _, _ in items:
                 self.in_flight.pop(trace_id, None)
-            self.index.abort_scoring(trace_id)
+        if abort:
+            for trace_id, _, _ in items:
+                self.index.abort_scoring(trace_id)
+        self._wake.set()

@@ -24,6 +24,8 @@ __all__ = [
     "TraceScorer",
     "decode_trace",
     "score_trace",
+    "score_traces",
+    "worker_init",
 ]
 
 
@@ -196,6 +198,11 @@ def score_trace(setup: ScoringSetup, trace_id: str, revision: int, upto: int) ->
         return ScoringResult(trace_id, revision, upto, task_id=None, matched=False,
                              success=None, envelope=None,
                              detail=f"scoring failed: {type(exc).__name__}: {exc}"[:2000])
+
+
+def score_traces(setup: ScoringSetup, items: tuple) -> list:
+    """Worker entry point for a batch of ``(trace_id, revision, upto)``: one result each."""
+    return [score_trace(setup, trace_id, revision, upto) for trace_id, revision, upto in items]
 
 
 def worker_init() -> None:

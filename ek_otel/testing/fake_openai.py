@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 
@@ -40,6 +40,9 @@ __all__ = [
     "RESPONSE_MODEL",
     "FakeOpenAI",
     "expected_summary",
+    "CHAT_TOOLS",
+    "tool_result",
+    "run_chat_loop",
 ]
 
 #: The model name the server reports (a request for ``gpt-4o-mini`` gets this back).
@@ -379,3 +382,99 @@ class FakeOpenAI:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+# ---------------------------------------------------------------------------
+# The client side: a plain tool loop over the Chat Completions API
+# ---------------------------------------------------------------------------
+
+#: The tool definitions the scripted client offers (the script's calls use these).
+CHAT_TOOLS: list = [
+    {"type": "function", "function": {
+        "name": "get_weather", "description": "Current weather in a city.",
+        "parameters": {"type": "object", "properties": {
+            "city": {"type": "string"}, "unit": {"type": "string"}},
+            "required": ["city"]}}},
+    {"type": "function", "function": {
+        "name": "get_time", "description": "Local time in a time zone.",
+        "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}},
+                       "required": ["timezone"]}}},
+    {"type": "function", "function": {
+        "name": "convert_temperature", "description": "Convert a temperature.",
+        "parameters": {"type": "object", "properties": {
+            "value": {"type": "number"}, "to": {"type": "string"}},
+            "required": ["value", "to"]}}},
+]
+
+
+def tool_result(name: str, args: dict) -> str:
+    """What the client's (pretend) tools return, as JSON text.
+
+    Example:
+        >>> tool_result("get_time", {"timezone": "UTC"})
+        '{"timezone": "UTC", "time": "14:00"}'
+    """
+    if name == "get_weather":
+        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
+    if name == "get_time":
+        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
+    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
+
+
+def _collect_stream(stream: Any) -> dict:
+    content, calls = "", {}
+    for chunk in stream:
+        for choice in chunk.choices:
+            delta = choice.delta
+            content += delta.content or ""
+            for tc in delta.tool_calls or ():
+                slot = calls.setdefault(tc.index, {"id": "", "type": "function",
+                                                   "function": {"name": "", "arguments": ""}})
+                slot["id"] = tc.id or slot["id"]
+                if tc.function is not None:
+                    slot["function"]["name"] += tc.function.name or ""
+                    slot["function"]["arguments"] += tc.function.arguments or ""
+    message: dict = {"role": "assistant", "content": content or None}
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message
+
+
+def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> list:
+    """Drive an ``openai.OpenAI`` client through the script: call, run tools, repeat.
+
+    Returns the final message list. Requests use ``temperature=0.2`` and ``seed=7``.
+
+    Example:
+        >>> class Stub:  # anything shaped like the openai client works
+        ...     def __init__(self):
+        ...         self.chat = self; self.completions = self
+        ...     def create(self, **kw):
+        ...         return _Reply({"role": "assistant", "content": "done"})
+        >>> class _Reply:
+        ...     def __init__(self, m):
+        ...         self.choices = [self]; self.message = self; self.m = m
+        ...     def model_dump(self, **kw):
+        ...         return dict(self.m)
+        >>> run_chat_loop(Stub())[-1]["content"]
+        'done'
+    """
+    messages = [{"role": "system", "content": "You are a weather assistant."},
+                {"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
+    for _ in range(max_turns):
+        kwargs = dict(model="gpt-4o-mini", messages=messages, tools=CHAT_TOOLS,
+                      temperature=0.2, seed=7)
+        if stream:
+            message = _collect_stream(client.chat.completions.create(
+                stream=True, stream_options={"include_usage": True}, **kwargs))
+        else:
+            message = client.chat.completions.create(**kwargs).choices[0].message.model_dump(
+                exclude_none=True)
+        messages.append(message)
+        if not message.get("tool_calls"):
+            break
+        for call in message["tool_calls"]:
+            args = json.loads(call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": call["id"],
+                             "content": tool_result(call["function"]["name"], args)})
+    return messages

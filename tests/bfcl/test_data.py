@@ -67,3 +67,23 @@ def test_vetted_data_parses_exactly_as_the_standard_json_module(bfcl_data):
         fast = parse_json_lines(text, exact_ints=False)
         assert fast == [json.loads(line) for line in text.splitlines() if line.strip()]
         assert repr(fast) == repr([json.loads(line) for line in text.splitlines() if line.strip()])
+
+
+@pytest.mark.parametrize("category", ["live_multiple", "live_simple", "live_irrelevance",
+                                      "simple_python", "parallel_multiple", "live_relevance"])
+def test_questions_with_shared_function_docs_equal_a_plain_parse(bfcl_data, category):
+    import json
+
+    text = bfcl_data.read_text(f"BFCL_v4_{category}.json")
+    plain = [json.loads(line) for line in text.splitlines() if line.strip()]
+    fast = bfcl_data.questions(category)
+    assert json.dumps(fast) == json.dumps(plain)
+
+
+def test_a_line_that_does_not_split_cleanly_is_parsed_whole(tmp_path):
+    import json
+
+    odd = {"id": "simple_python_0", "question": [[{"role": "user",
+           "content": 'x, "function": [1]}'}]], "function": [{"name": "f"}], "extra": 1}
+    (tmp_path / "BFCL_v4_simple_python.json").write_text(json.dumps(odd) + "\n")
+    assert BfclData.locate(str(tmp_path)).questions("simple_python") == [odd]

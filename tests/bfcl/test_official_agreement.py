@@ -223,7 +223,11 @@ def _prompting_text(rng, calls):
 @pytest.mark.parametrize("category", [c for c in AST_CATEGORIES if language_of(c) == "python"])
 def test_python_decoder_agrees_with_official(bfcl_data, official_checker, category):
     from bfcl_eval.constants.enums import ReturnFormat
-    from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+
+    try:
+        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+    except ImportError as exc:
+        pytest.skip(f"the official decoder needs {exc.name} (tree_sitter, tenacity, ...)")
 
     rng = random.Random(f"ek-otel-decode-{category}")
     disagreements = []

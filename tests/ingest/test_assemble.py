@@ -137,3 +137,21 @@ def test_trace_group_is_frozen():
     group = TraceGroup(_trace_id(1))
     with pytest.raises(dataclasses.FrozenInstanceError):
         group.late = True  # type: ignore[misc]
+
+
+def test_gc_thresholds_are_relaxed_while_grouping_and_restored_after():
+    import gc
+
+    from ek_otel.ingest.assemble import GC_THRESHOLDS
+
+    before = gc.get_threshold()
+    seen = []
+    for _ in group_traces(_trace(1) + _trace(2), close_after=1):
+        seen.append(gc.get_threshold())
+    assert seen and all(t == GC_THRESHOLDS for t in seen)
+    assert gc.get_threshold() == before
+    groups = group_traces(_trace(1) + _trace(2), close_after=1)
+    next(groups)
+    groups.close()  # abandoned half way
+    assert gc.get_threshold() == before
+    assert [gc.get_threshold() for _ in group_traces(_trace(1), tune_gc=False)] == [before]

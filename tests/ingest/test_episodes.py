@@ -6,13 +6,14 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ek_otel.ingest.bad_input import MALFORMED_RECORD, BadInputReport
 from ek_otel.ingest.episodes import build_episode, build_episodes
 from ek_otel.ingest.records import STATUS_ERROR, LogRecord, SpanEvent, SpanRecord
 
 TRACE = "1f" * 16
-_ids = iter(range(1, 10_000))
 
 
 def sid(n: int) -> str:
@@ -432,3 +433,161 @@ def test_groups_of_unrelated_logs_without_spans_give_no_episode():
     episodes = list(build_episodes([noise, answer]))
     assert [e.calls for e in episodes] == [(("f", {}),)]
     assert episodes[0].provenance.trace_id == TRACE
+
+
+# --- conventions of other frameworks (acceptance uses packages not in the corpus) -----
+
+
+def test_vercel_ai_sdk_spans():
+    gen = make("ai.generateText.doGenerate", 2, 1, 1, 5, **{
+        "ai.response.toolCalls": json.dumps([{"toolCallType": "function", "toolCallId": "v1",
+                                              "toolName": "search", "args": '{"q": "x"}'}]),
+        "ai.usage.promptTokens": 11, "ai.usage.completionTokens": 4})
+    outer = make("ai.generateText", 1, 0, 0, 20, **{"ai.usage.promptTokens": 11,
+                                                   "ai.usage.completionTokens": 4})
+    call = make("ai.toolCall", 3, 1, 6, 7, **{"ai.toolCall.name": "search",
+                                             "ai.toolCall.id": "v1", "ai.toolCall.args": '{"q": "x"}',
+                                             "ai.toolCall.result": '{"n": 1}'})
+    episode = build_episode([outer, gen, call])
+    assert episode.calls == (("search", {"q": "x"}),)
+    assert (episode.trajectory[0].span_id, episode.trajectory[0].observation) == (sid(3), {"n": 1})
+    assert cost_tuple(episode) == (11, 4, 0, 0)
+
+
+def test_google_adk_spans():
+    llm = make("call_llm", 2, 1, 1, 5, **{"gcp.vertex.agent.llm_response": json.dumps({
+        "content": {"role": "model", "parts": [
+            {"function_call": {"id": "g1", "name": "lookup", "args": {"id": 7}}}]}})})
+    run = make("execute_tool lookup", 3, 1, 6, 7, **{
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+        "gen_ai.tool.call.id": "g1", "gcp.vertex.agent.tool_call_args": '{"id": 7}'})
+    agent_span = make("invoke_agent helper", 1, 0, 0, 10, **{"gen_ai.operation.name": "invoke_agent"})
+    episode = build_episode([agent_span, llm, run])
+    assert episode.calls == (("lookup", {"id": 7}),)
+    assert episode.trajectory[0].agent == "helper"
+
+
+def test_pydantic_ai_running_tool_span_and_events_attribute():
+    chat_span = make("chat gpt-4o", 2, 1, 1, 5, **{
+        "gen_ai.operation.name": "chat",
+        "events": json.dumps([{"event.name": "gen_ai.user.message", "content": "hi"},
+                              {"event.name": "gen_ai.choice", "index": 0, "message": {
+                                  "role": "assistant", "tool_calls": [
+                                      {"id": "p1", "type": "function", "function": {
+                                          "name": "roll", "arguments": '{"sides": 6}'}}]}}])})
+    tool_span = make("running tool", 3, 1, 6, 7, **{"gen_ai.tool.name": "roll",
+                                                   "gen_ai.tool.call.id": "p1",
+                                                   "tool_arguments": '{"sides": 6}',
+                                                   "tool_response": "4"})
+    agent_span = make("agent run", 1, 0, 0, 10, agent_name="dice")
+    episode = build_episode([agent_span, chat_span, tool_span])
+    assert episode.calls == (("roll", {"sides": 6}),)
+    assert (episode.trajectory[0].agent, episode.trajectory[0].observation) == ("dice", "4")
+
+
+def test_strands_gen_ai_choice_span_event_with_bedrock_content_blocks():
+    event = SpanEvent("gen_ai.choice", attributes={
+        "message": json.dumps([{"toolUse": {"toolUseId": "b1", "name": "calc",
+                                            "input": {"x": 2}}}]),
+        "finish_reason": "tool_use"})
+    span = make("chat", 2, 0, 1, 2, events=(event,), **{"gen_ai.operation.name": "chat"})
+    assert build_episode([span]).calls == (("calc", {"x": 2}),)
+
+
+def test_gemini_function_call_parts():
+    span = make("generate_content gemini", 2, 0, 1, 2, **{
+        "gen_ai.operation.name": "generate_content",
+        "gen_ai.output.messages": json.dumps([{"role": "model", "content": [
+            {"functionCall": {"name": "find", "args": {"q": "a"}}},
+            {"functionCall": {"name": "find", "args": {"q": "b"}}}]}])})
+    assert build_episode([span]).calls == (("find", {"q": "a"}), ("find", {"q": "b"}))
+
+
+def test_smolagents_style_recorded_python_call_is_unwrapped():
+    span = make("get_weather", 3, 0, 1, 2, **{
+        "openinference.span.kind": "TOOL", "tool.name": "get_weather",
+        "input.value": '{"args": [], "sanitize_inputs_outputs": true, "kwargs": {"city": "Oslo"}}'})
+    assert build_episode([span]).calls == (("get_weather", {"city": "Oslo"}),)
+
+
+def test_arguments_named_args_are_not_mistaken_for_a_recorded_call():
+    span = tool(3, "f", 0, 1, args='{"args": [1], "verbose": true}')
+    assert build_episode([span]).calls == (("f", {"args": [1], "verbose": True}),)
+
+
+def test_join_by_name_prefers_the_tools_own_agent():
+    # two agents run concurrently and both ask for "search"; tool spans carry no call id
+    spans = [agent(1, "A", 0, 0, 100), agent(2, "B", 0, 0, 100),
+             chat(3, 1, 1, 5, calls=[("search", {"q": "a"}, "ca")]),
+             chat(4, 2, 2, 6, calls=[("search", {"q": "b"}, "cb")]),
+             tool(5, "search", 2, 7), tool(6, "search", 1, 8)]
+    episode = build_episode(spans)
+    by_span = {s.span_id: (s.agent, s.args) for s in episode.trajectory}
+    assert by_span == {sid(5): ("B", {"q": "b"}), sid(6): ("A", {"q": "a"})}
+
+
+# --- robustness: attribute values of any type never crash a build -------------------
+
+_KEYS = [
+    "gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind",
+    "langfuse.observation.type", "gen_ai.output.messages", "llm.output_messages.0.message.role",
+    "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+    "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments",
+    "gen_ai.completion.0.tool_calls.0.name", "gen_ai.completion.0.tool_calls.x.arguments",
+    "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.raw", "usage",
+    "langfuse.observation.usage_details", "gen_ai.tool.name", "gen_ai.tool.call.id",
+    "gen_ai.tool.call.arguments", "input.value", "output.value", "traceloop.entity.input",
+    "gen_ai.response.id", "gen_ai.response.finish_reasons", "gen_ai.request.temperature",
+    "gen_ai.request.seed", "llm.invocation_parameters", "error.type", "gen_ai.agent.name",
+    "ek.task.id", "gen_ai.conversation.id", "session.id", "events", "response", "output",
+    "langfuse.observation.output", "ai.response.toolCalls", "logfire.tags", "name",
+]
+_JSONISH = st.sampled_from([
+    '{"a": 1}', "[1, 2]", '"x"', "{", "null", '[{"role": "assistant", "parts": 5}]',
+    '[{"role": "assistant", "tool_calls": [{"function": {"name": 3}}]}]',
+    '{"choices": [{"message": {"tool_calls": "no"}}]}', '{"output": [{"type": "function_call"}]}',
+    "[{'type': 'function_call'", "ResponseFunctionToolCall(name=", '{"kwargs": 5}',
+    '[{"event.name": "gen_ai.choice", "message": 7}]', '{"prompt_tokens_details": 3}',
+])
+_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2**63, 2**63 - 1), st.floats(),
+              st.text(max_size=20), st.binary(max_size=8), _JSONISH),
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+@st.composite
+def _spans(draw):
+    count = draw(st.integers(1, 6))
+    spans = []
+    for n in range(1, count + 1):
+        attributes = draw(st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=6))
+        parent = draw(st.integers(0, count + 1))
+        start = draw(st.integers(0, 50))
+        spans.append(SpanRecord(
+            TRACE, sid(n), sid(parent) if parent else "",
+            draw(st.sampled_from(["chat m", "execute_tool f", "Function: g", "invoke_agent A",
+                                  "Agent run: x", "ai.toolCall", "call_llm", "x"])),
+            start_ns=start, end_ns=start + draw(st.integers(0, 50)),
+            status_code=draw(st.integers(0, 2)), attributes=attributes,
+            events=tuple(SpanEvent(draw(st.sampled_from(["exception", "gen_ai.choice",
+                                                         "gen_ai.content.completion"])),
+                                   attributes=draw(st.dictionaries(
+                                       st.sampled_from(["message", "gen_ai.completion",
+                                                        "exception.type", "tool_calls"]),
+                                       _VALUES, max_size=2)))
+                         for _ in range(draw(st.integers(0, 2))))))
+    return spans
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_spans())
+def test_any_attribute_values_build_an_episode_without_bad_spans(spans):
+    episode = build_episode(spans)
+    assert episode.meta["bad_spans"] == 0
+    assert episode.provenance.span_count == len(spans)
+    for step in episode.trajectory:
+        assert isinstance(step.tool, str) and isinstance(dict(step.args), dict)
+    assert episode.cost.input_tokens >= 0

@@ -158,3 +158,17 @@ def test_protobuf_and_json_forms_give_the_same_episode(scenario):
     assert from_pb.calls == from_json.calls
     assert from_pb.cost == from_json.cost
     assert from_pb.provenance == from_json.provenance
+
+
+def test_langfuse_export_points_at_a_parent_it_never_sends():
+    records, _ = read("langfuse-openai-5.0.4", "pb")
+    spans = [r for r in records if hasattr(r, "parent_span_id")]
+    ids = {s.span_id for s in spans}
+    assert spans and all(s.parent_span_id and s.parent_span_id not in ids for s in spans)
+    (episode,) = episodes_of("langfuse-openai-5.0.4", "pb")
+    earliest = min(spans, key=lambda s: s.start_ns)
+    assert episode.provenance.root_span_id == earliest.span_id
+    # latency covers the whole exported trace, not only the first generation
+    assert episode.cost.latency_s * 1e9 >= max(s.end_ns for s in spans) - earliest.start_ns - 1
+    assert episode.task_id == "weather-paris"  # Langfuse metadata is JSON-encoded
+    assert episode.provenance.conversation_id == "sess-1"
