@@ -35,7 +35,6 @@ import gc
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -465,6 +464,7 @@ def main(argv: Optional[list] = None) -> int:
     args = parser.parse_args(argv)
     global REPEAT
     REPEAT = max(1, args.repeat)
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     import ek_otel.ingest.assemble  # noqa: F401  (imports are not part of the measures)
     import ek_otel.ingest.dumps  # noqa: F401
 
@@ -505,8 +505,8 @@ def main(argv: Optional[list] = None) -> int:
             print(f"{fmt:<7} {'read_dump+group_traces (process)':<34} {child.cpu_s:7.2f} "
                   f"{_rate(args.spans, child.cpu_s)} {ratio} {child.max_rss_mib:7.0f} MiB")
             if not args.no_score:
-                ek_otel = shutil.which("ek-otel")
-                cmd = [ek_otel] if ek_otel else [sys.executable, "-m", "ek_otel"]
+                cli_path = shutil.which("ek-otel")
+                cmd = [cli_path] if cli_path else [sys.executable, "-m", "ek_otel"]
                 report_path = os.path.join(out_dir, f"score-{fmt}.json")
                 child = run_child(cmd + ["score", path, "--gold", os.path.join(out_dir, "gold.jsonl"),
                                          "--json", report_path])

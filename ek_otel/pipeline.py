@@ -84,6 +84,7 @@ __all__ = [
     "score_and_envelope",
     "score_episodes",
     "score_dump",
+    "read_episodes",
     "aggregate",
 ]
 
@@ -376,6 +377,24 @@ class ScoreRun:
         """True when every envelope sent was accepted."""
         return self.emit_failures == 0
 
+    def task_dollars(self, task_id: str) -> Optional[float]:
+        """The dollars of one task's scored episodes; None unless every one of them is priced.
+
+        Example:
+            >>> s = EpisodeScore("t", dollars=0.25)
+            >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", s, ScoreProvenance("0", "", {}))
+            >>> run = ScoreRun((env, env), (), aggregate([], {}))
+            >>> run.task_dollars("t"), run.task_dollars("other")
+            (0.5, None)
+        """
+        by_task = self.__dict__.get("_scores_by_task")
+        if by_task is None:
+            by_task = {}
+            for envelope in self.envelopes:
+                by_task.setdefault(envelope.task_id, []).append(envelope.score)
+            object.__setattr__(self, "_scores_by_task", by_task)  # once per run, not per task
+        return _dollars_of(by_task.get(task_id, ()))
+
     def to_dict(self) -> dict:
         """The JSON report of ``ek-otel score --json``.
 
@@ -509,16 +528,13 @@ def _episode_dict(envelope: ScoreEnvelope) -> dict:
 
 def _run_to_dict(run: "ScoreRun") -> dict:
     report = run.report
-    by_task: dict = {}
-    for envelope in run.envelopes:
-        by_task.setdefault(envelope.task_id, []).append(envelope.score)
     per_task = {}
     for task_id, cut in report.per_task.items():
         figures = _figures(cut)
         figures.update(
             pass_at_k=report.pass_at_k.get(task_id),
             pass_hat_k=report.pass_hat_k.get(task_id),
-            dollars=_dollars_of(by_task.get(task_id, ())),
+            dollars=run.task_dollars(task_id),
         )
         per_task[task_id] = figures
     out = {
@@ -662,6 +678,70 @@ class _LateRecords:
             yield group
 
 
+def read_episodes(
+    paths: Sequence[str],
+    *,
+    report: Any,
+    group_by: str = "trace",
+    task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+    keep_closed: int = KEEP_CLOSED_TRACES,
+    close_after: Optional[int] = None,
+    evicted: Optional[list] = None,
+) -> Iterator[Episode]:
+    """The episodes of dump files, as ``ek-otel score`` and ``ek-otel episodes`` both see them.
+
+    Reads the dumps (streaming), skips ek-otel's own output, groups the records by trace,
+    merges late records with the kept records of their trace (the episode comes again,
+    rebuilt from all of them, with ``meta["late"]``), and drops the pseudo-episodes of log
+    records that belong to no trace.
+
+    Args:
+        paths: Dump files, directories, globs or ``-`` (see :func:`~ek_otel.ingest.dumps.read_dump`).
+        report: A :class:`~ek_otel.ingest.bad_input.BadInputReport` collecting bad input.
+        group_by: One of :data:`GROUP_BY_CHOICES`.
+        task_id_keys: Attribute keys tried for the task id, in order.
+        keep_closed: How many closed traces keep their records for late spans.
+        close_after: Passed to :func:`~ek_otel.ingest.assemble.group_traces` (None: its
+            default).
+        evicted: A list that receives an :class:`Unmatched` (reason :data:`LATE_EVICTED`)
+            for late records of a trace no longer kept.
+
+    Raises:
+        InputError: a path does not exist (checked before anything is read).
+
+    Example:
+        >>> from ek_otel.ingest.bad_input import BadInputReport
+        >>> list(read_episodes(["/no/such.jsonl"], report=BadInputReport()))
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /no/such.jsonl: no such file or directory
+    """
+    from .ingest.dumps import expand_paths
+
+    if group_by not in GROUP_BY_CHOICES:
+        raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
+    expand_paths(paths)  # fail on a missing path before anything is read or emitted
+    return _episodes_of_dumps(paths, report, group_by, tuple(task_id_keys), keep_closed,
+                              close_after, evicted)
+
+
+def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
+                       evicted) -> Iterator[Episode]:
+    from .ingest.assemble import group_traces
+    from .ingest.dumps import read_dump
+    from .ingest.episodes import build_episodes
+
+    grouping = {} if close_after is None else {"close_after": close_after}
+    late = _LateRecords(keep_closed)
+    records = _not_ours(read_dump(paths, report=report))
+    groups = late.merge(group_traces(records, **grouping))
+    episodes = build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
+                              source=", ".join(paths), report=report)
+    yield from _real_episodes(episodes)
+    if evicted is not None:
+        evicted.extend(late.evicted)
+
+
 def score_dump(
     paths: Sequence[str],
     tasks: Mapping[str, TaskSpec],
@@ -675,6 +755,8 @@ def score_dump(
     batch_size: int = DEFAULT_BATCH,
 ) -> ScoreRun:
     """Score the traces of dump files (the ``ek-otel score`` command without the terminal).
+
+    The episodes are those of :func:`read_episodes` (the same as ``ek-otel episodes``).
 
     Args:
         paths: Dump files, directories, globs or ``-`` (see :func:`~ek_otel.ingest.dumps.read_dump`).
@@ -697,21 +779,14 @@ def score_dump(
         ...
         ek_otel.errors.InputError: /no/such.jsonl: no such file or directory
     """
-    from .ingest.assemble import group_traces
-    from .ingest.dumps import expand_paths, read_dump
-    from .ingest.episodes import build_episodes
-
-    expand_paths(paths)  # fail on a missing path before anything is read or emitted
-    grouping = {} if close_after is None else {"close_after": close_after}
-    late = _LateRecords(keep_closed)
-    records = _not_ours(read_dump(paths, report=report))
-    groups = late.merge(group_traces(records, **grouping))
-    episodes = build_episodes(groups, group_by=settings.group_by, task_id_keys=settings.task_id_keys,
-                              source=", ".join(paths), report=report)
-    run = score_episodes(_real_episodes(episodes), tasks, settings, sink=sink,
+    evicted: list = []
+    episodes = read_episodes(paths, report=report, group_by=settings.group_by,
+                             task_id_keys=settings.task_id_keys, keep_closed=keep_closed,
+                             close_after=close_after, evicted=evicted)
+    run = score_episodes(episodes, tasks, settings, sink=sink,
                          on_episode=on_episode, batch_size=batch_size)
-    if late.evicted:
-        run = replace(run, unmatched=run.unmatched + tuple(late.evicted))
+    if evicted:
+        run = replace(run, unmatched=run.unmatched + tuple(evicted))
     return run
 
 

@@ -28,6 +28,7 @@ from ek_otel.pipeline import (
     Unmatched,
     file_sha256,
     score_and_envelope,
+    read_episodes,
     score_dump,
     score_episodes,
 )
@@ -339,3 +340,45 @@ def test_bfcl_matcher_refuses_gold_it_cannot_check():
     check_tasks({"simple_python_0": _bfcl_task()}, ScoreSettings(matcher="bfcl"))
     with pytest.raises(BfclDataError, match="weather-paris"):
         check_tasks(_tasks(), ScoreSettings(matcher="bfcl"))
+
+
+# ---------------------------------------------------------------------------
+# read_episodes: what `score` and `episodes` both read
+# ---------------------------------------------------------------------------
+
+
+def test_read_episodes_rebuilds_a_trace_from_its_late_spans(tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    _late_dump(dump)
+    episodes = list(read_episodes([str(dump)], report=BadInputReport(), close_after=2))
+    of_late_trace = [e for e in episodes if e.provenance.trace_id == "a" * 32]
+    assert [len(e.trajectory) for e in of_late_trace] == [1, 2]  # the rebuilt one has both calls
+    assert of_late_trace[-1].meta.get("late") is True
+    assert of_late_trace[-1].task_id == "t"
+
+
+def test_read_episodes_lists_late_spans_of_a_forgotten_trace(tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    _late_dump(dump)
+    evicted: list = []
+    episodes = list(read_episodes([str(dump)], report=BadInputReport(), close_after=2,
+                                  keep_closed=0, evicted=evicted))
+    assert [(u.trace_id, u.reason) for u in evicted] == [("a" * 32, LATE_EVICTED)]
+    assert [len(e.trajectory) for e in episodes if e.provenance.trace_id == "a" * 32] == [1]
+
+
+def test_read_episodes_skips_our_own_scores(tmp_path):
+    out = tmp_path / "scores.jsonl"
+    sink = FileSink(str(out))
+    score_dump([str(TRACES)], _tasks(), ScoreSettings(), report=BadInputReport(), sink=sink)
+    sink.close()
+    assert list(read_episodes([str(out)], report=BadInputReport())) == []
+    alone = list(read_episodes([str(TRACES)], report=BadInputReport()))
+    both = list(read_episodes([str(TRACES), str(out)], report=BadInputReport()))
+    assert [e.provenance.span_count for e in both] == [e.provenance.span_count for e in alone]
+    assert [e.calls for e in both] == [e.calls for e in alone]
+
+
+def test_read_episodes_checks_paths_before_reading():
+    with pytest.raises(InputError, match="nope.jsonl"):
+        read_episodes(["/no/where/nope.jsonl"], report=BadInputReport())

@@ -69,7 +69,6 @@ class Failure(NamedTuple):
 
 
 _WRONG_COUNT_MESSAGE = ("Wrong number of functions.",)
-_DELETE = str.maketrans("", "", " ,./-_*^")
 _STANDARD: dict = {}
 
 
@@ -82,7 +81,9 @@ def standardize_string(text: str) -> str:
     """
     out = _STANDARD.get(text)
     if out is None:
-        out = text.translate(_DELETE).lower()
+        # str.replace per character beats both re.sub and str.translate here
+        out = (text.replace(" ", "").replace(",", "").replace(".", "").replace("/", "")
+               .replace("-", "").replace("_", "").replace("*", "").replace("^", "").lower())
         if "'" in out:
             out = out.replace("'", '"')
         if len(_STANDARD) < 200_000:
@@ -154,6 +155,8 @@ def _type_check(param, value, allowed, description, expected, nested):
 
 
 def _string_check(param, value, allowed):
+    if value in allowed:  # an exact match standardizes to a match: skip the work
+        return None
     standardized = standardize_string(value)
     for answer in allowed:
         if type(answer) is str and standardize_string(answer) == standardized:
@@ -166,6 +169,8 @@ def _string_check(param, value, allowed):
 
 
 def _list_check(param, value, allowed):
+    if value in allowed:  # equal lists stay equal once their strings are standardized
+        return None
     standardized = [_std_if_str(v) for v in value]
     for answer in allowed:
         if standardized == [_std_if_str(answer[j]) for j in range(len(answer))]:

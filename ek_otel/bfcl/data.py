@@ -88,7 +88,7 @@ FUNC_DOC_FILES = {
 AGENTIC_SYSTEM_PROMPT = "For your final answer to the user, you must respond in this format: {'answer': A short and precise answer to the question, 'context': A brief explanation of how you arrived at this answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do not know', 'context': 'I do not know'}. If you think the question cannot be properly answered, response with {'answer': 'I cannot answer this question', 'context': A short reason explaining why this question cannot be answered}.\n"
 
 _WHEEL_PREFIX = "bfcl_eval/data/"
-_LONG_DIGITS = re.compile(r"\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d")  # orjson reads integers beyond 64 bits as floats
+_LONG_DIGITS = re.compile(r"[0-9]{19}")  # orjson reads integers beyond 64 bits as floats
 _LINE_ID = re.compile(r'\{"id": "([^"\\]*)"[,}]')
 _TEXT_CACHE: dict = {}
 
@@ -117,11 +117,22 @@ def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
 def parse_json_lines(text: str, *, exact_ints: bool = True) -> list:
     """Parse JSON Lines text (blank lines skipped); ``exact_ints`` as in :func:`parse_json`.
 
+    With orjson the lines are parsed in one call as a JSON array (and line by line if that
+    fails or does not give one value per line).
+
     Example:
         >>> parse_json_lines('{"id": 1}\\n\\n{"id": 2}\\n')
         [{'id': 1}, {'id': 2}]
     """
-    return [parse_json(line, exact_ints=exact_ints) for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if _orjson is not None and not (exact_ints and _LONG_DIGITS.search(text)):
+        try:
+            values = _orjson.loads("[" + ",".join(lines) + "]")
+        except _orjson.JSONDecodeError:
+            values = None
+        if values is not None and len(values) == len(lines):
+            return values
+    return [parse_json(line, exact_ints=exact_ints) for line in lines]
 
 
 _FUNCTION_KEY = ', "function": ['

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import types
@@ -93,6 +94,16 @@ def _ensure_model_config() -> bool:
     return True
 
 
+def _official_module(name: str) -> Optional[Any]:
+    """Import a ``bfcl_eval`` module (with the stand-in model config), or None."""
+    if not _ensure_model_config():
+        return None
+    try:
+        return importlib.import_module(name)
+    except Exception:  # any missing dependency of the official package
+        return None
+
+
 def official_ast_checker() -> Optional[Any]:
     """The official ``ast_checker`` function, or None when ``bfcl_eval`` is not importable.
 
@@ -100,13 +111,8 @@ def official_ast_checker() -> Optional[Any]:
         >>> official_ast_checker() is None or official_ast_checker().__name__ == "ast_checker"
         True
     """
-    if not _ensure_model_config():
-        return None
-    try:
-        from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
-    except Exception:
-        return None
-    return ast_checker
+    module = _official_module("bfcl_eval.eval_checker.ast_eval.ast_checker")
+    return None if module is None else module.ast_checker
 
 
 def official_language(category: str) -> Any:
@@ -134,10 +140,4 @@ def official_eval_runner() -> Optional[Any]:
         >>> runner is None or hasattr(runner, "evaluate_task")
         True
     """
-    if not _ensure_model_config():
-        return None
-    try:
-        from bfcl_eval.eval_checker import eval_runner
-    except Exception:
-        return None
-    return eval_runner
+    return _official_module("bfcl_eval.eval_checker.eval_runner")

@@ -35,7 +35,7 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import BfclData, BfclEntry, parse_json
+from .data import BfclData, BfclEntry, parse_json, parse_json_lines
 from .single_turn import check_single_turn, relevance_verdict
 from .verdict import Verdict
 
@@ -153,24 +153,42 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
                          path=path)
     try:
         with open(path, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
+            text = handle.read()
     except FileNotFoundError:
         raise InputError("no such file", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc}", path=path) from None
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    lines = text.splitlines()
+    records = None
+    if _bulk_ok(lines):
         try:
-            record = parse_json(line)
-        except ValueError as exc:
-            raise InputError(f"bad JSON: {exc}", path=path, line=number) from None
-        if not isinstance(record, dict) or "id" not in record:
-            raise InputError("a result line must be an object with an id", path=path, line=number)
-        records.append(record)
+            records = parse_json_lines(text)
+        except ValueError:
+            records = None
+    if records is None or not all(type(r) is dict and "id" in r for r in records):
+        records = []  # line by line, to name the line at fault
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = parse_json(line)
+            except ValueError as exc:
+                raise InputError(f"bad JSON: {exc}", path=path, line=number) from None
+            if not isinstance(record, dict) or "id" not in record:
+                raise InputError("a result line must be an object with an id", path=path,
+                                 line=number)
+            records.append(record)
     records.sort(key=lambda r: sort_key(str(r["id"])))
     return ResultFile(path, model or _model_of(path), category, tuple(records))
+
+
+def _bulk_ok(lines: list) -> bool:
+    """Every non-blank line is one JSON object by its shape (then one bulk parse is safe)."""
+    for line in lines:
+        stripped = line.strip()
+        if stripped and not (stripped[0] == "{" and stripped[-1] == "}"):
+            return False
+    return True
 
 
 def find_result_files(paths: Iterable[str]) -> list:

@@ -4,7 +4,8 @@
   progress and diagnostics to stderr);
 - :func:`progress` / :func:`track`: rich progress bars on stderr that switch themselves off
   when stderr is not a terminal (pipes, CI, tests), so output stays clean;
-- :func:`echo_errors`: print each error as one ``FILE:LINE: message`` line on stderr.
+- :func:`echo_errors`: print each error as one ``FILE:LINE: message`` line on stderr;
+- :func:`nothing_read_error`: the one-line error of a command that could read nothing at all.
 
 Example:
     >>> with progress("reading", total=3) as advance:
@@ -18,13 +19,16 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator, Optional, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-__all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors"]
+from ..errors import InputError
+
+__all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
+           "nothing_read_error"]
 
 T = TypeVar("T")
 
@@ -123,3 +127,24 @@ def echo_errors(errors: Iterable[object]) -> int:
         click.echo(str(error), err=True)
         count += 1
     return count
+
+
+def nothing_read_error(report: Any) -> Optional[InputError]:
+    """The error to raise when the input gave nothing but bad input, else None.
+
+    A dump that holds no episode and no bad input (an empty file) is not an error; one
+    whose every record was unreadable is: the caller exits 2 with this one line.
+
+    Example:
+        >>> from ek_otel.ingest.bad_input import BadInputReport, INVALID_JSON
+        >>> report = BadInputReport()
+        >>> nothing_read_error(report) is None
+        True
+        >>> report.add(INVALID_JSON, "expected value")
+        >>> print(nothing_read_error(report))
+        no trace could be read (1 bad input records; first: invalid JSON: expected value)
+    """
+    if report.ok:
+        return None
+    first = report.cases[0] if report.cases else report.summary()
+    return InputError(f"no trace could be read ({report.total} bad input records; first: {first})")

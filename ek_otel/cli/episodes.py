@@ -1,7 +1,10 @@
 """``ek-otel episodes PATH...``: show the episodes ek-otel reads from trace dumps.
 
 One JSON object per episode per line (``--table`` for a readable table instead); the
-bad-input summary goes to stderr. This is the first thing to run on a new dump: it shows
+bad-input summary goes to stderr. The episodes are exactly those ``ek-otel score`` scores
+(:func:`~ek_otel.pipeline.read_episodes`): ek-otel's own scores in a dump are skipped, and
+spans that come after their trace was closed show the trace again, rebuilt from all its
+spans, with ``"late": true`` in ``meta``. Exit 2 when nothing could be read at all. This is the first thing to run on a new dump: it shows
 which calls, tokens and task ids ek-otel found.
 
 Example:
@@ -18,12 +21,11 @@ import click
 from rich.table import Table
 
 from ..core.episode import Episode
-from ..ingest.assemble import group_traces
 from ..ingest.bad_input import BadInputReport
-from ..ingest.dumps import read_dump
 from ..ingest.episode_dict import episode_to_json
-from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES, build_episodes
-from ._common import stderr_console, stdout_console
+from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
+from ..pipeline import read_episodes
+from ._common import nothing_read_error, stderr_console, stdout_console
 
 __all__ = ["episodes", "episodes_table", "task_id_key_list"]
 
@@ -93,14 +95,24 @@ def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -
         ek-otel episodes traces.jsonl --table
     """
     report = BadInputReport()
-    records = read_dump(list(paths), report=report)
-    found = build_episodes(group_traces(records), group_by=group_by,
-                           task_id_keys=task_id_key_list(task_id_keys),
-                           source=",".join(paths), report=report)
+    evicted: list = []
+    found = read_episodes(list(paths), report=report, group_by=group_by,
+                          task_id_keys=task_id_key_list(task_id_keys), evicted=evicted)
+    shown = 0
     if as_table:
-        stdout_console().print(episodes_table(found))
+        listed = list(found)
+        shown = len(listed)
+        stdout_console().print(episodes_table(listed))
     else:
         for episode in found:
             click.echo(episode_to_json(episode))
+            shown += 1
     if not report.ok:
         stderr_console().print(report.summary(), markup=False, highlight=False)
+    if evicted:
+        click.echo(f"{len(evicted)} late record group(s) came for traces no longer in memory "
+                   "and were not shown", err=True)
+    if not shown:
+        error = nothing_read_error(report)
+        if error is not None:
+            raise error

@@ -37,7 +37,7 @@ from ..pipeline import (
     file_sha256,
     score_dump,
 )
-from ._common import progress, stderr_console, stdout_console
+from ._common import nothing_read_error, progress, stderr_console, stdout_console
 from .episodes import task_id_key_list
 
 __all__ = ["score", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
@@ -53,13 +53,6 @@ def _money(value: Optional[float]) -> str:
     if value is None:
         return "-"
     return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
-
-
-def _dollars_of(run: ScoreRun, task_id: Optional[str] = None) -> Optional[float]:
-    scores = [e.score for e in run.envelopes if task_id is None or e.task_id == task_id]
-    if not scores or any(s.dollars is None for s in scores):
-        return None
-    return sum(s.dollars for s in scores)
 
 
 def tasks_table(run: ScoreRun) -> Table:
@@ -92,7 +85,7 @@ def tasks_table(run: ScoreRun) -> Table:
         return cells
 
     for task_id, cut in report.per_task.items():
-        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), _dollars_of(run, task_id)))
+        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id)))
     table.add_section()
     table.add_row(*row("total", report.overall, report.mean_pass_hat_k, report.dollars),
                   style="bold")
@@ -180,14 +173,19 @@ def _headers(pairs: tuple) -> dict:
     return headers
 
 
+def _check_writable(path: str, what: str) -> None:
+    """Fail before any work when ``path`` cannot be written (its content is left as it is)."""
+    try:
+        open(path, "a", encoding="utf-8").close()
+    except OSError as exc:
+        raise InputError(f"cannot write {what}: {exc.strerror or exc}", path=path) from None
+
+
 def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, headers: dict,
           timeout: float, phoenix: bool) -> Any:
     sinks = []
     if emit_file is not None:
-        try:
-            open(emit_file, "a", encoding="utf-8").close()
-        except OSError as exc:
-            raise InputError(f"cannot write the emit file: {exc.strerror or exc}", path=emit_file) from None
+        _check_writable(emit_file, "the emit file")
         sinks.append(FileSink(emit_file, phoenix=phoenix))
     if endpoint is not None:
         try:
@@ -255,6 +253,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         task_id_keys=task_id_key_list(task_id_keys),
     )
     check_tasks(tasks, settings)
+    if json_out is not None and json_out != "-":
+        _check_writable(json_out, "the JSON report")
     sink = _sink(emit_file, emit_endpoint, emit_protocol, _headers(emit_headers), emit_timeout,
                  phoenix)
     bad_input = BadInputReport()
@@ -266,9 +266,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         if sink is not None:
             sink.close()
 
-    if not run.envelopes and not run.unmatched and not bad_input.ok:
-        first = bad_input.cases[0] if bad_input.cases else bad_input.summary()
-        raise InputError(f"no trace could be read ({bad_input.total} bad input records; first: {first})")
+    if not run.envelopes and not run.unmatched:
+        error = nothing_read_error(bad_input)
+        if error is not None:
+            raise error
     # With --json - the JSON owns stdout, and the tables go to stderr.
     _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
     if json_out is not None:

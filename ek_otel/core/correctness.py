@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .episode import as_call
-from .toolcalls import hungarian_max
+from .toolcalls import hungarian_max, weighted_lcs
 
 __all__ = ["ToolCall", "ToolCallParams", "ModelTestCase", "LLMTestCase", "ToolCorrectnessMetric"]
 
@@ -229,26 +229,8 @@ class ToolCorrectnessMetric:
     def _ordered(self, expected: Sequence[ToolCall], called: Sequence[ToolCall]) -> tuple:
         n, m = len(expected), len(called)
         sim = [[self._pair_sim(e, c) for c in called] for e in expected]
-        dp = [[0.0] * (m + 1) for _ in range(n + 1)]
-        for i in range(1, n + 1):
-            for j in range(1, m + 1):
-                best = max(dp[i - 1][j], dp[i][j - 1])
-                s = sim[i - 1][j - 1]
-                if s > 0:
-                    best = max(best, dp[i - 1][j - 1] + s)
-                dp[i][j] = best
-        pairs = []
-        i, j = n, m
-        while i > 0 and j > 0:
-            if dp[i][j] == dp[i - 1][j]:
-                i -= 1
-            elif dp[i][j] == dp[i][j - 1]:
-                j -= 1
-            else:
-                pairs.append((i - 1, j - 1))
-                i -= 1
-                j -= 1
-        score = dp[n][m] / n
+        pairs = weighted_lcs(n, m, lambda i, j: (sim[i][j],) if sim[i][j] > 0 else None)
+        score = sum(sim[r][c] for r, c in pairs) / n
         if score >= 1.0:
             return 1.0, (f"Correct ordering: all expected tools {_names(expected)} were "
                          "called in the correct order.")
@@ -262,7 +244,7 @@ class ToolCorrectnessMetric:
                 out_of_order.append(e.name)
             else:
                 missing.append(e.name)
-        partial = [(expected[r], sim[r][c]) for r, c in reversed(pairs) if sim[r][c] < 1.0]
+        partial = [(expected[r], sim[r][c]) for r, c in pairs if sim[r][c] < 1.0]
         problems = []
         if missing:
             problems.append(f"missing tools {missing}")

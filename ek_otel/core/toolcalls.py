@@ -48,6 +48,8 @@ __all__ = [
     "match_calls",
     "explain_alignment",
     "ToolCallMetric",
+    "hungarian_max",
+    "weighted_lcs",
 ]
 
 #: Pairing strategies: the seed's greedy best-first, the exact maximum-weight assignment,
@@ -510,22 +512,32 @@ def hungarian_max(weight: Sequence[Sequence[float]]) -> list:
     return pairs
 
 
-def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
-    """Weighted LCS over same-tool pairs, maximising (exact pairs, agreement, pairs)."""
-    n, m = len(pred_calls), len(gold_calls)
-    zero = (0, 0.0, 0)
-    best = [[zero] * (m + 1) for _ in range(n + 1)]
-    cache: dict = {}
+def weighted_lcs(n: int, m: int, gain: Callable[[int, int], Optional[tuple]]) -> list:
+    """Order-preserving pairs ``(i, j)`` (both increasing) with the largest summed gain.
+
+    ``gain(i, j)`` is None when ``i`` and ``j`` may not be paired, else a tuple of numbers;
+    gains add element by element (floats rounded to 9 places, so that sums in different
+    orders compare equal) and totals compare lexicographically. Among equal totals the
+    pairs nearest the end are kept. This is the one weighted longest common subsequence of
+    the package: the ``ordered`` strategy here and the ordered mode of
+    :class:`~ek_otel.core.correctness.ToolCorrectnessMetric` both use it.
+
+    Example:
+        >>> weighted_lcs(3, 3, lambda i, j: (1,) if "abc"[i] == "cab"[j] else None)
+        [(0, 1), (1, 2)]
+        >>> weighted_lcs(2, 2, lambda i, j: (1.0 if i == j else 0.5,))
+        [(0, 0), (1, 1)]
+    """
+    best = [[()] * (m + 1) for _ in range(n + 1)]
     for i in range(1, n + 1):
-        tool_i = pred_calls[i - 1][0]
         row, prev = best[i], best[i - 1]
         for j in range(1, m + 1):
             cand = max(prev[j], row[j - 1])
-            if gold_calls[j - 1][0] == tool_i:
-                c = compare(i - 1, j - 1)
-                cache[i - 1, j - 1] = c
-                d = prev[j - 1]
-                diag = (d[0] + (1 if c.exact else 0), round(d[1] + c.tp, 9), d[2] + 1)
+            g = gain(i - 1, j - 1)
+            if g is not None:
+                d = prev[j - 1] or (0,) * len(g)
+                diag = tuple(round(a + b, 9) if isinstance(a + b, float) else a + b
+                             for a, b in zip(d, g))
                 if diag > cand:
                     cand = diag
             row[j] = cand
@@ -537,11 +549,24 @@ def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
         elif best[i][j] == best[i][j - 1]:
             j -= 1
         else:
-            out.append((i - 1, j - 1, cache[i - 1, j - 1]))
+            out.append((i - 1, j - 1))
             i -= 1
             j -= 1
     out.reverse()
     return out
+
+
+def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
+    """Weighted LCS over same-tool pairs, maximising (exact pairs, agreement, pairs)."""
+    cache: dict = {}
+
+    def gain(i: int, j: int) -> Optional[tuple]:
+        if pred_calls[i][0] != gold_calls[j][0]:
+            return None
+        c = cache[i, j] = compare(i, j)
+        return (1 if c.exact else 0, c.tp, 1)
+
+    return [(i, j, cache[i, j]) for i, j in weighted_lcs(len(pred_calls), len(gold_calls), gain)]
 
 
 def match_calls(

@@ -92,11 +92,21 @@ class TraceGroup:
 
     @property
     def root(self) -> Optional[SpanRecord]:
-        """The first span with no parent, or None."""
+        """The first span with no parent; else the earliest span whose parent is missing
+        from the group (a root for assembly); None for a group without spans.
+
+        Example:
+            >>> t = "1" * 32
+            >>> TraceGroup(t, spans=(SpanRecord(t, "b" * 16, "a" * 16, start_ns=2),
+            ...                      SpanRecord(t, "c" * 16, "9" * 16, start_ns=1))).root.span_id
+            'cccccccccccccccc'
+        """
         for span in self.spans:
             if not span.parent_span_id:
                 return span
-        return None
+        present = {span.span_id for span in self.spans}
+        orphans = [span for span in self.spans if span.parent_span_id not in present]
+        return min(orphans, key=lambda span: span.start_ns) if orphans else None
 
 
 class _OpenTrace:

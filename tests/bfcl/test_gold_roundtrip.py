@@ -53,3 +53,29 @@ def test_episodes_scored_against_bfcl_gold_match_ek_otel_bfcl(bfcl_data, bfcl_re
         got.append(bfcl_verdict_for_episode(episode, tasks[record["id"]]))
     assert [(v.id, v.valid, v.error_type, v.errors) for v in got] == \
         [(v.id, v.valid, v.error_type, v.errors) for v in expected]
+
+
+@pytest.mark.parametrize("category", ["simple_javascript", "parallel_multiple", "live_multiple",
+                                      "live_relevance", "multi_turn_miss_func", "memory_rec_sum",
+                                      "web_search_base"])
+def test_from_bfcl_loses_nothing(bfcl_data, tmp_path, category):
+    from ek_otel.gold.bfcl import task_dict_from_entry
+    from ek_otel.gold.native import task_to_dict
+
+    entries = bfcl_data.entries(category)
+    gold = tmp_path / "gold.jsonl"
+    dump_tasks(bfcl_tasks(bfcl_data, category), gold)
+    loaded = load_tasks(gold)
+    assert [task_to_dict(t) for t in loaded] == [task_dict_from_entry(e) for e in entries]
+    for task, entry in zip(loaded, entries):
+        docs = {d["name"]: d for d in entry.functions}
+        for turn in (entry.question.get("missed_function") or {}).values():
+            docs.update({d["name"]: d for d in turn})
+        assert {t.name for t in task.tools} == set(docs)
+        assert task.meta["bfcl_id"] == entry.id and task.meta["question"] == entry.question["question"]
+        if entry.answer is not None and task.turns is None:
+            truth = task.meta.get("bfcl_ground_truth", entry.ground_truth)
+            assert truth == entry.ground_truth
+        if task.turns is not None:
+            assert task.meta["bfcl_turns"] == entry.ground_truth
+            assert [len(turn) for turn in task.turns] == [len(turn) for turn in entry.ground_truth]

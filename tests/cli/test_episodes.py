@@ -103,3 +103,41 @@ def test_missing_file_is_one_error_line_and_exit_2(tmp_path):
     assert result.exit_code == 2
     assert result.stderr.startswith("ek-otel: error:")
     assert "Traceback" not in result.output
+
+
+EXAMPLE_TRACES = Path(__file__).resolve().parents[2] / "examples" / "traces.jsonl"
+EXAMPLE_GOLD = Path(__file__).resolve().parents[2] / "examples" / "tasks.jsonl"
+
+
+def test_our_own_scores_in_a_dump_are_not_episodes(tmp_path):
+    scores = tmp_path / "scores.jsonl"
+    scored = run("score", str(EXAMPLE_TRACES), "--gold", str(EXAMPLE_GOLD),
+                 "--emit-file", str(scores))
+    assert scored.exit_code == 0, scored.output
+    alone = run("episodes", str(scores))
+    assert alone.exit_code == 0 and alone.stdout == ""
+    plain = run("episodes", str(EXAMPLE_TRACES)).stdout.splitlines()
+    mixed = run("episodes", str(EXAMPLE_TRACES), str(scores)).stdout.splitlines()
+    assert len(plain) == len(mixed) == 10
+    for a, b in zip(plain, mixed):
+        a, b = json.loads(a), json.loads(b)
+        assert a["provenance"]["span_count"] == b["provenance"]["span_count"]
+        assert a["provenance"]["instrumentation"] == b["provenance"]["instrumentation"]
+        assert a["steps"] == b["steps"]
+
+
+def test_nothing_readable_exits_2_with_one_line_after_the_summary(tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01not OTLP at all")
+    result = run("episodes", str(junk))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1].startswith("ek-otel: error: no trace could be read")
+    assert "Traceback" not in result.stderr
+
+
+def test_an_empty_dump_is_not_an_error(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = run("episodes", str(empty))
+    assert result.exit_code == 0 and result.stdout == ""

@@ -317,3 +317,11 @@ def test_runs_of_different_models_are_also_shown_apart(tmp_path):
     groups = json.loads(out.read_text())["groups"]
     assert sorted(g["key"][0] for g in groups) == ["model-a", "model-b"]
     assert all(g["aggregate"]["episodes"] == 1 for g in groups)
+
+
+def test_unwritable_json_report_fails_before_anything_is_scored_or_emitted(tmp_path):
+    scores = tmp_path / "scores.jsonl"
+    result = run(TRACES, "--gold", GOLD, "--emit-file", str(scores),
+                 "--json", str(tmp_path / "no" / "report.json"))
+    _one_error_line(result, "report.json", "cannot write the JSON report")
+    assert not scores.exists()  # nothing was written back for a run that failed

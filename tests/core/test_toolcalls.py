@@ -454,3 +454,28 @@ def test_ordered_alignment_never_finds_more_exact_pairs_than_optimal(pred, gold)
     assert ordered.n_exact <= align_calls(pred, gold, strategy="optimal").n_exact
     indices = [(p.pred_index, p.gold_index) for p in ordered.pairs]
     assert [j for _, j in indices] == sorted(j for _, j in indices)   # order kept
+
+
+# ---------------------------------------------------------------------------
+# weighted_lcs: the one order-preserving alignment (ordered strategy, ToolCorrectness)
+# ---------------------------------------------------------------------------
+
+
+def test_weighted_lcs_prefers_the_larger_gain_over_more_pairs():
+    from ek_otel.core.toolcalls import weighted_lcs
+
+    # pairing 0-1 alone is worth 5; pairing 0-0 and 1-1 is worth 2
+    gains = {(0, 0): (1.0,), (1, 1): (1.0,), (0, 1): (5.0,)}
+    assert weighted_lcs(2, 2, lambda i, j: gains.get((i, j))) == [(0, 1)]
+
+
+def test_weighted_lcs_keeps_order_and_compares_tuples_lexicographically():
+    from ek_otel.core.toolcalls import weighted_lcs
+
+    # (exact, agreement): one exact pair beats two partial ones
+    gains = {(0, 1): (1, 0.5), (0, 0): (0, 0.9), (1, 1): (0, 0.9)}
+    assert weighted_lcs(2, 2, lambda i, j: gains.get((i, j))) == [(0, 1)]
+    assert weighted_lcs(2, 2, lambda i, j: None) == []
+    assert weighted_lcs(0, 3, lambda i, j: (1,)) == []
+    pairs = weighted_lcs(3, 3, lambda i, j: (1,))
+    assert pairs == [(0, 0), (1, 1), (2, 2)]

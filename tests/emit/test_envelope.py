@@ -41,6 +41,17 @@ def _same(a, b) -> bool:
     return json.dumps(repr(a)) == json.dumps(repr(b))
 
 
+def _no_constant(token: str):
+    """``json.loads`` hook: NaN/Infinity are not JSON (a string *containing* "NaN" is fine)."""
+    raise AssertionError(f"non-JSON token {token} in the envelope")
+
+
+def test_no_constant_rejects_nan_tokens_but_not_strings():
+    assert json.loads('{"NaN": "Infinity"}', parse_constant=_no_constant) == {"NaN": "Infinity"}
+    with pytest.raises(AssertionError):
+        json.loads('{"a": NaN}', parse_constant=_no_constant)
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     f1=st.floats(allow_nan=True, allow_infinity=False),
@@ -71,8 +82,7 @@ def test_json_round_trip_is_lossless(f1, exact, diffs, missing, spurious, settin
                         revision=revision, evaluated_service=service, scored_at_ns=123,
                         response_id="resp-1")
     text = env.to_json()
-    json.loads(text)  # strict JSON: no NaN/Infinity tokens
-    assert "NaN" not in text and "Infinity" not in text
+    json.loads(text, parse_constant=_no_constant)  # strict JSON: no NaN/Infinity tokens
     back = ScoreEnvelope.from_json(text)
     assert _same(back, env)
     assert type(back.score.missing_calls) is tuple
