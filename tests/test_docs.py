@@ -99,3 +99,63 @@ def test_api_example_runs():
     assert proc.returncode == 0, proc.stderr
     assert "corpus: precision=" in proc.stdout
     assert "refund-order-1042" in proc.stdout
+
+
+# The README's shell examples that name no file of the repo: placeholders for the user's own.
+PLACEHOLDER_PATHS = ("dumps/",)
+
+
+def readme_commands() -> list[str]:
+    """Every ``ek-otel`` command of the README's ``sh`` blocks, continuation lines joined."""
+    commands = []
+    for block in code_blocks("sh"):
+        text = block.replace("\\\n", " ")
+        for line in text.splitlines():
+            line = line.split("  #", 1)[0].strip()
+            for part in line.split("&&"):
+                part = part.strip()
+                if part.startswith("ek-otel") and not any(p in part for p in PLACEHOLDER_PATHS):
+                    commands.append(part)
+    return commands
+
+
+def test_readme_has_shell_commands_to_run():
+    commands = readme_commands()
+    assert commands[0] == "ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl"
+    assert any("--emit-file" in c for c in commands)
+
+
+@pytest.mark.parametrize("command", readme_commands())
+def test_readme_shell_command_runs_as_written(command, tmp_path):
+    import shlex
+
+    for name in ("examples", "tests"):  # the paths the README names, from a scratch directory
+        (tmp_path / name).symlink_to(ROOT / name)
+    args = shlex.split(command)
+    proc = subprocess.run([sys.executable, "-m", "ek_otel", *args[1:]], capture_output=True,
+                          text=True, check=False, cwd=str(tmp_path))
+    assert proc.returncode == 0, f"{command}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr
+    for option in ("--json", "--emit-file"):  # what the command says it writes, it writes
+        if option in args:
+            assert (tmp_path / args[args.index(option) + 1]).stat().st_size > 0
+
+
+def test_readme_names_the_json_report_keys_that_exist(tmp_path):
+    out = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, "-m", "ek_otel", "score", "examples/traces.jsonl",
+                           "--gold", "examples/tasks.jsonl", "--json", str(out)],
+                          capture_output=True, text=True, check=False, cwd=str(ROOT))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    section = README.split("`--json OUT` writes", 1)[1].split("When the runs differ", 1)[0]
+    aggregate = section.split('"aggregate": {', 1)[1].split("}", 1)[0]
+    for key in re.findall(r"[a-z_][a-z_0-9]*", aggregate):
+        assert key in report["aggregate"], f"README names aggregate key {key!r}"
+    episode = section.split('"episodes": [{', 1)[1].split("}", 1)[0]
+    for key in re.findall(r"[a-z_][a-z_0-9]*", episode):
+        assert key in report["episodes"][0], f"README names episode key {key!r}"
+    top = section.split("}],", 1)[1].split("(", 1)[0]
+    assert re.findall(r'"([a-z_]+)"', top)
+    for key in re.findall(r'"([a-z_]+)"', top):
+        assert key in report, f"README names report key {key!r}"

@@ -9,9 +9,10 @@ Two result forms exist:
   becomes ``{name: {kwargs}}``. Arithmetic on constants (``2**10``) is computed safely;
   anything the official decoder would have to ``eval`` beyond that fails to decode.
 
-Java and JavaScript prompting output is split into calls by a small tokenizer (the
-official decoder uses tree-sitter): every value is kept as source text, and a string
-literal loses its quotes.
+Java and JavaScript prompting output is parsed with tree-sitter and walked as the
+official decoder walks it (:mod:`ek_otel.bfcl.tree_sitter_calls`) when the ``tree_sitter``
+packages are installed; without them a small tokenizer approximates it
+(:func:`ek_otel.bfcl.java_js.parse_java_js_calls`). Every value is kept as source text.
 
 Decode failures raise :class:`DecodeError` whose message is the text the official decoder
 reports after ``"Invalid syntax. Failed to decode AST. "``.
@@ -150,7 +151,11 @@ def decode_prompting(text: str, language: str = "python") -> list:
     wrapped = _wrap(text)
     if language == "python":
         return _parse_python(wrapped)
-    from .java_js import parse_java_js_calls  # the Java/JavaScript call splitter
+    from . import tree_sitter_calls
+
+    if tree_sitter_calls.available(language):  # the official parser's grammar and walk
+        return tree_sitter_calls.parse_calls(wrapped[1:-1], language)
+    from .java_js import parse_java_js_calls  # an approximation without tree-sitter
 
     return parse_java_js_calls(wrapped[1:-1], language)
 

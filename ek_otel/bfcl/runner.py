@@ -36,6 +36,7 @@ from .categories import (
     sort_key,
 )
 from .data import BfclData, BfclEntry, parse_json, parse_json_lines
+from .models import lookup, model_registry, style_of_results
 from .single_turn import check_single_turn, relevance_verdict
 from .verdict import Verdict
 
@@ -46,6 +47,7 @@ __all__ = [
     "find_result_files",
     "read_result_file",
     "score_category",
+    "model_settings",
     "score_result_files",
     "run_bfcl",
 ]
@@ -240,11 +242,11 @@ def _pair(result_file: ResultFile, entries: Sequence[BfclEntry]) -> list:
 
 
 def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional[str],
-                 model: str) -> Callable:
+                 model: str, style: Optional[str] = None) -> Callable:
     kind = checker_kind(category)
     if kind in ("ast", "relevance"):
         return lambda entry, record: check_single_turn(
-            entry, record.get("result"), underscore_to_dot=underscore_to_dot)
+            entry, record.get("result"), underscore_to_dot=underscore_to_dot, style=style)
     if kind == "multi_turn":
         try:
             from .multi_turn import check_multi_turn_entry
@@ -254,7 +256,7 @@ def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional
         def check_multi(entry: BfclEntry, record: dict) -> Verdict:
             verdict = check_multi_turn_entry(
                 entry.id, category, record.get("result"), entry.question, entry.answer or {},
-                mode=multi_turn, model_name=model)
+                mode=multi_turn, style=style, model_name=model)
             return _with_official_line(verdict, entry, record)
 
         return check_multi
@@ -265,7 +267,7 @@ def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional
 
     def check_agentic(entry: BfclEntry, record: dict) -> Verdict:
         verdict = check_agentic_entry(entry.id, category, record.get("result"), entry.question,
-                                      entry.answer or {})
+                                      entry.answer or {}, style=style)
         return _with_official_line(verdict, entry, record)
 
     return check_agentic
@@ -290,10 +292,12 @@ def _with_official_line(verdict: Verdict, entry: BfclEntry, record: dict) -> Ver
 
 def score_category(result_file: ResultFile, data: BfclData, *, underscore_to_dot: bool = False,
                    multi_turn: Optional[str] = None,
-                   on_entry: Optional[Callable[[], None]] = None) -> tuple:
+                   on_entry: Optional[Callable[[], None]] = None,
+                   style: Optional[str] = None) -> tuple:
     """Check every record of one result file. Returns ``(CategoryScore, verdicts)``.
 
-    ``on_entry`` is called once per checked entry (progress bars).
+    ``on_entry`` is called once per checked entry (progress bars). ``style`` is the model
+    handler's kind, ``"fc"`` or ``"prompting"`` (None: each result's own form).
 
     Example:
         >>> from ek_otel.bfcl.data import BfclData
@@ -307,10 +311,10 @@ def score_category(result_file: ResultFile, data: BfclData, *, underscore_to_dot
     if category not in ALL_SCORING:
         raise BfclDataError(f"{result_file.path}: unsupported BFCL category {category!r}")
     if checker_kind(category) == "relevance":
-        return _score_relevance(result_file, data, on_entry)
+        return _score_relevance(result_file, data, on_entry, style)
     pairs = _pair(result_file, data.entries(category))
     check = _checker_for(category, underscore_to_dot=underscore_to_dot,
-                         multi_turn=multi_turn, model=result_file.model)
+                         multi_turn=multi_turn, model=result_file.model, style=style)
     verdicts = []
     for entry, record in pairs:
         verdicts.append(check(entry, record))
@@ -321,7 +325,7 @@ def score_category(result_file: ResultFile, data: BfclData, *, underscore_to_dot
 
 
 def _score_relevance(result_file: ResultFile, data: BfclData,
-                     on_entry: Optional[Callable[[], None]]) -> tuple:
+                     on_entry: Optional[Callable[[], None]], style: Optional[str]) -> tuple:
     """Relevance categories need a question only to report a failure: parse it then."""
     category = result_file.category
     lines = dict(data.question_lines(category))
@@ -334,40 +338,82 @@ def _score_relevance(result_file: ResultFile, data: BfclData,
                                 f"data for {category}")
         verdicts.append(relevance_verdict(
             record["id"], category, lambda line=line: parse_json(line, exact_ints=exact_ints),
-            record.get("result")))
+            record.get("result"), style=style))
         if on_entry is not None:
             on_entry()
     correct = sum(1 for v in verdicts if v.valid)
     return CategoryScore(result_file.model, category, correct, len(verdicts)), tuple(verdicts)
 
 
+def model_settings(files: Sequence[ResultFile], data: BfclData, *,
+                   underscore_to_dot: Optional[bool] = None,
+                   style: Optional[str] = None) -> dict:
+    """``{model: (style, underscore_to_dot)}``: how each model's results are decoded and
+    checked, as the official runner would for that model.
+
+    A model registered in the ``bfcl_eval`` registry that comes with ``data`` takes its
+    ``is_fc_model`` and ``underscore_to_dot`` from there (:mod:`ek_otel.bfcl.models`);
+    another is function-calling when any of its results holds a call list, else
+    prompting, and has ``underscore_to_dot`` off. ``underscore_to_dot`` and ``style``,
+    when given, override both for every model.
+
+    Example:
+        >>> rf = ResultFile("x", "mine", "irrelevance", ({"id": "irrelevance_0", "result": "no"},))
+        >>> model_settings([rf], BfclData("/nowhere"))
+        {'mine': ('prompting', False)}
+        >>> model_settings([rf], BfclData("/nowhere"), underscore_to_dot=True, style="fc")
+        {'mine': ('fc', True)}
+    """
+    registry = model_registry(data)
+    results: dict = {}
+    for result_file in files:
+        depth = 0 if checker_kind(result_file.category) in ("ast", "relevance") else 2
+        results.setdefault(result_file.model, []).append(
+            style_of_results((r.get("result") for r in result_file.records), depth))
+    settings = {}
+    for model, styles in results.items():
+        traits = lookup(registry, model)
+        model_style = style or (traits.style if traits else
+                                ("fc" if "fc" in styles else "prompting"))
+        model_u2d = underscore_to_dot if underscore_to_dot is not None else (
+            traits.underscore_to_dot if traits else False)
+        settings[model] = (model_style, model_u2d)
+    return settings
+
+
 def score_result_files(files: Sequence[ResultFile], data: BfclData, *,
-                       underscore_to_dot: bool = False, multi_turn: Optional[str] = None,
-                       on_entry: Optional[Callable[[], None]] = None) -> BfclRun:
+                       underscore_to_dot: Optional[bool] = None,
+                       multi_turn: Optional[str] = None,
+                       on_entry: Optional[Callable[[], None]] = None,
+                       style: Optional[str] = None) -> BfclRun:
     """Score already-read result files (see :func:`find_result_files`) against ``data``.
+
+    Each model is decoded and checked with :func:`model_settings`.
 
     Example:
         >>> score_result_files([], BfclData("/nowhere")).scores
         ()
     """
+    settings = model_settings(files, data, underscore_to_dot=underscore_to_dot, style=style)
     scores = []
     verdicts = {}
     for result_file in files:
+        model_style, model_u2d = settings[result_file.model]
         score, file_verdicts = score_category(
-            result_file, data, underscore_to_dot=underscore_to_dot, multi_turn=multi_turn,
-            on_entry=on_entry)
+            result_file, data, underscore_to_dot=model_u2d, multi_turn=multi_turn,
+            on_entry=on_entry, style=model_style)
         scores.append(score)
         verdicts[(score.model, score.category)] = file_verdicts
     return BfclRun(tuple(scores), verdicts)
 
 
-def run_bfcl(paths: Iterable[str], data: BfclData, *, underscore_to_dot: bool = False,
-             multi_turn: Optional[str] = None) -> BfclRun:
+def run_bfcl(paths: Iterable[str], data: BfclData, *, underscore_to_dot: Optional[bool] = None,
+             multi_turn: Optional[str] = None, style: Optional[str] = None) -> BfclRun:
     """Find and score every result file under ``paths`` against ``data``.
 
     Example:
         >>> run_bfcl([], BfclData("/nowhere")).scores
         ()
     """
-    return score_result_files(find_result_files(paths), data,
-                              underscore_to_dot=underscore_to_dot, multi_turn=multi_turn)
+    return score_result_files(find_result_files(paths), data, underscore_to_dot=underscore_to_dot,
+                              multi_turn=multi_turn, style=style)

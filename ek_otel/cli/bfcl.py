@@ -92,13 +92,19 @@ def _print_tables(run: BfclRun) -> None:
               help="Write per-category figures and per-entry verdicts as JSON.")
 @click.option("--score-dir", metavar="DIR", type=click.Path(file_okay=False),
               help="Write score files in the official format and layout.")
-@click.option("--underscore-to-dot", is_flag=True,
-              help="The model saw '.' in function names as '_' (OpenAI-style names).")
+@click.option("--underscore-to-dot/--no-underscore-to-dot", default=None,
+              help="The model saw '.' in function names as '_' (OpenAI-style names). "
+                   "Default: as bfcl_eval's model registry says for the model (off for "
+                   "an unregistered model).")
+@click.option("--style", type=click.Choice(["fc", "prompting"]),
+              help="How results were produced: function calling or prompting. Default: as "
+                   "the model registry says, else fc when any result is a call list.")
 @click.option("--multi-turn", "multi_turn", type=click.Choice(["state", "ast"]),
               help="Multi-turn checking: simulated-API state (official; needs bfcl_eval) "
                    "or turn-by-turn AST. Default: state when bfcl_eval is installed.")
 def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
-         score_dir: Optional[str], underscore_to_dot: bool, multi_turn: Optional[str]) -> None:
+         score_dir: Optional[str], underscore_to_dot: Optional[bool], style: Optional[str],
+         multi_turn: Optional[str]) -> None:
     """Score BFCL v4 RESULT files or directories with the official rules.
 
     RESULT is a BFCL_v4_<category>_result.json file or a directory laid out as BFCL
@@ -114,7 +120,7 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     with progress("checking BFCL entries", total=total,
                   enabled=None if total >= _PROGRESS_MIN_ENTRIES else False) as advance:
         run = score_result_files(files, data, underscore_to_dot=underscore_to_dot,
-                                 multi_turn=multi_turn, on_entry=advance)
+                                 multi_turn=multi_turn, on_entry=advance, style=style)
     if not run.scores:
         click.echo("ek-otel: no BFCL_v4_<category>_result.json files found", err=True)
     _print_tables(run)

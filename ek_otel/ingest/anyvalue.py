@@ -280,6 +280,10 @@ def attributes_from_json(key_values: Any, issues: list) -> dict:
                 if type(string) is str:
                     out[key] = string
                     continue
+                number = raw.get("intValue")
+                if type(number) is str and len(number) < 19 and number.isascii() and number.isdigit():
+                    out[key] = int(number)
+                    continue
         if not isinstance(kv, dict):
             issues.append((BAD_ATTRIBUTE, f"{str(kv)[:40]!r} is not a key/value object"))
             continue

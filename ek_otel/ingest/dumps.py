@@ -438,7 +438,10 @@ def _read_frames(stream: io.BufferedReader, source: str, report: BadInputReport)
 
 def _open(path: str) -> BinaryIO:
     if path == STDIN:
-        return sys.stdin.buffer
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise OSError("there is no standard input to read")
+        return stream
     return open(path, "rb")
 
 

@@ -47,7 +47,8 @@ a model asked for tools whose calls were not captured at all.
 
 **Bad spans** never crash a build: a span that cannot be read is counted
 (``meta["bad_spans"]``), reported to the :class:`~ek_otel.ingest.bad_input.BadInputReport`
-when one is given, and skipped.
+when one is given, and skipped. A span whose parent is missing is read as a root and
+reported (reason :data:`MISSING_PARENT`).
 
 Example:
     >>> from ek_otel.ingest.records import SpanRecord
@@ -87,6 +88,7 @@ from .records import LogRecord, SpanRecord
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
+    "MISSING_PARENT",
     "GROUP_BY_TRACE",
     "GROUP_BY_CONVERSATION",
     "GROUP_BY_SESSION",
@@ -98,6 +100,10 @@ __all__ = [
 ]
 
 DEFAULT_TASK_ID_KEYS = sc.DEFAULT_TASK_ID_KEYS
+
+#: Bad-input reason: a span whose parent is not among the records (Langfuse points at parents
+#: it never exports; a lost batch does the same). The span is read as a root, and reported.
+MISSING_PARENT = "missing parent"
 
 GROUP_BY_TRACE = "trace"
 GROUP_BY_CONVERSATION = "conversation"
@@ -349,14 +355,30 @@ def _tree(spans: Sequence[Any], logs: Sequence[LogRecord],
                 report.add(MALFORMED_RECORD, f"span {sid!r} skipped: {exc}", origin)
             continue
         nodes.setdefault(node.span_id, node)
+    orphans: dict = {}
     for node in nodes.values():
         parent = nodes.get(node.span.parent_span_id) if node.span.parent_span_id else None
         if parent is not None and parent is not node:
             node.parent = parent
             parent.children.append(node)
+        elif node.span.parent_span_id:
+            orphans.setdefault((node.span.trace_id, node.span.parent_span_id), []).append(node)
+    if report is not None:
+        _report_missing_parents(orphans, report)
     for node in nodes.values():
         node.depth = sum(1 for _ in node.ancestors())
     return nodes, bad
+
+
+def _report_missing_parents(orphans: Mapping, report: BadInputReport) -> None:
+    """One case per missing parent (Langfuse hangs every generation on one unexported span)."""
+    for (_, parent_id), children in orphans.items():
+        first = min(children, key=lambda n: (n.span.start_ns, n.span_id))
+        what = (f"span {first.span_id} {first.span.name!r}" if len(children) == 1
+                else f"{len(children)} spans (first {first.span_id} {first.span.name!r})")
+        report.add(MISSING_PARENT, f"{what}: parent {parent_id} is not among the spans; "
+                   f"read as {'a root' if len(children) == 1 else 'roots'}",
+                   getattr(first.span, "origin", None))
 
 
 def _by_time(nodes: Iterable[_Node]) -> list:

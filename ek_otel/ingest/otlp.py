@@ -233,6 +233,10 @@ class TraceChunk:
 
     ``payload`` keeps each span's resource and scope; ``root_span_ids`` lists the spans
     that name no parent.
+
+    Example:
+        >>> TraceChunk("0af7" * 8, ("b7ad6b7169203331",), (), b"").root_span_ids
+        ()
     """
 
     trace_id: str
@@ -243,7 +247,12 @@ class TraceChunk:
 
 @dataclass(frozen=True)
 class SplitTraces:
-    """A trace request split by trace id, with what was rejected (for ``partial_success``)."""
+    """A trace request split by trace id, with what was rejected (for ``partial_success``).
+
+    Example:
+        >>> SplitTraces(chunks=(), rejected_spans=2, error_message="invalid id: ...").rejected_spans
+        2
+    """
 
     chunks: tuple[TraceChunk, ...]
     rejected_spans: int = 0
@@ -253,7 +262,12 @@ class SplitTraces:
 @dataclass(frozen=True)
 class LogChunk:
     """The log records of one trace (``trace_id`` ``""``: records with no trace) as a
-    serialized ``ExportLogsServiceRequest``."""
+    serialized ``ExportLogsServiceRequest``.
+
+    Example:
+        >>> LogChunk("", b"").trace_id
+        ''
+    """
 
     trace_id: str
     payload: bytes
@@ -261,7 +275,12 @@ class LogChunk:
 
 @dataclass(frozen=True)
 class SplitLogs:
-    """A logs request split by trace id, with what was rejected (for ``partial_success``)."""
+    """A logs request split by trace id, with what was rejected (for ``partial_success``).
+
+    Example:
+        >>> SplitLogs(chunks=()).rejected
+        0
+    """
 
     chunks: tuple[LogChunk, ...]
     rejected: int = 0

@@ -104,7 +104,7 @@ def _str(obj: dict, camel: str, snake: str = "") -> str:
 
 def _u64(obj: dict, camel: str, snake: str) -> int:
     value = obj.get(camel)
-    if type(value) is str and value.isdigit() and len(value) <= 18:  # fast path: a timestamp string
+    if type(value) is str and len(value) <= 18 and value.isascii() and value.isdigit():  # fast path: a timestamp string
         return int(value)
     if value is None:
         value = obj.get(snake)
@@ -295,7 +295,7 @@ def spans_from_json(
                 if not isinstance(span, dict):
                     raise BadValue(f"span is a {type(span).__name__}, not an object")
                 record = _span_record(span, resource, scope, origin, issues)
-            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+            except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
                 _skip(report, exc, "span", origin)
                 continue
@@ -329,7 +329,7 @@ def logs_from_json(
                 if not isinstance(log, dict):
                     raise BadValue(f"log record is a {type(log).__name__}, not an object")
                 record = _log_record(log, resource, scope, origin, issues)
-            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+            except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
                 _skip(report, exc, "log record", origin)
                 continue
@@ -397,7 +397,7 @@ def traces_json_to_pb(request: Any) -> tuple:
                 if not isinstance(span, dict):
                     raise BadValue(f"span is a {type(span).__name__}, not an object")
                 record = _span_record(span, {}, ("", ""), None, issues)
-            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+            except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
                 problems.append((INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD, str(exc)))
                 continue
@@ -459,7 +459,7 @@ def logs_json_to_pb(request: Any) -> tuple:
                 observed = _u64(log, "observedTimeUnixNano", "observed_time_unix_nano")
                 time_ns = _u64(log, "timeUnixNano", "time_unix_nano")
                 flags = _u64(log, "flags", "flags")
-            except (BadValue, InvalidId, TypeError, AttributeError) as exc:
+            except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
                 problems.append((INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD, str(exc)))
                 continue

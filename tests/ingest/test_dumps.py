@@ -317,3 +317,50 @@ def test_logs_and_spans_in_one_jsonl(tmp_path, telemetry):
     path.write_text(telemetry.logs_json() + "\n" + telemetry.traces_json() + "\n")
     records = _read([str(path)])
     assert [type(r) for r in records] == [LogRecord] * len(telemetry.logs) + [SpanRecord] * len(telemetry.spans)
+
+
+# ---------------------------------------------------------------------------
+# Never crash, never hang
+# ---------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prefix=st.sampled_from([b"", b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"\x0a", b"{", b"\n{", b"\x00\x00\x00\x05"]),
+       data=st.binary(max_size=300))
+def test_random_file_content_never_crashes(tmp_path, prefix, data):
+    path = tmp_path / "random.bin"
+    path.write_bytes(prefix + data)
+    report = BadInputReport()
+    for record in read_dump([str(path)], report=report):
+        assert isinstance(record, (SpanRecord, LogRecord))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(form=st.sampled_from(["gzip", "zstd", "frames", "jsonl", "pb"]), cut=st.floats(0.0, 1.0))
+def test_truncated_dumps_are_read_up_to_the_cut(tmp_path, telemetry, form, cut):
+    lines = "\n".join(_jsonl_one_span_per_line(telemetry)).encode()
+    frames = b"".join(_frame(telemetry.traces_pb([s])) for s in telemetry.spans)
+    data = {"gzip": gzip.compress(lines), "zstd": zstandard.ZstdCompressor().compress(lines),
+            "frames": frames, "jsonl": lines, "pb": telemetry.traces_pb()}[form]
+    path = tmp_path / "cut.dump"
+    size = int(len(data) * cut)
+    path.write_bytes(data[:size])
+    report = BadInputReport()
+    records = list(read_dump([str(path)], report=report))
+    assert len({r.span_id for r in records if isinstance(r, SpanRecord)}) <= len(telemetry.spans)
+    if form == "frames":
+        boundaries, position = {0}, 0
+        for span in telemetry.spans:
+            position += len(_frame(telemetry.traces_pb([span])))
+            boundaries.add(position)
+        assert report.ok == (size in boundaries)
+        assert len(records) == sum(1 for b in boundaries if 0 < b <= size)
+
+
+def test_missing_stdin_is_reported(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    report = BadInputReport()
+    assert _read(["-"], report) == [] and report.counts == {UNREADABLE_FILE: 1}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 from types import SimpleNamespace
 
@@ -290,6 +292,31 @@ def test_langfuse_generation_output_and_missing_parent_is_a_root():
     assert episode.task_id == "lf-1"
     assert episode.calls == (("f", {"x": 1}),)
     assert cost_tuple(episode) == (12, 3, 0, 0)
+
+
+def test_spans_whose_parent_is_missing_are_roots_and_reported():
+    from ek_otel.ingest.bad_input import BadInputReport
+    from ek_otel.ingest.episodes import MISSING_PARENT
+    from ek_otel.ingest.records import Origin
+
+    orphan = replace(make("trace-root", 3, parent=98, start=1, end=20, **{"ek.task.id": "t"}),
+                     origin=Origin("dump.jsonl", 7))
+    child = make("execute_tool f", 4, parent=3, start=2, end=3, **{
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "f"})
+    report = BadInputReport()
+    episode = build_episode([orphan, child], report=report)
+    assert episode.provenance.root_span_id == sid(3) and episode.task_id == "t"
+    assert episode.calls == (("f", {}),)
+    assert report.counts == {MISSING_PARENT: 1}  # the child's parent is there: not reported
+    assert str(report.cases[0]).startswith("dump.jsonl:7: missing parent: span " + sid(3))
+    clean = BadInputReport()
+    build_episode([make("root", 1), make("kid", 2, parent=1)], report=clean)
+    assert clean.ok
+    siblings = BadInputReport()  # one case per missing parent, not one per span
+    build_episode([make("gen", 5, parent=99, start=2), make("gen", 6, parent=99, start=1)],
+                  report=siblings)
+    assert siblings.total == 1
+    assert "2 spans (first " + sid(6) in str(siblings.cases[0])
 
 
 def test_openinference_tool_span_and_llm_span():

@@ -13,7 +13,13 @@ from opentelemetry.proto.common.v1 import common_pb2
 
 from ek_otel.errors import DecodeError, InputError
 from ek_otel.ingest.anyvalue import DEPTH_MARKER, MAX_DEPTH
-from ek_otel.ingest.bad_input import BAD_ATTRIBUTE, DEEP_NESTING, INVALID_ID, BadInputReport
+from ek_otel.ingest.bad_input import (
+    BAD_ATTRIBUTE,
+    DEEP_NESTING,
+    INVALID_ID,
+    MALFORMED_RECORD,
+    BadInputReport,
+)
 from ek_otel.ingest.otlp import (
     decode_logs,
     decode_logs_payload,
@@ -170,12 +176,25 @@ def test_attributes_of_unexpected_types_are_dropped_and_reported():
         {"key": "bare", "value": "a bare string"},
         {"key": "big", "value": {"intValue": str(2**70)}},
         {"key": "list", "value": {"arrayValue": {"values": "nope"}}},
+        {"key": "superscript", "value": {"intValue": "\u00b2"}},  # str.isdigit() is True, int() fails
     ])
     report = BadInputReport()
     (record,) = decode_traces(_traces_body(span), "json", report=report)
     assert record.attributes == {"ok": "fine"}
-    assert report.counts == {BAD_ATTRIBUTE: 5}
+    assert report.counts == {BAD_ATTRIBUTE: 6}
     assert "'num'" in report.cases[0].detail
+
+
+@pytest.mark.parametrize("field", [{"startTimeUnixNano": "\u00b2"}, {"endTimeUnixNano": "-5"},
+                                   {"kind": "SPAN_KIND_NOPE"}, {"status": {"code": 2**40}}, {"name": 7}])
+def test_spans_with_malformed_fields_are_reported_and_skipped(field):
+    report = BadInputReport()
+    good = _span_json(spanId="00f067aa0ba902b7", name="good")
+    records = decode_traces(_traces_body(_span_json(**field), good), "json", report=report)
+    assert [r.name for r in records] == ["good"]
+    assert report.counts == {MALFORMED_RECORD: 1}
+    split = split_traces(_traces_body(_span_json(**field), good), "json")
+    assert split.rejected_spans == 1 and sum(len(c.span_ids) for c in split.chunks) == 1
 
 
 def _nested_json(depth: int) -> dict:

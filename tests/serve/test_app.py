@@ -183,3 +183,21 @@ def test_kill_9_mid_load_loses_nothing_and_scores_and_exports_once(tmp_path, gol
     written = file_scores(scores_file)
     assert set(written) == {(t, r) for t, r in scored}
     assert max(written.values()) == 1, "a score was exported twice"
+
+
+def test_scores_sent_back_to_the_server_are_not_scored_again(start_server):
+    """A Collector forwards the scores (spans in the evaluated trace) back: no revision loop."""
+    port = free_port()
+    server = start_server(grpc=("127.0.0.1", port), emit_endpoint=f"http://127.0.0.1:{port}",
+                          emit_protocol="grpc")
+    ids = [tid(i, 0x33) for i in range(3)]
+    assert post(server.http_url + "/v1/traces", run_request(ids)) == 200
+    wait_for(lambda: server.counts()["exported"] == 3, 60, "3 scores exported to ourselves")
+    before = server.counts()
+    wait_for(lambda: server.app.intake.own_output_requests >= 1, 30, "the scores came back")
+    import time
+
+    time.sleep(1.0)  # several grace periods: a wrongly re-opened trace would be re-scored
+    after = server.counts()
+    assert after["scores"] == before["scores"] == 3
+    assert after["open"] == 0 and after["spans"] == before["spans"]

@@ -1,0 +1,65 @@
+"""`ek-otel serve` as a command: start, receive over gRPC and HTTP, SIGTERM → exit 0; bad options."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "serve"))
+
+from serve_helpers import GOLD_TASKS, ServerProcess, emit_run, make_provider, wait_for  # noqa: E402
+
+
+@pytest.fixture()
+def gold_file(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in GOLD_TASKS))
+    return str(path)
+
+
+def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file):
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+    os.environ["EK_TEST_TOKEN"] = "t0ken"
+    scores = tmp_path / "scores.jsonl"
+    server = ServerProcess(["--gold", gold_file, "--store", str(tmp_path / "s.db"),
+                            "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--grace", "0.2",
+                            "--emit-file", str(scores), "--auth-token-env", "EK_TEST_TOKEN"],
+                           str(tmp_path / "serve.log"))
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/readyz", timeout=10) as r:
+            assert r.status == 200
+        exporter = OTLPSpanExporter(endpoint=f"127.0.0.1:{server.grpc_port}", insecure=True,
+                                    headers={"authorization": "Bearer t0ken"})
+        provider = make_provider(exporter)
+        ids = {emit_run(provider.get_tracer("t"), i) for i in range(2)}
+        provider.shutdown()
+        wait_for(lambda: scores.exists() and all(i in scores.read_text() for i in ids), 60,
+                 "both scores in the file")
+    finally:
+        code = server.terminate()
+        server.close()
+    assert code == 0
+    log = open(tmp_path / "serve.log").read()
+    assert "stopped" in log and "Traceback" not in log
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tls-cert", "{gold}"], "--tls-cert and --tls-key go together"),
+    (["--auth-token-env", "EK_NO_SUCH_VARIABLE_SET"], "not set"),
+    (["--http", "nowhere"], "HOST:PORT"),
+    (["--http", "off", "--grpc", "off"], "at least one receiver"),
+    (["--grace", "10", "--max-wait", "1"], "--max-wait"),
+])
+def test_bad_options_are_one_line_and_exit_2(gold_file, args, message):
+    args = [a.replace("{gold}", gold_file) for a in args]
+    proc = subprocess.run([sys.executable, "-m", "ek_otel", "serve", "--gold", gold_file, *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
