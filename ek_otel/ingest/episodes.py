@@ -75,7 +75,7 @@ from typing import Any, Optional
 
 from ..core.episode import Cost, Episode, Provenance, RunProvenance, Step, Trajectory
 from . import semconv as sc
-from .bad_input import MALFORMED_RECORD, BadInputReport
+from .bad_input import BAD_ATTRIBUTE, MALFORMED_RECORD, BadInputReport
 from .messages import (
     EMPTY_OUTPUT,
     ModelOutput,
@@ -355,6 +355,10 @@ def _tree(spans: Sequence[Any], logs: Sequence[LogRecord],
                 report.add(MALFORMED_RECORD, f"span {sid!r} skipped: {exc}", origin)
             continue
         nodes.setdefault(node.span_id, node)
+        if report is not None and node.role == sc.MODEL:
+            for key in sc.unreadable_token_counts(span.attributes):
+                report.add(BAD_ATTRIBUTE, f"span {node.span_id}: {key!r} is not a token count "
+                           f"({span.attributes[key]!r}); ignored", getattr(span, "origin", None))
     orphans: dict = {}
     for node in nodes.values():
         parent = nodes.get(node.span.parent_span_id) if node.span.parent_span_id else None

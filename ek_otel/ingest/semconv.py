@@ -39,6 +39,7 @@ __all__ = [
     "Usage",
     "span_role",
     "usage_of",
+    "unreadable_token_counts",
     "first_value",
     "as_int",
     "as_float",
@@ -388,6 +389,26 @@ def _raw_usage_fields(raw: Any) -> dict:
         raw.get("output_reasoning_tokens"), raw.get("reasoning_tokens"),
         raw.get("output_reasoning"))
     return fields
+
+
+def unreadable_token_counts(attributes: Mapping) -> tuple:
+    """The token-count attributes present whose value is not a count (they are ignored).
+
+    Example:
+        >>> unreadable_token_counts({"gen_ai.usage.input_tokens": "lots",
+        ...                          "gen_ai.usage.output_tokens": "7"})
+        ('gen_ai.usage.input_tokens',)
+        >>> unreadable_token_counts({"llm.token_count.prompt": 5})
+        ()
+    """
+    if not isinstance(attributes, Mapping):
+        return ()
+    return tuple(
+        key
+        for keys in (INPUT_TOKEN_KEYS, OUTPUT_TOKEN_KEYS, CACHED_TOKEN_KEYS, REASONING_TOKEN_KEYS)
+        for key in keys
+        if attributes.get(key) not in (None, "") and as_int(attributes.get(key)) is None
+    )
 
 
 def usage_of(attributes: Mapping) -> Optional[Usage]:

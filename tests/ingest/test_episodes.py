@@ -319,6 +319,18 @@ def test_spans_whose_parent_is_missing_are_roots_and_reported():
     assert "2 spans (first " + sid(6) in str(siblings.cases[0])
 
 
+def test_a_token_count_that_is_not_a_number_is_reported_not_silently_zero():
+    from ek_otel.ingest.bad_input import BAD_ATTRIBUTE, BadInputReport
+
+    report = BadInputReport()
+    episode = build_episode([chat(1, usage=None, **{"gen_ai.usage.input_tokens": "lots",
+                                                    "gen_ai.usage.output_tokens": 4})],
+                            report=report)
+    assert episode.cost.output_tokens == 4
+    assert report.counts == {BAD_ATTRIBUTE: 1}
+    assert "'gen_ai.usage.input_tokens' is not a token count ('lots')" in str(report.cases[0])
+
+
 def test_openinference_tool_span_and_llm_span():
     llm = make("ChatCompletion", 2, 0, 1, 2, **{
         "openinference.span.kind": "LLM",

@@ -1,0 +1,84 @@
+"""The store: dedup, revisions, the outbox, and what a crash leaves."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from ek_otel.serve.store import IncomingChunk, Store
+
+T = "ab" * 16
+
+
+def chunk(spans, root=False, payload=None, trace=T):
+    return IncomingChunk("spans", trace, payload or ("|".join(spans)).encode(), tuple(spans), root)
+
+
+def test_dedup_by_trace_and_span_id(tmp_path):
+    s = Store(str(tmp_path / "s.db"))
+    assert s.ingest([chunk(["01" * 8, "02" * 8], root=True)], now=1.0) == [(len(b"|".join([b"01" * 8, b"02" * 8])), 0, True)]
+    # The same spans in another batch shape: nothing new.
+    assert s.ingest([chunk(["02" * 8], payload=b"other")], now=2.0)[0][0] == 0
+    # One new span among known ones: the payload is kept (decoding dedups the old span).
+    assert s.ingest([chunk(["02" * 8, "03" * 8], payload=b"new")], now=3.0)[0][0] == 3
+    assert s.counts()["spans"] == 3 and s.counts()["payloads"] == 2
+    # The same span id in another trace is another span.
+    assert s.ingest([chunk(["01" * 8], trace="cd" * 16)], now=4.0)[0][0] > 0
+
+
+def test_logs_dedup_by_digest():
+    s = Store(":memory:")
+    log = IncomingChunk("logs", T, b"event-bytes")
+    assert s.ingest([log])[0][0] == 11 and s.ingest([log])[0][0] == 0
+
+
+def test_revisions_are_recorded_once_and_late_payloads_stay_open():
+    s = Store(":memory:")
+    s.ingest([chunk(["01" * 8], root=True)], now=1.0)
+    upto = s.max_payload_id(T)
+    s.ingest([chunk(["02" * 8], payload=b"late")], now=2.0)      # arrives while scoring
+    recorded, still_open = s.record_score(T, 0, upto, task_id="t", matched=True, success=True,
+                                          envelope="{}", sinks=("file", "otlp"))
+    assert recorded and still_open is not None and still_open.revisions == 1
+    assert still_open.pending_bytes == 4 and still_open.first_seen == 2.0
+    # A stale or repeated scoring of revision 0 changes nothing.
+    assert s.record_score(T, 0, upto, task_id="t", matched=True, success=True,
+                          envelope="{}", sinks=("file",))[0] is False
+    recorded, still_open = s.record_score(T, 1, s.max_payload_id(T), task_id="t", matched=True,
+                                          success=False, envelope="{}", sinks=("file", "otlp"))
+    assert recorded and still_open is None
+    assert [(r.revision, r.success) for r in s.latest_scores()] == [(1, False)]
+    assert s.revision_count() == 1
+    assert len(s.pending_exports("file")) == 2 and len(s.pending_exports("otlp")) == 2
+    assert s.scored_payloads(T, 0) == [("spans", ("01" * 8).encode())]
+
+
+def test_unmatched_has_no_outbox_row():
+    s = Store(":memory:")
+    s.ingest([chunk(["01" * 8], root=True)])
+    s.record_score(T, 0, s.max_payload_id(T), task_id=None, matched=False, success=None,
+                   envelope=None, detail="no task id", sinks=("file",))
+    assert s.pending_exports("file") == [] and s.counts()["unmatched"] == 1
+
+
+def test_outbox_marks_and_interrupted_writes():
+    s = Store(":memory:")
+    s.ingest([chunk(["01" * 8], root=True)])
+    s.record_score(T, 0, 1, task_id="t", matched=True, success=True, envelope="{}", sinks=("file",))
+    (row,) = s.pending_exports("file")
+    s.mark_sending([row.id], 123)
+    assert s.interrupted_write("file") == 123
+    s.mark_exported([row.id])
+    assert s.interrupted_write("file") is None and s.pending_exports("file") == []
+
+
+def test_uncommitted_work_is_not_visible_after_a_crash(tmp_path):
+    path = str(tmp_path / "s.db")
+    s = Store(path)
+    s.begin()
+    s.ingest([chunk(["01" * 8], root=True)])
+    # The process dies here: the connection goes away without COMMIT.
+    s.conn.close()
+    again = Store(path)
+    assert again.counts()["spans"] == 0
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
