@@ -167,7 +167,7 @@ def _sdk_spans(gen_spans: list) -> list:
 
 
 def client(index: int, n_clients: int, n_spans: int, protocol: str, port: int, start_at, results,
-           nice: int = 0):
+           nice: int = 0, batch: int = 512):
     """One client process: build its spans, wait for the start, push them, report."""
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 
@@ -203,7 +203,7 @@ def client(index: int, n_clients: int, n_spans: int, protocol: str, port: int, s
 
     exporter.export = timed_export
     processor = BatchSpanProcessor(exporter, max_queue_size=len(spans) + 1,
-                                   max_export_batch_size=512, schedule_delay_millis=50)
+                                   max_export_batch_size=batch, schedule_delay_millis=50)
     if nice:
         os.nice(nice)
     while time.time() < start_at.value:
@@ -225,11 +225,12 @@ def _by_trace(spans) -> list:
     return list(traces.values())
 
 
-def push(n_spans: int, n_clients: int, protocol: str, port: int, nice: int = 0) -> dict:
+def push(n_spans: int, n_clients: int, protocol: str, port: int, nice: int = 0,
+         batch: int = 512) -> dict:
     ctx = multiprocessing.get_context("spawn")
     start_at = ctx.Value("d", 0.0)
     results = ctx.Queue()
-    procs = [ctx.Process(target=client, args=(i, n_clients, n_spans, protocol, port, start_at, results, nice))
+    procs = [ctx.Process(target=client, args=(i, n_clients, n_spans, protocol, port, start_at, results, nice, batch))
              for i in range(n_clients)]
     for p in procs:
         p.start()
@@ -285,7 +286,8 @@ def run_load(args, workdir: str, gold: str) -> dict:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        pushed = push(args.spans, args.clients, args.protocol, port, args.client_nice)
+        pushed = push(args.spans, args.clients, args.protocol, port, args.client_nice,
+                      args.batch)
         clients = pushed["clients"]
         end = max(c["end"] for c in clients)
         sent = sum(c["spans"] for c in clients)
@@ -372,6 +374,8 @@ def main(argv=None) -> int:
     parser.add_argument("--overload", action="store_true", help="also run the overload phase")
     parser.add_argument("--overload-spans", type=int, default=60_000)
     parser.add_argument("--overload-traces", type=int, default=1000)
+    parser.add_argument("--batch", type=int, default=512,
+                        help="the SDK's max export batch size (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)")
     parser.add_argument("--client-nice", type=int, default=0,
                         help="run the clients at this niceness (the load generator shares the "
                              "2 cores with the server)")

@@ -79,6 +79,8 @@ __all__ = [
     "Unmatched",
     "ScoreRun",
     "file_sha256",
+    "task_id_key_list",
+    "load_gold",
     "check_tasks",
     "link_task",
     "score_and_envelope",
@@ -224,6 +226,51 @@ def file_sha256(path: str) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def task_id_key_list(extra: Iterable[str] = ()) -> tuple:
+    """The task-id keys to try: the given ones first, then the defaults (no duplicates).
+
+    Example:
+        >>> task_id_key_list(["my.task"])[:2]
+        ('my.task', 'ek.task.id')
+    """
+    return tuple(dict.fromkeys([*extra, *DEFAULT_TASK_ID_KEYS]))
+
+
+def load_gold(path: str, task_id: Optional[str] = None) -> tuple:
+    """``(tasks, default_task_id)`` of a gold file, as ``score`` and ``serve`` link runs.
+
+    ``tasks`` maps task id -> TaskSpec. The default task (for episodes without a task id)
+    is ``task_id`` when given, else the only task of a one-task file, else None.
+
+    Raises:
+        GoldFileError: a broken or empty gold file, or a ``task_id`` that is not in it.
+
+    Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "g.jsonl")
+        >>> _ = open(p, "w").write('{"task_id": "only"}')
+        >>> tasks, default = load_gold(p)
+        >>> list(tasks), default
+        (['only'], 'only')
+        >>> load_gold(p, "other")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.GoldFileError: ...g.jsonl: --task 'other' is not a task of this gold file
+    """
+    from .errors import GoldFileError
+    from .gold.native import load_tasks
+
+    tasks_list = load_tasks(path)
+    if not tasks_list:
+        raise GoldFileError(path, None, "the gold file holds no task")
+    tasks = {t.task_id: t for t in tasks_list}
+    if task_id is not None and task_id not in tasks:
+        raise GoldFileError(path, None, f"--task {task_id!r} is not a task of this gold file")
+    if task_id is not None:
+        return tasks, task_id
+    return tasks, (tasks_list[0].task_id if len(tasks_list) == 1 else None)
 
 
 def _ids(episode: Any) -> tuple:
@@ -421,14 +468,6 @@ def _comparability_key(episode: Any) -> tuple:
     return (run if run is not None else RunProvenance()).comparability_key()
 
 
-def _trials_k(scores: Iterable[EpisodeScore]) -> int:
-    counts: dict = {}
-    for score in scores:
-        counts[score.task_id] = counts.get(score.task_id, 0) + 1
-    repeated = [n for n in counts.values() if n >= 2]
-    return min(repeated) if repeated else 1
-
-
 def aggregate(
     scored: Sequence[tuple],
     tasks: Mapping[str, TaskSpec],
@@ -440,9 +479,9 @@ def aggregate(
     """The corpus report over ``(EpisodeScore, comparability_key)`` pairs.
 
     The figures are the core's (:mod:`ek_otel.core.evaluate`): micro P/R/F1, per task, per
-    slice, pass@k and pass^k, dollars. ``k`` defaults to the smallest number of trials among
-    tasks tried more than once (1 when no task repeats). With several provenance keys the
-    report carries one group per key instead of refusing.
+    slice, pass@k and pass^k, dollars. ``k`` defaults to
+    :func:`~ek_otel.core.evaluate.default_k` (the fewest trials of any repeated task). With
+    several provenance keys the report carries one group per key instead of refusing.
 
     Example:
         >>> s = EpisodeScore("t", tp=1.0, f1=1.0, exact=True, success=True)
@@ -450,7 +489,6 @@ def aggregate(
         >>> r.k, r.pass_hat_k["t"], r.f1
         (2, 1.0, 1.0)
     """
-    k = k or _trials_k(s for s, _ in scored)
     keys = tuple(dict.fromkeys(key for _, key in scored))
     run_settings: dict = {}
     if settings is not None:
@@ -687,6 +725,7 @@ def read_episodes(
     keep_closed: int = KEEP_CLOSED_TRACES,
     close_after: Optional[int] = None,
     evicted: Optional[list] = None,
+    on_own_output: Optional[Callable[[Any], None]] = None,
 ) -> Iterator[Episode]:
     """The episodes of dump files, as ``ek-otel score`` and ``ek-otel episodes`` both see them.
 
@@ -705,6 +744,8 @@ def read_episodes(
             default).
         evicted: A list that receives an :class:`Unmatched` (reason :data:`LATE_EVICTED`)
             for late records of a trace no longer kept.
+        on_own_output: Called with each record of ek-otel's own output (scores written
+            back), which is skipped.
 
     Raises:
         InputError: a path does not exist (checked before anything is read).
@@ -722,18 +763,18 @@ def read_episodes(
         raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
     expand_paths(paths)  # fail on a missing path before anything is read or emitted
     return _episodes_of_dumps(paths, report, group_by, tuple(task_id_keys), keep_closed,
-                              close_after, evicted)
+                              close_after, evicted, on_own_output)
 
 
 def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
-                       evicted) -> Iterator[Episode]:
+                       evicted, on_own_output) -> Iterator[Episode]:
     from .ingest.assemble import group_traces
     from .ingest.dumps import read_dump
     from .ingest.episodes import build_episodes
 
     grouping = {} if close_after is None else {"close_after": close_after}
     late = _LateRecords(keep_closed)
-    records = _not_ours(read_dump(paths, report=report))
+    records = _not_ours(read_dump(paths, report=report), on_own_output)
     groups = late.merge(group_traces(records, **grouping))
     episodes = build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
                               source=", ".join(paths), report=report)
@@ -790,11 +831,13 @@ def score_dump(
     return run
 
 
-def _not_ours(records: Iterable[Any]) -> Iterator[Any]:
+def _not_ours(records: Iterable[Any], on_own: Optional[Callable[[Any], None]] = None) -> Iterator[Any]:
     """Drop ek-otel's own output (scores written back), so it never re-scores a trace."""
     for record in records:
         if not is_ek_output(record.resource, record.scope_name):
             yield record
+        elif on_own is not None:
+            on_own(record)
 
 
 def _real_episodes(episodes: Iterable[Episode]) -> Iterator[Episode]:

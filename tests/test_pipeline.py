@@ -372,7 +372,9 @@ def test_read_episodes_skips_our_own_scores(tmp_path):
     sink = FileSink(str(out))
     score_dump([str(TRACES)], _tasks(), ScoreSettings(), report=BadInputReport(), sink=sink)
     sink.close()
-    assert list(read_episodes([str(out)], report=BadInputReport())) == []
+    ours: list = []
+    assert list(read_episodes([str(out)], report=BadInputReport(), on_own_output=ours.append)) == []
+    assert len(ours) == 18  # an evaluation span and an event per scored episode
     alone = list(read_episodes([str(TRACES)], report=BadInputReport()))
     both = list(read_episodes([str(TRACES), str(out)], report=BadInputReport()))
     assert [e.provenance.span_count for e in both] == [e.provenance.span_count for e in alone]
@@ -382,3 +384,16 @@ def test_read_episodes_skips_our_own_scores(tmp_path):
 def test_read_episodes_checks_paths_before_reading():
     with pytest.raises(InputError, match="nope.jsonl"):
         read_episodes(["/no/where/nope.jsonl"], report=BadInputReport())
+
+
+def test_load_gold_default_task_rules(tmp_path):
+    from ek_otel.errors import GoldFileError
+    from ek_otel.pipeline import load_gold
+
+    tasks, default = load_gold(str(GOLD))
+    assert len(tasks) > 1 and default is None  # several tasks: no default
+    assert load_gold(str(GOLD), "weather-paris")[1] == "weather-paris"
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("# only a comment\n")
+    with pytest.raises(GoldFileError, match="holds no task"):
+        load_gold(str(empty))

@@ -6,8 +6,10 @@ Two result forms exist:
 - **prompting**: a Python-call string ``"[f(a=1), g(b='x')]"``, parsed with :mod:`ast`.
   Only keyword arguments are kept, tuples stay tuples, a bare name becomes its string,
   a nested call without keywords becomes its source text, a nested call with keywords
-  becomes ``{name: {kwargs}}``. Arithmetic on constants (``2**10``) is computed safely;
-  anything the official decoder would have to ``eval`` beyond that fails to decode.
+  becomes ``{name: {kwargs}}``. A binary operation, which the official decoder hands to
+  ``eval``, is computed on literal constants without it (:mod:`ek_otel.bfcl.safe_eval`:
+  arithmetic, comparisons, indexing, pure builtins such as ``round``); anything beyond
+  that fails to decode.
 
 Java and JavaScript prompting output is parsed with tree-sitter and walked as the
 official decoder walks it (:mod:`ek_otel.bfcl.tree_sitter_calls`) when the ``tree_sitter``
@@ -34,8 +36,6 @@ from __future__ import annotations
 
 import ast
 import json
-import math
-import operator
 from typing import Any, Optional
 
 from .data import parse_json
@@ -82,7 +82,9 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
     """Decode one model result into ``[{name: {param: value}}]``.
 
     ``style`` is ``"fc"`` or ``"prompting"``; by default it is read from the result's form
-    (:func:`result_style`); ``"decoded"`` passes already-decoded calls through.
+    (:func:`result_style`); ``"decoded"`` passes already-decoded calls through;
+    ``"fc-decoded"`` decodes as the official ``GeminiHandler`` (function calling whose
+    arguments are stored as dicts: the result is kept, a non-list wrapped in a list).
     ``language`` is ``python``, ``java`` or ``javascript`` and only matters for prompting
     output.
 
@@ -99,6 +101,8 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
         return result
     if style == "fc":
         return decode_function_calling(result)
+    if style == "fc-decoded":  # GeminiHandler: arguments already decoded, kept as they are
+        return result if type(result) is list else [result]
     return decode_prompting(result, language)
 
 
@@ -243,63 +247,6 @@ def _resolve_value(node: ast.AST) -> Any:
     raise DecodeError(f"Unsupported AST type: {type(node)}")
 
 
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-    ast.BitOr: operator.or_,
-    ast.BitAnd: operator.and_,
-    ast.BitXor: operator.xor,
-}
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
-          ast.Not: operator.not_}
-_MAX_SIZE = 100_000
-
-
-def _safe_arithmetic(node: ast.AST) -> Any:
-    """Evaluate arithmetic on literal constants, as ``eval(ast.unparse(node))`` would."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_safe_arithmetic(v) for v in node.elts]
-        return items if isinstance(node, ast.List) else tuple(items)
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        try:
-            return _UNARY[type(node.op)](_safe_arithmetic(node.operand))
-        except (TypeError, ValueError, ArithmeticError) as exc:
-            raise DecodeError(str(exc)) from None
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left = _safe_arithmetic(node.left)
-        right = _safe_arithmetic(node.right)
-        _guard_size(node.op, left, right)
-        try:
-            return _BINARY[type(node.op)](left, right)
-        except (TypeError, ValueError, ArithmeticError) as exc:
-            raise DecodeError(str(exc)) from None
-    if isinstance(node, ast.Name):
-        raise DecodeError(f"name '{node.id}' is not defined")
-    raise DecodeError(f"cannot evaluate {type(node).__name__} without eval")
-
-
-def _guard_size(op: ast.operator, left: Any, right: Any) -> None:
-    if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int):
-        if abs(left) > 1 and right > 0 and right * math.log2(abs(left)) > 4096:
-            raise DecodeError("exponent too large to evaluate safely")
-    if isinstance(op, ast.LShift) and isinstance(right, int) and right > 4096:
-        raise DecodeError("shift too large to evaluate safely")
-    if isinstance(op, ast.Mult):
-        for seq, count in ((left, right), (right, left)):
-            if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
-                if len(seq) * count > _MAX_SIZE:
-                    raise DecodeError("sequence too large to evaluate safely")
-
-
 # ---------------------------------------------------------------------------
 # Format checks
 # ---------------------------------------------------------------------------
@@ -368,7 +315,7 @@ def decode_execute(result: Any, style: Optional[str] = None) -> list:
         >>> decode_execute("[mv(source='a', destination='b')]")
         ["mv(source='a', destination='b')"]
     """
-    if (style or result_style(result)) == "fc":
+    if (style or result_style(result)) in ("fc", "fc-decoded"):
         items = [result] if isinstance(result, dict) else result
         calls = []
         try:
@@ -419,3 +366,6 @@ def call_to_string(name: str, args: dict) -> str:
         "cd(folder='tmp')"
     """
     return f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})"
+
+
+from .safe_eval import evaluate as _safe_arithmetic  # noqa: E402  (it imports DecodeError)

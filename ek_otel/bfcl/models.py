@@ -9,15 +9,20 @@ answer) never decodes as calls, a prompting model's result is parsed as Python-c
 
 ek-otel reads that registry from the source file of the installed package or of the wheel
 given as ``--data`` (parsed with :mod:`ast`, never imported: importing it pulls in every
-model SDK). For a model the registry does not know, the style is read from the results
-(:func:`style_of_results`) and ``underscore_to_dot`` is off unless asked for.
+model SDK). The handler decides the decoding: most API handlers pick the default
+function-calling or prompting decoder by ``is_fc_model``, the local ``OSSHandler`` family
+always decodes prompting text, ``GeminiHandler`` keeps already-decoded arguments
+(``"fc-decoded"``); handlers with decoders of their own (Hammer, Qwen FC, Cohere...) are
+not reproduced. For those, and for a model the registry does not know, the style is read
+from the results (:func:`style_of_results`); ``underscore_to_dot`` is off unless
+registered or asked for.
 
 Example:
     >>> traits = ModelTraits(is_fc_model=True, underscore_to_dot=True)
     >>> traits.style
     'fc'
     >>> registry_from_source('M = {"a-FC": ModelConfig(is_fc_model=True, underscore_to_dot=True)}')
-    {'a-FC': ModelTraits(is_fc_model=True, underscore_to_dot=True)}
+    {'a-FC': ModelTraits(is_fc_model=True, underscore_to_dot=True, handler='')}
     >>> style_of_results(["text", [{"f": "{}"}]]), style_of_results(["[f(a=1)]"])
     ('fc', 'prompting')
 """
@@ -26,33 +31,64 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import os
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Optional
 
-__all__ = ["ModelTraits", "registry_from_source", "model_registry", "lookup",
-           "style_of_results"]
+__all__ = ["ModelTraits", "BRANCHING_HANDLERS", "PROMPTING_HANDLERS", "registry_from_source",
+           "model_registry", "lookup", "style_of_results"]
 
 _CONFIG_FILE = ("constants", "model_config.py")
 
 
+#: Handlers (bfcl_eval 2026.3.23) whose ``decode_ast`` is the default one of each kind,
+#: picked by ``is_fc_model``: JSON-string arguments, or ``default_decode_ast_prompting``.
+BRANCHING_HANDLERS = frozenset({
+    "OpenAICompletionsHandler", "OpenAIResponsesHandler", "ClaudeHandler", "MistralHandler",
+    "DeepSeekAPIHandler", "FireworksHandler", "FunctionaryHandler", "GLMAPIHandler",
+    "GoGoAgentHandler", "GrokHandler", "KimiHandler", "LingAPIHandler", "NanbeigeAPIHandler",
+    "NovitaHandler", "QwenAPIHandler", "QwenAgentThinkHandler", "QwenAgentNoThinkHandler",
+    "WriterHandler",
+})
+#: Handlers that always decode as prompting, whatever ``is_fc_model`` says (the local
+#: ``OSSHandler`` family without a decoder of its own, and ``NvidiaHandler``).
+PROMPTING_HANDLERS = frozenset({
+    "BielikHandler", "DeepseekReasoningHandler", "GemmaHandler", "LlamaHandler",
+    "MiniCPMHandler", "QwenHandler", "NvidiaHandler",
+})
+
+
 @dataclass(frozen=True)
 class ModelTraits:
-    """The two registry flags that change how results are scored.
+    """The registry entries that change how a model's results are scored.
 
     Example:
         >>> ModelTraits(False, False).style
         'prompting'
+        >>> ModelTraits(True, False, "LlamaHandler").style, ModelTraits(True, True, "GeminiHandler").style
+        ('prompting', 'fc-decoded')
+        >>> ModelTraits(True, False, "HammerHandler").style is None
+        True
     """
 
     is_fc_model: bool
     underscore_to_dot: bool
+    handler: str = ""
 
     @property
-    def style(self) -> str:
-        """``"fc"`` or ``"prompting"``: how the model's handler decodes results."""
+    def style(self) -> Optional[str]:
+        """How the model's handler decodes results: ``"fc"``, ``"prompting"``,
+        ``"fc-decoded"`` (``GeminiHandler``), or None for a handler with a decoder of its
+        own (read the style from the results then)."""
+        if self.handler in PROMPTING_HANDLERS:
+            return "prompting"
+        if self.handler == "GeminiHandler":
+            return "fc-decoded" if self.is_fc_model else "prompting"
+        if self.handler and self.handler not in BRANCHING_HANDLERS:
+            return None
         return "fc" if self.is_fc_model else "prompting"
 
 
@@ -67,8 +103,8 @@ def registry_from_source(source: str) -> dict:
     """``{registry name: ModelTraits}`` from the text of ``model_config.py``.
 
     Example:
-        >>> registry_from_source("x = {'m': ModelConfig(is_fc_model=False)}")
-        {'m': ModelTraits(is_fc_model=False, underscore_to_dot=False)}
+        >>> registry_from_source("x = {'m': ModelConfig(is_fc_model=False, model_handler=H)}")
+        {'m': ModelTraits(is_fc_model=False, underscore_to_dot=False, handler='H')}
         >>> registry_from_source("not python(")
         {}
     """
@@ -87,7 +123,10 @@ def registry_from_source(source: str) -> dict:
             is_fc = _flag(value, "is_fc_model")
             if is_fc is None:
                 continue
-            registry[key.value] = ModelTraits(is_fc, bool(_flag(value, "underscore_to_dot")))
+            handler = next((k.value.id for k in value.keywords
+                            if k.arg == "model_handler" and isinstance(k.value, ast.Name)), "")
+            registry[key.value] = ModelTraits(is_fc, bool(_flag(value, "underscore_to_dot")),
+                                              handler)
     return registry
 
 
@@ -106,16 +145,30 @@ def _registry_at(kind: str, root: str) -> dict:
     return registry_from_source(source)
 
 
+@functools.lru_cache(maxsize=1)
+def _installed_registry() -> dict:
+    try:
+        spec = importlib.util.find_spec("bfcl_eval")  # locates, never imports
+    except (ImportError, ValueError):
+        return {}
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        registry = _registry_at("dir", os.path.join(location, "data"))
+        if registry:
+            return registry
+    return {}
+
+
 def model_registry(data: Any) -> dict:
     """The registry that ships with the BFCL ``data`` (a :class:`~ek_otel.bfcl.data.BfclData`
-    of an installed package or a wheel); ``{}`` for a bare data directory.
+    of a package directory or a wheel), else that of the installed ``bfcl_eval`` (the one
+    the official runner would use), else ``{}``.
 
     Example:
         >>> from ek_otel.bfcl.data import BfclData
-        >>> model_registry(BfclData("/nowhere"))
-        {}
+        >>> isinstance(model_registry(BfclData("/nowhere")), dict)
+        True
     """
-    return _registry_at(data.kind, data.root)
+    return _registry_at(data.kind, data.root) or _installed_registry()
 
 
 def lookup(registry: dict, model_dir: str) -> Optional[ModelTraits]:
@@ -124,8 +177,8 @@ def lookup(registry: dict, model_dir: str) -> Optional[ModelTraits]:
 
     Example:
         >>> reg = {"openai/gpt-x-FC": ModelTraits(True, True), "gpt-y": ModelTraits(False, False)}
-        >>> lookup(reg, "openai_gpt-x-FC"), lookup(reg, "gpt-y"), lookup(reg, "mine")
-        (ModelTraits(is_fc_model=True, underscore_to_dot=True), ModelTraits(is_fc_model=False, underscore_to_dot=False), None)
+        >>> lookup(reg, "openai_gpt-x-FC").underscore_to_dot, lookup(reg, "gpt-y").style, lookup(reg, "mine")
+        (True, 'prompting', None)
     """
     return registry.get(model_dir.replace("_", "/")) or registry.get(model_dir)
 

@@ -196,6 +196,9 @@ def _bulk_ok(lines: list) -> bool:
 def find_result_files(paths: Iterable[str]) -> list:
     """The result files named by ``paths`` (files, or directories searched recursively).
 
+    A file named twice is read once; two files for the same model (directory name) and
+    category are an :class:`~ek_otel.errors.InputError`, since their verdicts would mix.
+
     Example:
         >>> find_result_files(["/no/such/dir"])
         Traceback (most recent call last):
@@ -217,9 +220,21 @@ def find_result_files(paths: Iterable[str]) -> list:
             found.append(read_result_file(path))
         else:
             raise InputError("no such file or directory", path=path)
+    unique, seen = [], {}
+    for result_file in found:
+        real = os.path.realpath(result_file.path)
+        key = (result_file.model, result_file.category)
+        if key in seen:
+            if seen[key] == real:
+                continue  # the same file named twice (a directory and a file in it)
+            raise InputError(f"a second result file for model {result_file.model!r}, category "
+                             f"{result_file.category!r} (the first: {seen[key]}); score them "
+                             f"in separate runs", path=result_file.path)
+        seen[key] = real
+        unique.append(result_file)
     order = {category: index for index, category in enumerate(ALL_SCORING)}
-    found.sort(key=lambda f: (f.model, order.get(f.category, len(order))))
-    return found
+    unique.sort(key=lambda f: (f.model, order.get(f.category, len(order))))
+    return unique
 
 
 # ---------------------------------------------------------------------------
@@ -352,9 +367,10 @@ def model_settings(files: Sequence[ResultFile], data: BfclData, *,
     checked, as the official runner would for that model.
 
     A model registered in the ``bfcl_eval`` registry that comes with ``data`` takes its
-    ``is_fc_model`` and ``underscore_to_dot`` from there (:mod:`ek_otel.bfcl.models`);
-    another is function-calling when any of its results holds a call list, else
-    prompting, and has ``underscore_to_dot`` off. ``underscore_to_dot`` and ``style``,
+    ``underscore_to_dot`` from there, and its style from its handler and ``is_fc_model``
+    (:class:`~ek_otel.bfcl.models.ModelTraits`); another model, or one whose handler has
+    a decoder of its own, is function-calling when any of its results holds a call list,
+    else prompting (``underscore_to_dot`` off when not registered). ``underscore_to_dot`` and ``style``,
     when given, override both for every model.
 
     Example:
@@ -373,8 +389,8 @@ def model_settings(files: Sequence[ResultFile], data: BfclData, *,
     settings = {}
     for model, styles in results.items():
         traits = lookup(registry, model)
-        model_style = style or (traits.style if traits else
-                                ("fc" if "fc" in styles else "prompting"))
+        model_style = style or (traits and traits.style) or (
+            "fc" if "fc" in styles else "prompting")
         model_u2d = underscore_to_dot if underscore_to_dot is not None else (
             traits.underscore_to_dot if traits else False)
         settings[model] = (model_style, model_u2d)

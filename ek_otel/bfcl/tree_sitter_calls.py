@@ -90,7 +90,14 @@ def parse_calls(source: str, language: str) -> Any:
     Example:
         >>> not available() or parse_calls("f(x, a=1, b=2)", "javascript") == [{"f": {None: "x", "a": "1", "b": "2"}}]
         True
-        >>> not available() or parse_calls("hello", "java") == {}
+        >>> not available() or parse_calls("", "java") == {}
+        True
+        >>> def outcome(text):
+        ...     try:
+        ...         return parse_calls(text, "java")
+        ...     except DecodeError as exc:
+        ...         return str(exc)
+        >>> not available() or outcome("f(a=1)") == "Error parsing java the source code."
         True
     """
     parser = _parser(language)

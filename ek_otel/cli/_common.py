@@ -5,7 +5,8 @@
 - :func:`progress` / :func:`track`: rich progress bars on stderr that switch themselves off
   when stderr is not a terminal (pipes, CI, tests), so output stays clean;
 - :func:`echo_errors`: print each error as one ``FILE:LINE: message`` line on stderr;
-- :func:`nothing_read_error`: the one-line error of a command that could read nothing at all.
+- :func:`nothing_read_error`: the one-line error of a command that could read nothing at all;
+- :func:`write_json`: write a JSON report to a file, or to stdout for ``-``.
 
 Example:
     >>> with progress("reading", total=3) as advance:
@@ -17,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
@@ -28,7 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
-           "nothing_read_error"]
+           "nothing_read_error", "write_json"]
 
 T = TypeVar("T")
 
@@ -148,3 +150,30 @@ def nothing_read_error(report: Any) -> Optional[InputError]:
         return None
     first = report.cases[0] if report.cases else report.summary()
     return InputError(f"no trace could be read ({report.total} bad input records; first: {first})")
+
+
+def write_json(data: Any, out: str) -> None:
+    """Write ``data`` as indented JSON to the file ``out``, or to stdout when ``out`` is ``-``.
+
+    Raises:
+        InputError: the file cannot be written (one line, exit 2).
+
+    Example:
+        >>> write_json({"f1": 1.0}, "-")
+        {
+          "f1": 1.0
+        }
+        >>> write_json({}, "/no/such/dir/r.json")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /no/such/dir/r.json: cannot write the JSON report: No such file or directory
+    """
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if out == "-":
+        click.echo(text)
+        return
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as exc:
+        raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=out) from None

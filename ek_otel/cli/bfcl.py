@@ -15,11 +15,12 @@ from typing import Optional
 import click
 from rich.table import Table
 
-from ..bfcl.categories import ALL_SCORING
+from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, is_multi_turn, language_of
 from ..bfcl.data import BfclData
 from ..bfcl.runner import BfclRun, find_result_files, score_result_files
 from ..bfcl.score_files import write_score_dir
 from ..bfcl.summary import aggregates
+from ..errors import InputError
 from ._common import progress, stdout_console
 
 __all__ = ["bfcl", "run_json", "from_bfcl"]
@@ -83,6 +84,34 @@ def _print_tables(run: BfclRun) -> None:
             console.print(overall)
 
 
+def _note_multi_turn_mode(files: list, multi_turn: Optional[str]) -> None:
+    """Say so when multi-turn entries fall back to ast mode (no simulated APIs here)."""
+    if multi_turn is not None or not any(is_multi_turn(f.category) for f in files):
+        return
+    from ..bfcl.multi_turn import default_mode
+
+    if default_mode() == "ast":
+        click.echo("ek-otel: note: multi-turn checked in ast mode, not the official state "
+                   "mode (needs `pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0`)",
+                   err=True)
+
+
+def _note_java_js_without_tree_sitter(files: list) -> None:
+    """Say so when Java/JavaScript prompting output must be decoded without tree-sitter."""
+    from ..bfcl import tree_sitter_calls
+
+    for result_file in files:
+        language = language_of(result_file.category)
+        if language == "python" or tree_sitter_calls.available(language):
+            continue
+        if any(isinstance(r.get("result"), str) for r in result_file.records):
+            click.echo("ek-otel: note: Java/JavaScript prompting output is decoded without "
+                       "tree-sitter, which the official decoder uses; verdicts may differ "
+                       "(`pip install tree_sitter==0.21.3 tree-sitter-java==0.21.0 "
+                       "tree-sitter-javascript==0.21.4`)", err=True)
+            return
+
+
 @click.command("bfcl")
 @click.argument("results", nargs=-1, required=True, metavar="RESULT...")
 @click.option("--data", "data_path", metavar="DIR|WHEEL",
@@ -108,7 +137,9 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     """Score BFCL v4 RESULT files or directories with the official rules.
 
     RESULT is a BFCL_v4_<category>_result.json file or a directory laid out as BFCL
-    lays out results (result/<model>/non_live/...).
+    lays out results (result/<model>/non_live/...). Scored categories: single-turn
+    (simple_python, simple_java, simple_javascript, multiple, parallel,
+    parallel_multiple, irrelevance, live_*), multi_turn_*, memory_* and web_search_*.
 
     Example:
 
@@ -116,13 +147,16 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     """
     data = BfclData.locate(data_path)
     files = find_result_files(results)
+    if not files:
+        raise InputError(f"no {VERSION_PREFIX}_<category>_result.json file of a scored category "
+                         f"(see `ek-otel bfcl --help`)", path=", ".join(results))
+    _note_multi_turn_mode(files, multi_turn)
+    _note_java_js_without_tree_sitter(files)
     total = sum(len(f.records) for f in files)
     with progress("checking BFCL entries", total=total,
                   enabled=None if total >= _PROGRESS_MIN_ENTRIES else False) as advance:
         run = score_result_files(files, data, underscore_to_dot=underscore_to_dot,
                                  multi_turn=multi_turn, on_entry=advance, style=style)
-    if not run.scores:
-        click.echo("ek-otel: no BFCL_v4_<category>_result.json files found", err=True)
     _print_tables(run)
     if json_out:
         with open(json_out, "w", encoding="utf-8") as handle:

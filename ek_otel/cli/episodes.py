@@ -24,20 +24,10 @@ from ..core.episode import Episode
 from ..ingest.bad_input import BadInputReport
 from ..ingest.episode_dict import episode_to_json
 from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
-from ..pipeline import read_episodes
+from ..pipeline import read_episodes, task_id_key_list
 from ._common import nothing_read_error, stderr_console, stdout_console
 
-__all__ = ["episodes", "episodes_table", "task_id_key_list"]
-
-
-def task_id_key_list(extra: Iterable[str]) -> tuple:
-    """The task-id keys to try: the given ones first, then the defaults (no duplicates).
-
-    Example:
-        >>> task_id_key_list(["my.task"])[:2]
-        ('my.task', 'ek.task.id')
-    """
-    return tuple(dict.fromkeys([*extra, *DEFAULT_TASK_ID_KEYS]))
+__all__ = ["episodes", "episodes_table"]
 
 
 def _steps(episode: Episode) -> str:
@@ -96,8 +86,14 @@ def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -
     """
     report = BadInputReport()
     evicted: list = []
+    ours = [0]
+
+    def count_ours(_record) -> None:
+        ours[0] += 1
+
     found = read_episodes(list(paths), report=report, group_by=group_by,
-                          task_id_keys=task_id_key_list(task_id_keys), evicted=evicted)
+                          task_id_keys=task_id_key_list(task_id_keys), evicted=evicted,
+                          on_own_output=count_ours)
     shown = 0
     if as_table:
         listed = list(found)
@@ -109,6 +105,9 @@ def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -
             shown += 1
     if not report.ok:
         stderr_console().print(report.summary(), markup=False, highlight=False)
+    if ours[0]:
+        click.echo(f"{ours[0]} record(s) of scores written back by ek-otel were read and "
+                   "skipped (they are not runs of an agent)", err=True)
     if evicted:
         click.echo(f"{len(evicted)} late record group(s) came for traces no longer in memory "
                    "and were not shown", err=True)

@@ -17,15 +17,13 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Any, Optional
 
 import click
 from rich.table import Table
 
-from ..errors import GoldFileError, InputError
+from ..errors import InputError
 from ..emit.sinks import DEFAULT_TIMEOUT_S, PROTOCOLS, FileSink, MultiSink, OtlpSink
-from ..gold.native import load_tasks
 from ..ingest.bad_input import BadInputReport
 from ..pipeline import (
     GROUP_BY_CHOICES,
@@ -35,10 +33,11 @@ from ..pipeline import (
     Unmatched,
     check_tasks,
     file_sha256,
+    load_gold,
     score_dump,
+    task_id_key_list,
 )
-from ._common import nothing_read_error, progress, stderr_console, stdout_console
-from .episodes import task_id_key_list
+from ._common import nothing_read_error, progress, stderr_console, stdout_console, write_json
 
 __all__ = ["score", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
 
@@ -152,17 +151,6 @@ def unmatched_table(unmatched: tuple) -> Table:
     return table
 
 
-def _load_gold(gold: str, task_id: Optional[str]) -> tuple:
-    tasks_list = load_tasks(gold)
-    if not tasks_list:
-        raise GoldFileError(gold, None, "the gold file holds no task")
-    tasks = {t.task_id: t for t in tasks_list}
-    if task_id is not None and task_id not in tasks:
-        raise GoldFileError(gold, None, f"--task {task_id!r} is not a task of this gold file")
-    default = task_id if task_id is not None else (tasks_list[0].task_id if len(tasks_list) == 1 else None)
-    return tasks, default
-
-
 def _headers(pairs: tuple) -> dict:
     headers = {}
     for pair in pairs:
@@ -241,7 +229,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
     """
-    tasks, default_task = _load_gold(gold, task_id)
+    tasks, default_task = load_gold(gold, task_id)
     prices = None
     if pricing is not None:
         from ..gold.pricing import load_pricing
@@ -272,6 +260,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
             raise error
     # With --json - the JSON owns stdout, and the tables go to stderr.
     _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    if pricing is not None and run.report.n_unpriced:
+        click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
+                   f"episodes have no dollars: {pricing} has no price for their model (or "
+                   "they recorded no model or tokens)", err=True)
     if json_out is not None:
         data = run.to_dict()
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
@@ -279,7 +271,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
                            "protocol": emit_protocol if emit_endpoint else None,
                            "scores": run.emitted, "failed": run.emit_failures}
-        _write_json(data, json_out)
+        write_json(data, json_out)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
 
@@ -295,19 +287,6 @@ def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
         out.print(unmatched_table(run.unmatched))
     if not bad_input.ok:
         stderr_console().print(bad_input.summary(), markup=False, highlight=False)
-
-
-def _write_json(data: dict, json_out: str) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    if json_out == "-":
-        click.echo(text)
-        return
-    try:
-        with open(json_out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-    except OSError as exc:
-        raise InputError(f"cannot write the JSON report: {exc.strerror or exc}",
-                         path=json_out) from None
 
 
 def _report_emit(run: ScoreRun, where: str) -> None:

@@ -28,6 +28,16 @@ from ..serve.config import (
 __all__ = ["serve"]
 
 
+def _headers(pairs: tuple) -> dict:
+    headers = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--emit-header must be KEY=VALUE, got {pair!r}")
+        headers[key.strip().lower()] = value.strip()
+    return headers
+
+
 def _address(value: str):
     if value.lower() in ("", "off", "none"):
         return None
@@ -49,6 +59,12 @@ def _address(value: str):
               show_default=True, help="Protocol of --emit-endpoint.")
 @click.option("--emit-file", default=None, type=click.Path(dir_okay=False),
               help="Also append the scores to this OTLP JSON Lines file.")
+@click.option("--emit-header", "emit_headers", multiple=True, metavar="KEY=VALUE",
+              help="Header (HTTP) or metadata (gRPC) sent with every score export (repeatable).")
+@click.option("--emit-timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              metavar="SECONDS", help="How long one export may take, retries included.")
+@click.option("--phoenix", is_flag=True,
+              help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) for Phoenix.")
 @click.option("--grace", default=DEFAULT_GRACE_S, show_default=True, type=float,
               help="Seconds with no new span, after the root span, before a run is scored.")
 @click.option("--max-wait", default=DEFAULT_MAX_WAIT_S, show_default=True, type=float,
@@ -81,7 +97,8 @@ def _address(value: str):
               default="FULL", show_default=True,
               help="SQLite durability: FULL survives power loss, NORMAL only process crashes.")
 @click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
-def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file, grace,
+def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file,
+          emit_headers, emit_timeout, phoenix, grace,
           max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
           pricing, task_id_keys, max_open_traces, max_pending_mib, scorers, synchronous,
           verbose) -> None:
@@ -120,6 +137,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
+        emit_headers=tuple(_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
+        phoenix=phoenix,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),

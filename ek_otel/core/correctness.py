@@ -208,39 +208,34 @@ class ToolCorrectnessMetric:
                 return 0.0, f"Not an exact match: {label}; {problem}."
         return 1.0, f"Exact match: {label}."
 
-    def _unordered(self, expected: Sequence[ToolCall], called: Sequence[ToolCall]) -> tuple:
-        weight = [[self._pair_sim(e, c) for c in called] for e in expected]
-        pairs = [(r, c) for r, c in hungarian_max(weight) if weight[r][c] > 0]
-        score = sum(weight[r][c] for r, c in pairs) / len(expected)
+    def _matched(self, expected: Sequence[ToolCall], called: Sequence[ToolCall],
+                 ordered: bool) -> tuple:
+        """Pair expected with called calls (order-preserving or not), score and explain.
+
+        The score is the summed similarity of the pairs over ``len(expected)``. Unordered:
+        the maximum-weight assignment; ordered: the weighted longest common subsequence,
+        where an expected tool that was called, but not in its place, is "out of order".
+        """
+        sim = [[self._pair_sim(e, c) for c in called] for e in expected]
+        if ordered:
+            pairs = weighted_lcs(len(expected), len(called),
+                                 lambda i, j: (sim[i][j],) if sim[i][j] > 0 else None)
+        else:
+            pairs = [(r, c) for r, c in hungarian_max(sim) if sim[r][c] > 0]
+        score = sum(sim[r][c] for r, c in pairs) / len(expected)
         if score >= 1.0:
+            if ordered:
+                return 1.0, (f"Correct ordering: all expected tools {_names(expected)} were "
+                             "called in the correct order.")
             return 1.0, (f"All expected tools {_names(expected)} were called "
                          "(order not considered).")
-        matched = {r for r, _ in pairs}
-        missing = [expected[r].name for r in range(len(expected)) if r not in matched]
-        partial = [(expected[r], weight[r][c]) for r, c in pairs if weight[r][c] < 1.0]
-        problems = []
-        if missing:
-            problems.append(f"missing tools {missing}")
-        if partial:
-            problems.append(self._partial_text(partial))
-        return score, (f"Incomplete tool usage: {'; '.join(problems)}; "
-                       f"expected {_names(expected)}, called {_names(called)}.")
-
-    def _ordered(self, expected: Sequence[ToolCall], called: Sequence[ToolCall]) -> tuple:
-        n, m = len(expected), len(called)
-        sim = [[self._pair_sim(e, c) for c in called] for e in expected]
-        pairs = weighted_lcs(n, m, lambda i, j: (sim[i][j],) if sim[i][j] > 0 else None)
-        score = sum(sim[r][c] for r, c in pairs) / n
-        if score >= 1.0:
-            return 1.0, (f"Correct ordering: all expected tools {_names(expected)} were "
-                         "called in the correct order.")
         matched = {r for r, _ in pairs}
         called_names = Counter(_names(called))
         missing, out_of_order = [], []
         for r, e in enumerate(expected):
             if r in matched:
                 continue
-            if called_names[e.name] > 0:
+            if ordered and called_names[e.name] > 0:
                 out_of_order.append(e.name)
             else:
                 missing.append(e.name)
@@ -252,7 +247,8 @@ class ToolCorrectnessMetric:
             problems.append(f"out-of-order tools {out_of_order}")
         if partial:
             problems.append(self._partial_text(partial))
-        return score, (f"Incorrect tool usage: {'; '.join(problems)}; "
+        verdict = "Incorrect tool usage" if ordered else "Incomplete tool usage"
+        return score, (f"{verdict}: {'; '.join(problems)}; "
                        f"expected {_names(expected)}, called {_names(called)}.")
 
     def _partial_text(self, partial: list) -> str:
@@ -282,9 +278,7 @@ class ToolCorrectnessMetric:
             if not called:
                 return 1.0, "No tools were expected and none were called."
             return 0.0, f"No tools were expected, but {_names(called)} were called."
-        if self.should_consider_ordering:
-            return self._ordered(expected, called)
-        return self._unordered(expected, called)
+        return self._matched(expected, called, ordered=self.should_consider_ordering)
 
     def measure(self, test_case: ModelTestCase, *args: Any, **kwargs: Any) -> float:
         """Score ``test_case``; sets and returns ``.score``, and sets ``.reason``, ``.success``.

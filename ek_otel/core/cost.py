@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Optional
@@ -38,9 +39,12 @@ __all__ = ["ModelPrice", "PriceTable", "dollars", "PER_TOKENS"]
 #: Prices are per this many tokens.
 PER_TOKENS = 1_000_000
 
-#: Characters that may follow a known model name used as a prefix: ``gpt-4o`` prices
-#: ``gpt-4o-2024-08-06``, but ``gpt-4`` never prices ``gpt-4o``.
-_PREFIX_BOUNDARY = "-_.:@/ "
+#: What may follow a known model name used as a prefix: version suffixes only, each a
+#: separator and a number (a date ``-2024-08-06``/``-20241022``, a snapshot ``-0613``,
+#: ``-002``), ``latest``, or ``v2``/``v2:0`` (Bedrock). So ``gpt-4o`` prices
+#: ``gpt-4o-2024-08-06`` and ``claude-3-5-sonnet@20240620``, but never ``gpt-4o-mini``, and
+#: ``gpt-4`` never prices ``gpt-4o``: another model is never priced as a cheaper or dearer one.
+_VERSION_SUFFIX = re.compile(r"(?:[-_.:@ ](?:\d+|latest|v\d+(?::\d+)?))+")
 
 
 @dataclass(frozen=True)
@@ -124,9 +128,10 @@ class PriceTable:
 
     def price_of(self, model: str) -> ModelPrice:
         """The price of ``model``: an exact name, then a case-insensitive one, then the longest
-        known name that is a prefix of ``model`` followed by a separator (``-_.:@/``), so
-        ``gpt-4o-2024-08-06`` is priced as ``gpt-4o`` but ``gpt-4o`` is never priced as
-        ``gpt-4``. A ``provider/`` prefix is tried without the provider too.
+        known name that ``model`` is a dated or versioned release of (see
+        :data:`_VERSION_SUFFIX`): ``gpt-4o-2024-08-06`` is priced as ``gpt-4o``, but
+        ``gpt-4o-mini`` never is, nor ``gpt-4o`` as ``gpt-4``. A ``provider/`` prefix is
+        tried without the provider too.
 
         Raises:
             PricingError: when no name fits.
@@ -144,6 +149,8 @@ class PriceTable:
             >>> PriceTable({"claude-3-5-sonnet": ModelPrice(3, 15)}).find(
             ...     "anthropic/claude-3-5-sonnet-20241022").output
             15
+            >>> PriceTable({"gpt-4o": ModelPrice(2.5, 10)}).find("gpt-4o-mini") is None
+            True
         """
         if not model:
             return None
@@ -160,8 +167,7 @@ class PriceTable:
             for name, price in lowered.items():
                 if (
                     key.startswith(name)
-                    and len(key) > len(name)
-                    and key[len(name)] in _PREFIX_BOUNDARY
+                    and _VERSION_SUFFIX.fullmatch(key, len(name))
                     and (best is None or len(name) > len(best[0]))
                 ):
                     best = (name, price)

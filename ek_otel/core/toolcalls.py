@@ -28,6 +28,7 @@ from .episode import AnyOf, Trajectory, as_call, is_episode
 from .fields import (
     _show,
     may_omit,
+    normalise_type,
     micro_aggregate,
     precision_recall_f1,
     spec_type_matches,
@@ -619,6 +620,15 @@ def _listing(items: list) -> str:
     return ", ".join(shown) + (f" (+{more} more)" if more > 0 else "")
 
 
+def _item_type(spec: Any) -> Optional[str]:
+    """The item type an array argument's schema gives (what :func:`spec_type_matches` checks)."""
+    schema = getattr(spec, "schema", None)
+    if not isinstance(schema, Mapping) or normalise_type(spec.type) != "array":
+        return None
+    items = schema.get("items")
+    return items["type"] if isinstance(items, Mapping) and isinstance(items.get("type"), str) else None
+
+
 def _describe_diff(d: ArgDiff, grammar: GraphGrammar) -> str:
     where = f"{d.tool}.{d.arg}"
     expected = d.expected
@@ -629,8 +639,15 @@ def _describe_diff(d: ArgDiff, grammar: GraphGrammar) -> str:
         spec = grammar.field_spec(d.tool, d.arg)
         article = "an" if spec is not None and spec.type[:1] in "aeiou" else "a"
         wanted = f"{article} {spec.type}" if spec is not None else "another type"
+        items = _item_type(spec)
+        if items is not None:  # the array itself may be fine: say what its items must be
+            wanted += f" of {items} items"
         return f"{where}: expected {wanted}, got {type(d.got).__name__} {d.got!r}"
     if d.kind == "missing":
+        if isinstance(expected, tuple) and may_omit(AnyOf(expected)):
+            # the gold allows omitting it, so it is missing because the schema requires it
+            allowed = ", ".join(repr(v) for v in expected)
+            return f"{where}: missing, but the tool's schema requires it (allowed: {allowed})"
         return f"{where}: missing (expected {shown})"
     return f"{where}: unexpected ({d.got!r})"
 

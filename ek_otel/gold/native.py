@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,11 +50,43 @@ __all__ = [
     "tool_to_dict",
     "dump_tasks",
     "gold_format",
+    "JsonYamlLoader",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class JsonYamlLoader(yaml.SafeLoader):
+    """A YAML loader whose plain scalars mean what the same text means in JSON.
+
+    PyYAML's safe loader follows YAML 1.1, where ``2026-12-20`` is a date, ``12:30`` is the
+    number 750, ``yes``/``no``/``on``/``off`` are booleans and ``0123`` is octal 83. A gold
+    value written that way would never match the string a model sends, silently. Here only
+    ``true``/``false``, ``null``/``~``, decimal integers (no leading zero) and decimal
+    floats are typed; everything else stays a string. An explicit tag (``!!int 0123``) still
+    works.
+
+    Example:
+        >>> yaml.load("[2026-12-20, 12:30, yes, 0123, 7, -1.5e3, true, null, .inf]", JsonYamlLoader)
+        ['2026-12-20', '12:30', 'yes', '0123', 7, -1500.0, True, None, inf]
+    """
+
+
+JsonYamlLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag == "tag:yaml.org,2002:null"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+JsonYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF"))
+JsonYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:int", re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+JsonYamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^(?:[-+]?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+               r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+    list("-+0123456789."))
 
 
 # ---------------------------------------------------------------------------
@@ -404,7 +437,7 @@ def _json_array_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional
 
 
 def _yaml_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[GoldFileError]]]:
-    loader = yaml.SafeLoader(text)
+    loader = JsonYamlLoader(text)
     try:
         root = loader.get_single_node()
         if root is None:

@@ -42,6 +42,7 @@ import yaml
 
 from ..core.cost import ModelPrice, PriceTable
 from ..errors import PricingError
+from .native import JsonYamlLoader
 from .schema import did_you_mean, json_type_name
 
 __all__ = ["PricingFile", "load_pricing", "read_pricing", "pricing_from_dict", "FILE_KEYS", "PRICE_KEYS"]
@@ -158,7 +159,7 @@ def _parse(path: PathLike, text: str) -> tuple[Any, dict[str, int]]:
                 if match:
                     lines[model] = text.count("\n", 0, match.start()) + 1
         return obj, lines
-    loader = yaml.SafeLoader(text)
+    loader = JsonYamlLoader(text)  # the gold files' YAML: `1_0` or `yes` are not numbers
     try:
         node = loader.get_single_node()
         if node is None:

@@ -106,9 +106,13 @@ def attributes_from_pb(key_values: Any, issues: list) -> dict:
     out = {}
     for kv in key_values:
         value = kv.value
+        string = value.string_value  # a oneof: a non-empty string_value is the value
+        if string:
+            out[kv.key] = string
+            continue
         kind = value.WhichOneof("value")
         if kind == "string_value":
-            out[kv.key] = value.string_value
+            out[kv.key] = string
         elif kind == "array_value" or kind == "kvlist_value":
             out[kv.key] = value_from_pb(value, issues)
         elif kind is None:

@@ -136,18 +136,28 @@ class _Assembler:
         self.index = 0
 
     def add(self, record: Union[SpanRecord, LogRecord]) -> Iterator[TraceGroup]:
+        yield from self.push(record) or ()
+
+    def push(self, record: Union[SpanRecord, LogRecord]) -> Optional[list]:
+        """Take one record; return the groups it closes (None when none: the common case)."""
         self.index += 1
         trace_id = record.trace_id
-        if isinstance(record, SpanRecord):
+        closed = None
+        if type(record) is SpanRecord or isinstance(record, SpanRecord):
             self._add_span(record, trace_id)
         elif trace_id:
             self._trace(trace_id).logs.append(record)
         else:
             self.orphan_logs.append(record)
             if self.close_after is not None and len(self.orphan_logs) >= max(self.close_after, 1):
-                yield self._orphans()
+                closed = [self._orphans()]
         if self.close_after is not None:
-            yield from self._close_due()
+            now = self.index
+            root, idle = self.waiting_root, self.waiting_idle
+            if (root and root[0][0] + self.close_after <= now) or (
+                    idle and idle[0][0] + self.max_idle <= now):
+                closed = (closed or []) + list(self._close_due())
+        return closed
 
     def _trace(self, trace_id: str) -> _OpenTrace:
         trace = self.open.get(trace_id)
@@ -244,13 +254,15 @@ def group_traces(
     if max_idle is not None and close_after is not None and max_idle < close_after:
         max_idle = close_after
     assembler = _Assembler(close_after, max_idle)
-    add = assembler.add
+    push = assembler.push
     thresholds = gc.get_threshold()
     if tune_gc:
         gc.set_threshold(*GC_THRESHOLDS)
     try:
         for record in records:
-            yield from add(record)
+            closed = push(record)
+            if closed:
+                yield from closed
         yield from assembler.flush()
     finally:
         if tune_gc and gc.get_threshold() == GC_THRESHOLDS:

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Optional
 
 from ..core.episode import Cost, Episode, Provenance, RunProvenance, Step, Trajectory
@@ -249,7 +250,11 @@ def model_output_of_log(log: LogRecord) -> ModelOutput:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(eq=False)  # identity semantics: nodes are compared with ``is``
+#: ``_Node.agent`` before :func:`_nearest_agent` computed it.
+_UNKNOWN: Any = object()
+
+
+@dataclass(eq=False, slots=True)  # identity semantics: nodes are compared with ``is``
 class _Node:
     span: SpanRecord
     role: str
@@ -261,15 +266,19 @@ class _Node:
     output: ModelOutput = EMPTY_OUTPUT
     finish_reasons: tuple = ()
     depth: int = 0
+    order: tuple = ()  # (start, depth, span id): the sort key of :func:`_by_time`
+    agent: Any = _UNKNOWN  # the nearest agent ancestor (:func:`_nearest_agent`), once known
+    named_agent: Optional[bool] = None  # :func:`_has_named_agent`, once known
 
     @property
     def span_id(self) -> str:
         return self.span.span_id
 
     def ancestors(self) -> Iterator["_Node"]:
-        node, seen = self.parent, {self.span_id}
-        while node is not None and node.span_id not in seen:
-            seen.add(node.span_id)
+        # nodes and span ids are one to one (``_tree`` keeps one node per span id)
+        node, seen = self.parent, {self}
+        while node is not None and node not in seen:
+            seen.add(node)
             yield node
             node = node.parent
 
@@ -284,11 +293,11 @@ def _finish_reasons(attributes: Mapping) -> tuple:
 
 
 def _read_span(span: Any, logs_by_span: Mapping) -> _Node:
-    if not isinstance(span, SpanRecord):
+    if type(span) is not SpanRecord and not isinstance(span, SpanRecord):
         raise TypeError(f"not a SpanRecord: {type(span).__name__}")
     if not isinstance(span.span_id, str) or not span.span_id:
         raise ValueError("span has no span id")
-    if not isinstance(span.attributes, Mapping):
+    if type(span.attributes) is not dict and not isinstance(span.attributes, Mapping):
         raise TypeError("span attributes are not a mapping")
     if not isinstance(span.start_ns, int) or not isinstance(span.end_ns, int):
         raise TypeError("span timestamps are not integers")
@@ -369,8 +378,17 @@ def _tree(spans: Sequence[Any], logs: Sequence[LogRecord],
             orphans.setdefault((node.span.trace_id, node.span.parent_span_id), []).append(node)
     if report is not None:
         _report_missing_parents(orphans, report)
+    limit = len(nodes)  # more ancestors than nodes: a parent cycle (malformed input)
     for node in nodes.values():
-        node.depth = sum(1 for _ in node.ancestors())
+        depth = 0
+        parent = node.parent
+        while parent is not None and depth <= limit:
+            depth += 1
+            parent = parent.parent
+        if depth > limit:
+            depth = sum(1 for _ in node.ancestors())
+        node.depth = depth
+        node.order = (node.span.start_ns, depth, node.span.span_id)
     return nodes, bad
 
 
@@ -386,7 +404,10 @@ def _report_missing_parents(orphans: Mapping, report: BadInputReport) -> None:
 
 
 def _by_time(nodes: Iterable[_Node]) -> list:
-    return sorted(nodes, key=lambda n: (n.span.start_ns, n.depth, n.span_id))
+    return sorted(nodes, key=_ORDER)
+
+
+_ORDER = attrgetter("order")  # (start, depth, span id), set by _tree
 
 
 def _roots(nodes: Mapping) -> list:
@@ -512,9 +533,12 @@ def _nearest_agent(node: Optional[_Node]) -> Optional[_Node]:
     """The nearest agent ancestor, preferring one that names its agent in an attribute."""
     if node is None:
         return None
-    agents = [a for a in node.ancestors() if a.role == sc.AGENT]
-    named = [a for a in agents if _has_named_agent(a)]
-    return (named or agents or [None])[0]
+    agent = node.agent
+    if agent is _UNKNOWN:
+        agents = [a for a in node.ancestors() if a.role == sc.AGENT]
+        named = [a for a in agents if _has_named_agent(a)]
+        agent = node.agent = (named or agents or [None])[0]
+    return agent
 
 
 def _agent_fields(node: Optional[_Node]) -> dict:
@@ -544,8 +568,8 @@ def _merge_steps(requested: list, tools: list) -> list:
             before = [i for i in pool if requested[i].time_ns <= node.span.start_ns]
             candidates = before or pool
             match = candidates[0] if candidates else None
-        captured, raw = sc.tool_args_of(attributes)
-        exec_args, exec_captured = parse_arguments(raw) if captured else ({}, False)
+        captured, raw, parsed = sc.tool_args_parsed(attributes)
+        exec_args, exec_captured = parse_arguments(raw, parsed) if captured else ({}, False)
         observation = sc.tool_result_of(attributes)
         if match is not None:
             unmatched.remove(match)
@@ -607,7 +631,11 @@ def _first(nodes: Sequence[_Node], read) -> Any:
 
 
 def _has_named_agent(node: _Node) -> bool:
-    return sc.first_value(node.span.attributes, sc.AGENT_NAME_KEYS) is not None
+    named = node.named_agent
+    if named is None:
+        named = node.named_agent = sc.first_value(node.span.attributes,
+                                                  sc.AGENT_NAME_KEYS) is not None
+    return named
 
 
 def _outermost_agent(nodes: Mapping) -> Optional[_Node]:

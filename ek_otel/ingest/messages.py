@@ -29,13 +29,12 @@ Example:
 from __future__ import annotations
 
 import ast
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .semconv import json_value
+from .semconv import json_value, loads
 
 __all__ = [
     "RequestedCall",
@@ -76,8 +75,15 @@ class ModelOutput:
 EMPTY_OUTPUT = ModelOutput()
 
 
-def parse_arguments(raw: Any) -> tuple:
+#: ``parse_arguments``'s default: no parsed value given.
+_UNPARSED = object()
+
+
+def parse_arguments(raw: Any, parsed: Any = _UNPARSED) -> tuple:
     """``(args_dict, captured)`` from a recorded arguments value.
+
+    ``parsed``, when given, is ``json_value(raw)`` already computed by the caller (e.g.
+    :func:`~ek_otel.ingest.semconv.tool_args_parsed`): a JSON string is not parsed twice.
 
     Example:
         >>> parse_arguments('{"city": "Paris"}')
@@ -91,22 +97,27 @@ def parse_arguments(raw: Any) -> tuple:
     """
     if raw is None:
         return {}, False
+    if type(raw) is dict:
+        return dict(raw), True
     if isinstance(raw, (bytes, bytearray)):
         raw = raw.decode("utf-8", "replace")
-    if isinstance(raw, Mapping):
+    if type(raw) is dict or isinstance(raw, Mapping):
         return dict(raw), True
     if isinstance(raw, str):
-        text = raw.strip()
-        if not text:
-            return {}, True
-        try:
-            value = json.loads(text)
-        except ValueError:
-            return {"_raw": raw}, True
+        if parsed is not _UNPARSED and parsed is not raw and type(raw) is str:
+            value = parsed  # json_value parsed raw.strip(): what json.loads gives below
+        else:
+            text = raw.strip()
+            if not text:
+                return {}, True
+            try:
+                value = loads(text)
+            except ValueError:
+                return {"_raw": raw}, True
         if isinstance(value, str):  # double-encoded JSON
             inner, _ = parse_arguments(value)
             return (inner if "_raw" not in inner else {"_value": value}), True
-        if isinstance(value, Mapping):
+        if type(value) is dict or isinstance(value, Mapping):
             return dict(value), True
         return {"_value": value}, True
     return {"_value": raw}, True
@@ -119,17 +130,31 @@ def _str_or_none(value: Any) -> Optional[str]:
     return text or None
 
 
+_CALL_WRAPPERS = ("tool_call", "toolUse", "functionCall", "function_call")
+_PART_WRAPPERS = ("toolUse", "functionCall", "function_call")
+
+
+def _has_call_wrapper(part: Mapping) -> bool:
+    for wrapper in _PART_WRAPPERS:
+        inner = part.get(wrapper)
+        if inner is not None and (type(inner) is dict or isinstance(inner, Mapping)):
+            return True
+    return False
+
+
 def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
     """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list."""
-    if not isinstance(entry, Mapping):
+    if type(entry) is not dict and not isinstance(entry, Mapping):
         return None
-    for wrapper in ("tool_call", "toolUse", "functionCall", "function_call"):
+    for wrapper in _CALL_WRAPPERS:
         # OpenInference, Bedrock, Gemini (camelCase and snake_case)
-        if isinstance(entry.get(wrapper), Mapping):
+        inner = entry.get(wrapper)
+        if inner is not None and (type(inner) is dict or isinstance(inner, Mapping)):
             entry = entry[wrapper]
             break
     function = entry.get("function")
-    holder = function if isinstance(function, Mapping) else entry  # OpenAI chat nests it
+    # OpenAI chat nests it
+    holder = function if type(function) is dict or isinstance(function, Mapping) else entry
     name = _str_or_none(holder.get("name")) or _str_or_none(entry.get("toolName"))
     if not name:
         return None
@@ -164,7 +189,7 @@ def calls_from_message(message: Any) -> list:
         ...                     "arguments": '{"x": 1}'})[0].args
         {'x': 1}
     """
-    if not isinstance(message, Mapping):
+    if type(message) is not dict and not isinstance(message, Mapping):
         return []
     if "message" in message and isinstance(message["message"], Mapping):
         inner = calls_from_message(message["message"])  # a choice, or an OpenInference wrapper
@@ -175,7 +200,8 @@ def calls_from_message(message: Any) -> list:
         call = _call_from_entry(message, 0)
         return [call] if call else []
     tool_calls = message.get("tool_calls")
-    if isinstance(tool_calls, Mapping):  # flattened lists come back as index dicts
+    # flattened lists come back as index dicts
+    if type(tool_calls) is dict or isinstance(tool_calls, Mapping):
         tool_calls = [tool_calls[k] for k in sorted(tool_calls, key=_index_key)]
     if isinstance(tool_calls, list):
         for entry in tool_calls:
@@ -187,18 +213,18 @@ def calls_from_message(message: Any) -> list:
         if not isinstance(parts, list):
             continue
         for part in parts:
-            if isinstance(part, Mapping) and (part.get("type") in _TOOL_CALL_KINDS or any(
-                    isinstance(part.get(w), Mapping)
-                    for w in ("toolUse", "functionCall", "function_call"))):
+            if type(part) is not dict and not isinstance(part, Mapping):
+                continue
+            if part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
                 call = _call_from_entry(part, len(calls))
                 if call:
                     calls.append(call)
-            elif isinstance(part, Mapping) and part.get("type") == "text":
+            elif part.get("type") == "text":
                 for call in calls_from_repr(str(part.get("content") or part.get("text") or "")):
                     calls.append(RequestedCall(call.name, call.args, call.call_id,
                                                call.args_captured, len(calls)))
     function_call = message.get("function_call")  # legacy OpenAI functions
-    if not calls and isinstance(function_call, Mapping):
+    if not calls and (type(function_call) is dict or isinstance(function_call, Mapping)):
         call = _call_from_entry(function_call, 0)
         if call:
             calls.append(call)
@@ -216,7 +242,7 @@ def text_from_message(message: Any) -> Optional[str]:
     """
     if isinstance(message, str):
         return message or None
-    if not isinstance(message, Mapping):
+    if type(message) is not dict and not isinstance(message, Mapping):
         return None
     if "message" in message and isinstance(message["message"], Mapping):
         return text_from_message(message["message"])
@@ -226,14 +252,15 @@ def text_from_message(message: Any) -> Optional[str]:
     texts = []
     for key in ("parts", "content", "contents"):
         parts = message.get(key)
-        if isinstance(parts, Mapping):
+        if type(parts) is dict or isinstance(parts, Mapping):
             parts = [parts[k] for k in sorted(parts, key=_index_key)]
         if not isinstance(parts, list):
             continue
         for part in parts:
-            if isinstance(part, Mapping) and "message_content" in part:
+            if (type(part) is dict or isinstance(part, Mapping)) and "message_content" in part:
                 part = part["message_content"]
-            if isinstance(part, Mapping) and part.get("type") in ("text", "output_text"):
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get("type") in (
+                    "text", "output_text"):
                 text = part.get("content", part.get("text"))
                 if isinstance(text, str) and not calls_from_repr(text):
                     texts.append(text)
@@ -245,7 +272,7 @@ def _messages_in(value: Any) -> Optional[list]:
     value = json_value(value)
     if isinstance(value, list):
         return value
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         if isinstance(value.get("choices"), list):  # a raw chat completion
             return value["choices"]
         if isinstance(value.get("output"), list):  # a raw Responses object
@@ -276,7 +303,7 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
     calls: list = []
     texts: list = []
     for message in messages:
-        if not isinstance(message, Mapping):
+        if type(message) is not dict and not isinstance(message, Mapping):
             continue
         role = message.get("role")
         if role is None and isinstance(message.get("message"), Mapping):
@@ -284,8 +311,10 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         if (role or "") not in roles:
             continue
         for call in calls_from_message(message):
-            calls.append(RequestedCall(call.name, call.args, call.call_id, call.args_captured,
-                                       len(calls)))
+            if call.index != len(calls):  # renumbered within the whole answer
+                call = RequestedCall(call.name, call.args, call.call_id, call.args_captured,
+                                     len(calls))
+            calls.append(call)
         text = text_from_message(message)
         if text:
             texts.append(text)
@@ -352,9 +381,9 @@ def flattened_output(attributes: Mapping, prefix: str) -> ModelOutput:
         return EMPTY_OUTPUT
     messages = []
     for item in value:
-        if isinstance(item, Mapping) and isinstance(item.get("message"), Mapping):
+        if (type(item) is dict or isinstance(item, Mapping)) and isinstance(item.get("message"), Mapping):
             item = item["message"]
-        if isinstance(item, Mapping):
+        if type(item) is dict or isinstance(item, Mapping):
             item = dict(item)
             if "role" not in item:
                 item["role"] = "assistant"

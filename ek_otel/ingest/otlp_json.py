@@ -39,6 +39,7 @@ from .anyvalue import (
     value_to_pb,
 )
 from .bad_input import INVALID_ID, MALFORMED_RECORD, BadInputReport
+from .otlp_records import span_record
 from .records import LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
 
 __all__ = [
@@ -215,23 +216,23 @@ def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list)
     if type(name) is not str:
         raise BadValue(f"name is a {type(name).__name__}, not a string")
     kind = span.get("kind", 0)
-    return SpanRecord(
-        trace_id=trace_id,
-        span_id=span_id,
-        parent_span_id=parent_id,
-        name=name,
-        kind=kind if type(kind) is int and 0 <= kind < 2**31 else _enum(span, "kind", "kind", _SPAN_KINDS),
-        start_ns=_u64(span, "startTimeUnixNano", "start_time_unix_nano"),
-        end_ns=_u64(span, "endTimeUnixNano", "end_time_unix_nano"),
-        status_code=_enum(status, "code", "code", _STATUS_CODES),
-        status_message=_str(status, "message"),
-        attributes=attributes_from_json(span.get("attributes"), issues),
-        events=events or (),
-        links=links or (),
-        resource=resource,
-        scope_name=scope[0],
-        scope_version=scope[1],
-        origin=origin,
+    return span_record(  # SpanRecord(...), fields in order
+        trace_id,
+        span_id,
+        parent_id,
+        name,
+        kind if type(kind) is int and 0 <= kind < 2**31 else _enum(span, "kind", "kind", _SPAN_KINDS),
+        _u64(span, "startTimeUnixNano", "start_time_unix_nano"),
+        _u64(span, "endTimeUnixNano", "end_time_unix_nano"),
+        _enum(status, "code", "code", _STATUS_CODES),
+        _str(status, "message"),
+        attributes_from_json(span.get("attributes"), issues),
+        events or (),
+        links or (),
+        resource,
+        scope[0],
+        scope[1],
+        origin,
     )
 
 

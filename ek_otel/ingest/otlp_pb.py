@@ -19,6 +19,7 @@ from typing import Any, Iterator, Optional
 
 from .anyvalue import attributes_from_pb, value_from_pb
 from .bad_input import INVALID_ID, BadInputReport
+from .otlp_records import span_record
 from .records import LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
 
 __all__ = ["spans_from_request", "logs_from_request", "span_id_problem", "log_id_problem"]
@@ -101,24 +102,24 @@ def spans_from_request(
                 status = span.status
                 events = span.events
                 links = span.links
-                record = SpanRecord(
-                    trace_id=trace_id.hex(),
-                    span_id=span_id.hex(),
-                    parent_span_id=parent_id.hex(),
-                    name=span.name,
-                    kind=span.kind,
-                    start_ns=span.start_time_unix_nano,
-                    end_ns=span.end_time_unix_nano,
-                    status_code=status.code,
-                    status_message=status.message,
-                    attributes=attributes_from_pb(span.attributes, issues),
-                    events=tuple(
+                record = span_record(  # SpanRecord(...), fields in order
+                    trace_id.hex(),
+                    span_id.hex(),
+                    parent_id.hex(),
+                    span.name,
+                    span.kind,
+                    span.start_time_unix_nano,
+                    span.end_time_unix_nano,
+                    status.code,
+                    status.message,
+                    attributes_from_pb(span.attributes, issues),
+                    tuple(
                         SpanEvent(e.name, e.time_unix_nano, attributes_from_pb(e.attributes, issues))
                         for e in events
                     )
                     if events
                     else (),
-                    links=tuple(
+                    tuple(
                         SpanLink(
                             l.trace_id.hex(), l.span_id.hex(), attributes_from_pb(l.attributes, issues)
                         )
@@ -126,10 +127,10 @@ def spans_from_request(
                     )
                     if links
                     else (),
-                    resource=resource,
-                    scope_name=scope_name,
-                    scope_version=scope_version,
-                    origin=origin,
+                    resource,
+                    scope_name,
+                    scope_version,
+                    origin,
                 )
                 if issues:
                     _report_issues(report, issues, f"span {record.span_id}", origin)

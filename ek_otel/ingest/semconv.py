@@ -28,6 +28,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
+try:  # orjson is a dependency; json stays the reference (see :func:`loads`)
+    from orjson import JSONDecodeError as _OrjsonError, loads as _orjson_loads
+except ImportError:  # pragma: no cover
+    _orjson_loads = None
+
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
     "CONVERSATION_ID_KEYS",
@@ -43,10 +48,12 @@ __all__ = [
     "first_value",
     "as_int",
     "as_float",
+    "loads",
     "json_value",
     "tool_name_of",
     "tool_call_id_of",
     "tool_args_of",
+    "tool_args_parsed",
     "tool_result_of",
     "agent_name_of",
     "response_id_of",
@@ -140,7 +147,7 @@ def span_role(span: Any) -> str:
     """
     attributes = getattr(span, "attributes", span)
     name = getattr(span, "name", "") or ""
-    if not isinstance(attributes, Mapping):
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return OTHER
     operation = _text(attributes.get(OPERATION)).lower()
     if operation in _TOOL_OPERATIONS:
@@ -208,6 +215,8 @@ def as_int(value: Any) -> Optional[int]:
         >>> as_int("12"), as_int(3.0), as_int(True), as_int("x")
         (12, 3, None, None)
     """
+    if type(value) is int:
+        return value
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -241,6 +250,35 @@ def as_float(value: Any) -> Optional[float]:
     return None
 
 
+#: A run of 19+ digits: an integer orjson might read as a float (beyond 64 bits).
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+
+
+def loads(text: str) -> Any:
+    """``json.loads(text)``, computed by orjson whenever orjson gives the same value.
+
+    orjson is several times faster on the small JSON strings attributes hold, and agrees
+    with :mod:`json` on every document both accept, except integers beyond 64 bits (orjson
+    reads them as floats): text with a run of 19 digits, and anything orjson rejects
+    (``NaN``, lone surrogates, very deep nesting), goes to ``json.loads``, whose value or
+    ``ValueError`` is the answer.
+
+    Example:
+        >>> loads('{"a": [1, 2.5, "x"]}'), loads("123456789012345678901234"), loads("NaN")
+        ({'a': [1, 2.5, 'x']}, 123456789012345678901234, nan)
+        >>> loads("{bad")
+        Traceback (most recent call last):
+        ...
+        json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)
+    """
+    if _orjson_loads is not None and _LONG_DIGITS.search(text) is None:
+        try:
+            return _orjson_loads(text)
+        except _OrjsonError:
+            pass
+    return json.loads(text)
+
+
 def json_value(value: Any) -> Any:
     """Parse a JSON string; return other values (and non-JSON strings) unchanged.
 
@@ -248,18 +286,21 @@ def json_value(value: Any) -> Any:
         >>> json_value('{"a": 1}'), json_value("plain"), json_value([1])
         ({'a': 1}, 'plain', [1])
     """
-    if isinstance(value, (bytes, bytearray)):
-        try:
-            value = value.decode()
-        except UnicodeDecodeError:
-            return value
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped[:1] in ("{", "[", '"'):
-            try:
-                return json.loads(stripped)
-            except ValueError:
+    if type(value) is not str:
+        if not isinstance(value, (bytes, bytearray)):
+            if not isinstance(value, str):
                 return value
+        else:
+            try:
+                value = value.decode()
+            except UnicodeDecodeError:
+                return value
+    stripped = value.strip()
+    if stripped[:1] in ("{", "[", '"'):
+        try:
+            return loads(stripped)
+        except ValueError:
+            return value
     return value
 
 
@@ -275,19 +316,28 @@ def first_value(attributes: Mapping, keys: tuple) -> Any:
         >>> first_value({"metadata": '{"task_id": "t9"}'}, ("metadata.task_id",))
         't9'
     """
+    get = attributes.get
     for key in keys:
-        value = attributes.get(key)
-        if value is None and key.startswith("metadata.") and "metadata" in attributes:
-            metadata = json_value(attributes.get("metadata"))
-            if isinstance(metadata, Mapping):
-                value = metadata.get(key[len("metadata."):])
-        if value is not None and value != "":
+        value = get(key)
+        if value is None:
+            if "metadata" in attributes and key.startswith("metadata."):
+                metadata = json_value(get("metadata"))
+                if isinstance(metadata, Mapping):
+                    value = metadata.get(key[len("metadata."):])
+            if value is None:
+                continue
+        if type(value) is str:
+            if value:
+                return value
+        elif value != "":
             return value
     return None
 
 
 def _first_str(attributes: Mapping, keys: tuple) -> Optional[str]:
     value = first_value(attributes, keys)
+    if type(value) is str:
+        return value
     if value is None or isinstance(value, (dict, list, bytes)):
         return None
     return str(value)
@@ -357,6 +407,17 @@ RAW_USAGE_KEYS: tuple = (
 )
 
 
+_USAGE_FIELDS: tuple = (
+    ("input_tokens", INPUT_TOKEN_KEYS),
+    ("output_tokens", OUTPUT_TOKEN_KEYS),
+    ("cached_input_tokens", CACHED_TOKEN_KEYS),
+    ("reasoning_tokens", REASONING_TOKEN_KEYS),
+)
+_TOKEN_KEYS: tuple = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHED_TOKEN_KEYS + REASONING_TOKEN_KEYS
+#: Usage exists only with an input or output count, or a usage blob that may hold one.
+_USAGE_KEYS = frozenset(RAW_USAGE_KEYS + INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS)
+
+
 def _raw_usage_fields(raw: Any) -> dict:
     raw = json_value(raw)
     if not isinstance(raw, Mapping):
@@ -401,14 +462,17 @@ def unreadable_token_counts(attributes: Mapping) -> tuple:
         >>> unreadable_token_counts({"llm.token_count.prompt": 5})
         ()
     """
-    if not isinstance(attributes, Mapping):
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return ()
-    return tuple(
-        key
-        for keys in (INPUT_TOKEN_KEYS, OUTPUT_TOKEN_KEYS, CACHED_TOKEN_KEYS, REASONING_TOKEN_KEYS)
-        for key in keys
-        if attributes.get(key) not in (None, "") and as_int(attributes.get(key)) is None
-    )
+    get = attributes.get
+    bad = []
+    for key in _TOKEN_KEYS:
+        value = get(key)
+        if value is None or type(value) is int:
+            continue
+        if value != "" and as_int(value) is None:
+            bad.append(key)
+    return tuple(bad)
 
 
 def usage_of(attributes: Mapping) -> Optional[Usage]:
@@ -428,21 +492,22 @@ def usage_of(attributes: Mapping) -> Optional[Usage]:
         >>> usage_of({"gen_ai.request.model": "m"}) is None
         True
     """
-    if not isinstance(attributes, Mapping):
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return None
+    if _USAGE_KEYS.isdisjoint(attributes):
+        return None  # no count and no usage blob: the common case of non-model spans
     fields: dict = {}
     for key in RAW_USAGE_KEYS:
         if key in attributes:
             for name, value in _raw_usage_fields(attributes[key]).items():
                 fields.setdefault(name, value)
-    for name, keys in (
-        ("input_tokens", INPUT_TOKEN_KEYS),
-        ("output_tokens", OUTPUT_TOKEN_KEYS),
-        ("cached_input_tokens", CACHED_TOKEN_KEYS),
-        ("reasoning_tokens", REASONING_TOKEN_KEYS),
-    ):
+    get = attributes.get
+    for name, keys in _USAGE_FIELDS:
         for key in keys:
-            number = as_int(attributes.get(key))
+            value = get(key)
+            if value is None:
+                continue
+            number = value if type(value) is int else as_int(value)
             if number is not None:
                 fields[name] = number
                 break
@@ -545,18 +610,32 @@ def tool_args_of(attributes: Mapping) -> tuple:
         >>> tool_args_of({})
         (False, None)
     """
-    captured, raw = _present(attributes, TOOL_ARGS_KEYS)
-    if captured:
-        parsed = json_value(raw)
-        if (isinstance(parsed, Mapping) and "kwargs" in parsed
-                and set(parsed) <= _CALL_WRAPPER_KEYS
-                and isinstance(parsed.get("kwargs") or {}, Mapping)):
-            kwargs = dict(parsed.get("kwargs") or {})
-            args = parsed.get("args") or []
-            if not isinstance(args, (list, tuple)):
-                args = [args]
-            return True, {**({"_args": list(args)} if args else {}), **kwargs}
+    captured, raw, _ = tool_args_parsed(attributes)
     return captured, raw
+
+
+def tool_args_parsed(attributes: Mapping) -> tuple:
+    """``(captured, raw_arguments, parsed)``: :func:`tool_args_of`, and ``json_value`` of the
+    raw arguments (``raw`` itself when they are not JSON), so that they are parsed once.
+
+    Example:
+        >>> tool_args_parsed({"gen_ai.tool.call.arguments": '{"q": "x"}'})
+        (True, '{"q": "x"}', {'q': 'x'})
+    """
+    captured, raw = _present(attributes, TOOL_ARGS_KEYS)
+    if not captured:
+        return False, None, None
+    parsed = json_value(raw)
+    if (isinstance(parsed, Mapping) and "kwargs" in parsed
+            and set(parsed) <= _CALL_WRAPPER_KEYS
+            and isinstance(parsed.get("kwargs") or {}, Mapping)):
+        kwargs = dict(parsed.get("kwargs") or {})
+        args = parsed.get("args") or []
+        if not isinstance(args, (list, tuple)):
+            args = [args]
+        unwrapped = {**({"_args": list(args)} if args else {}), **kwargs}
+        return True, unwrapped, unwrapped
+    return True, raw, parsed
 
 
 def tool_result_of(attributes: Mapping) -> Any:
@@ -620,7 +699,7 @@ def agent_name_of(span: Any) -> Optional[str]:
         'Triage'
     """
     attributes = getattr(span, "attributes", span)
-    if not isinstance(attributes, Mapping):
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return None
     name = _first_str(attributes, AGENT_NAME_KEYS)
     if name:
@@ -662,7 +741,7 @@ def _invocation_parameter(attributes: Mapping, name: str) -> Any:
         if key in attributes:
             raw = attributes.get(key)
             params = _parsed_parameters(raw) if isinstance(raw, str) else raw
-            if isinstance(params, Mapping) and params.get(name) is not None:
+            if (type(params) is dict or isinstance(params, Mapping)) and params.get(name) is not None:
                 return params.get(name)
     return None
 
@@ -733,9 +812,9 @@ def error_of(span: Any) -> Optional[str]:
         True
     """
     attributes = getattr(span, "attributes", span)
-    if not isinstance(attributes, Mapping):
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         attributes = {}
-    error_type = _first_str(attributes, (ERROR_TYPE,))
+    error_type = _first_str(attributes, (ERROR_TYPE,)) if ERROR_TYPE in attributes else None
     if error_type:
         return _class_repr.sub(r"\1", error_type)
     exception = None

@@ -25,6 +25,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Callable, Optional
 
+from ..errors import InputError
 from .assembler import TraceIndex
 from .config import ServeConfig
 from .groupcommit import GroupCommitWriter
@@ -82,11 +83,13 @@ class ServeApp:
         if cfg.emit_file:
             from ..emit.sinks import FileSink
 
-            sinks["file"] = (FileSink(cfg.emit_file), cfg.emit_file)
+            sinks["file"] = (FileSink(cfg.emit_file, phoenix=cfg.phoenix), cfg.emit_file)
         if cfg.emit_endpoint:
             from ..emit.sinks import OtlpSink
 
-            sinks["otlp"] = (OtlpSink(cfg.emit_endpoint, cfg.emit_protocol), None)
+            sinks["otlp"] = (OtlpSink(cfg.emit_endpoint, cfg.emit_protocol,
+                                      headers=dict(cfg.emit_headers),
+                                      timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix), None)
         return sinks
 
     def _make_executor(self):
@@ -115,10 +118,14 @@ class ServeApp:
                                 max_open_traces=cfg.max_open_traces,
                                 max_pending_bytes=cfg.max_pending_bytes,
                                 retry_after_s=cfg.retry_after_s)
+        now = time.time()
         for t in open_traces:
-            self.index.restore(t.trace_id, first_seen=t.first_seen, last_seen=t.last_seen,
-                               has_root=t.has_root, pending_bytes=t.pending_bytes,
-                               revision=t.revisions)
+            # After a restart, every open run gets a fresh grace (clients are re-sending what
+            # the crash cut off) and at least a grace before its max-wait backstop.
+            self.index.restore(t.trace_id,
+                               first_seen=max(t.first_seen, now - cfg.max_wait_s + cfg.grace_s),
+                               last_seen=max(t.last_seen, now), has_root=t.has_root,
+                               pending_bytes=t.pending_bytes, revision=t.revisions)
         sinks = self._make_sinks()
         for name, (sink, path) in sinks.items():
             exporter = OutboxExporter(name, sink, self.writer,
@@ -171,7 +178,7 @@ class ServeApp:
     def _stop_sync(self, drain_s: float, flush_s: float) -> dict:
         counts: dict = {}
         if self.scheduler is not None:
-            if not self.scheduler.drain(drain_s):
+            if drain_s > 0 and not self.scheduler.drain(drain_s):
                 self.log("ek-otel serve: some complete traces were not scored in time; "
                          "they will be scored on the next start")
             self.scheduler.stop()
@@ -205,7 +212,11 @@ def serve(config: ServeConfig, *, log: Callable[[str], None] = print,
                 loop.add_signal_handler(sig, stop.set)
             except (NotImplementedError, RuntimeError):  # not the main thread
                 pass
-        await app.start()
+        try:
+            await app.start()
+        except OSError as exc:  # a port in use, a missing certificate...: one line, exit 2
+            await app.stop(drain_s=0.0, flush_s=0.0)
+            raise InputError(f"cannot start the receivers: {exc}") from None
         parts = []
         if app.http_port is not None:
             parts.append(f"http {config.http[0]}:{app.http_port}")

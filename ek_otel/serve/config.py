@@ -89,6 +89,9 @@ class ServeConfig:
         emit_endpoint: OTLP endpoint scores are exported to (None: no OTLP export).
         emit_protocol: ``"http"`` or ``"grpc"``.
         emit_file: JSON-lines file scores are written to (None: none).
+        emit_headers: ``(key, value)`` headers / metadata sent with every OTLP export.
+        emit_timeout_s: Seconds one OTLP export may take, the exporter's retries included.
+        phoenix: Also emit OpenInference EVALUATOR spans (for Phoenix).
         grace_s: Quiet time after the root span before a trace is scored.
         max_wait_s: Backstop from the first unscored span.
         auth_token: Bearer token required from clients (None: no auth).
@@ -109,6 +112,9 @@ class ServeConfig:
     emit_endpoint: Optional[str] = None
     emit_protocol: str = "http"
     emit_file: Optional[str] = None
+    emit_headers: tuple = ()
+    emit_timeout_s: float = 10.0
+    phoenix: bool = False
     grace_s: float = DEFAULT_GRACE_S
     max_wait_s: float = DEFAULT_MAX_WAIT_S
     auth_token: Optional[str] = None
@@ -139,6 +145,9 @@ class ServeConfig:
             raise InputError("enable at least one receiver (--http or --grpc)")
         if self.emit_protocol not in ("http", "grpc"):
             raise InputError(f"--emit-protocol must be http or grpc, not {self.emit_protocol!r}")
+        if self.emit_endpoint and not self.emit_endpoint.startswith(("http://", "https://")):
+            raise InputError(f"--emit-endpoint must be an http:// or https:// URL, "
+                             f"got {self.emit_endpoint!r}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise InputError("--tls-cert and --tls-key go together")
         if self.grace_s < 0 or self.max_wait_s <= 0:

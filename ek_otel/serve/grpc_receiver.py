@@ -122,11 +122,15 @@ class GrpcReceiver:
             with open(self.config.tls_cert, "rb") as f:
                 cert = f.read()
             creds = grpc.ssl_server_credentials([(key, cert)])
-            self.port = self.server.add_secure_port(address, creds)
+            add = lambda: self.server.add_secure_port(address, creds)  # noqa: E731
         else:
-            self.port = self.server.add_insecure_port(address)
+            add = lambda: self.server.add_insecure_port(address)  # noqa: E731
+        try:
+            self.port = add()
+        except RuntimeError as exc:  # grpcio raises this for an address it cannot bind
+            raise OSError(f"cannot bind the gRPC receiver to {address}: {exc}") from None
         if not self.port:
-            raise OSError(f"cannot bind the gRPC receiver to {address}")
+            raise OSError(f"cannot bind the gRPC receiver to {address} (address in use?)")
         self.server.start()
 
     def stop(self, grace_s: float = 5.0) -> None:

@@ -23,10 +23,13 @@ from typing import Callable, Optional, Sequence
 
 from .assembler import TraceIndex
 from .groupcommit import GroupCommitWriter
-from .scoring import ScoringSetup, score_traces
+from .scoring import ScoringResult, ScoringSetup, score_traces
 from .store import Store
 
-__all__ = ["Scheduler"]
+__all__ = ["Scheduler", "MAX_SCORING_FAILURES"]
+
+#: A trace whose scoring kills its worker this many times (alone) is recorded as failed.
+MAX_SCORING_FAILURES = 3
 
 _log = logging.getLogger(__name__)
 
@@ -62,6 +65,7 @@ class Scheduler:
         self.max_jobs = max_jobs
         self.batch = batch
         self.jobs = 0
+        self._failures: dict = {}
         self.tick_s = tick_s
         self.clock = clock
         self.executor: Optional[Executor] = None
@@ -137,10 +141,16 @@ class Scheduler:
         if room <= 0:
             return 0
         due = self.index.due(self.clock(), ignore_grace=self._ignore_grace)[:room * self.batch]
+        # A trace whose job failed before goes alone: one poison trace (one that kills its
+        # worker) must not keep failing the traces batched with it.
+        with self._lock:
+            suspects = [[t] for t in due if t[0] in self._failures]
+        normal = [t for t in due if t[0] not in self._failures]
+        groups = suspects + [normal[i:i + self.batch] for i in range(0, len(normal), self.batch)]
         submitted = 0
-        for start in range(0, len(due), self.batch):
+        for group in groups[:room]:
             items = []
-            for trace_id, _ in due[start:start + self.batch]:
+            for trace_id, _ in group:
                 revision = self.index.start_scoring(trace_id)
                 items.append((trace_id, revision, self.reader.max_payload_id(trace_id)))
             try:
@@ -174,8 +184,26 @@ class Scheduler:
         except BaseException as exc:  # the worker died or the pool is shutting down
             _log.warning("scoring %d traces did not finish (%s); they will be retried",
                          len(items), exc)
-            self._release(items, abort=True)
+            if len(items) == 1 and self._failed(items[0][0]) >= MAX_SCORING_FAILURES:
+                trace_id, revision, upto = items[0]
+                self._record([ScoringResult(
+                    trace_id, revision, upto, task_id=None, matched=False, success=None,
+                    envelope=None, detail=f"scoring crashed {MAX_SCORING_FAILURES} times: "
+                                          f"{type(exc).__name__}: {exc}"[:2000])], items)
+                return
+            for trace_id, _, _ in items:
+                if len(items) > 1:
+                    self._failed(trace_id)
+            self._release(items, abort=True)  # a broken pool is rebuilt by the next tick
             return
+        self._record(results, items)
+
+    def _failed(self, trace_id: str) -> int:
+        with self._lock:
+            self._failures[trace_id] = self._failures.get(trace_id, 0) + 1
+            return self._failures[trace_id]
+
+    def _record(self, results: list, items: list) -> None:
         sinks = self.sinks
 
         def record(store) -> list:
@@ -191,6 +219,8 @@ class Scheduler:
         """In the writer thread, right after the commit: update the index in commit order."""
         recorded_any = False
         for (trace_id, _, _), (recorded, still_open) in zip(items, outcomes):
+            with self._lock:
+                self._failures.pop(trace_id, None)
             if not recorded:
                 _log.warning("a stale scoring of %s was not recorded", trace_id)
             self.index.finish_scoring(trace_id, still_open)

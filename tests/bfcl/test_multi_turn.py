@@ -397,6 +397,79 @@ def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
     assert checked > 200 and 0 < failed < checked
 
 
+def _as_prompting_text(step, rng):
+    """An FC step re-written as a prompting model writes it, in one of several layouts."""
+    if not isinstance(step, list):
+        return step
+    calls = []
+    for item in step:
+        for name, arguments in item.items():
+            try:
+                args = json.loads(arguments)
+            except ValueError:
+                return f"[{name}(x=)]"  # broken syntax: the step is dropped
+            parts = [f"{k}={v!r}" if not (isinstance(v, float) and math.isnan(v))
+                     else f"{k}=float('nan')" for k, v in args.items()]
+            if rng.random() < 0.05:
+                parts.insert(0, "'positional'")
+            calls.append(f"{name}(" + rng.choice([", ", ","]).join(parts) + ")")
+    body = rng.choice([", ", ",\n"]).join(calls)
+    return rng.choice([f"[{body}]", body, f"```\n[{body}]\n```", f"```python\n{body}\n```",
+                       f" [{body}] "])
+
+
+@needs_simulator
+def test_state_mode_agrees_with_the_official_checker_on_prompting_results(capsys):
+    checker = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker")
+    utils = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils")
+    posting = pytest.importorskip(
+        "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api")
+    try:
+        from bfcl_eval.model_handler.utils import default_decode_execute_prompting
+    except ImportError as exc:
+        pytest.skip(f"the official prompting decoder needs {exc.name}")
+    try:
+        data = BfclData.locate()
+    except BfclDataError as exc:
+        pytest.skip(f"no BFCL data: {exc}")
+    rng = random.Random(7)
+    checked = failed = 0
+    for category in ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+                     "multi_turn_long_context"):
+        for entry in data.entries(category)[1::4]:
+            result = [[_as_prompting_text(step, rng) for step in turn]
+                      for turn in _fuzzed_result(entry.ground_truth, rng)]
+            if result and rng.random() < 0.1:
+                result[0].append("[]")
+            ours = check_multi_turn_entry(entry.id, category, result, entry.question,
+                                          entry.answer, mode="state", style="prompting",
+                                          model_name="fuzz")
+            decoded = []
+            for turn in result:
+                steps = []
+                for step in turn:
+                    try:
+                        calls = default_decode_execute_prompting(step)
+                    except Exception:
+                        continue
+                    if calls and not (len(calls) == 1 and not calls[0]):
+                        steps.append(calls)
+                decoded.append(steps)
+            for name in [n for n in vars(utils) if n.endswith("_instance")]:
+                del vars(utils)[name]
+            posting.TwitterAPI.post_tweet.__defaults__ = ([], [])
+            official = checker.multi_turn_checker(decoded, entry.ground_truth,
+                                                  dict(entry.question), category, "fuzz")
+            assert ours.detail.get("model_result_decoded", decoded) == decoded, entry.id
+            assert ours.valid == official["valid"], entry.id
+            if not ours.valid:
+                failed += 1
+                assert ours.error_type == official["error_type"], entry.id
+            checked += 1
+    capsys.readouterr()
+    assert checked > 150 and 0 < failed < checked
+
+
 def test_without_the_simulator_state_mode_fails_clearly_and_ast_is_the_default(monkeypatch):
     monkeypatch.setattr(simulator, "_CLASS_CACHE", {})
     monkeypatch.setitem(simulator.BACKEND_MODULES, "GorillaFileSystem",

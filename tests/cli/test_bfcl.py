@@ -42,7 +42,7 @@ def result_dir(tmp_path):
     model.mkdir(parents=True)
     _write_jsonl(model / "BFCL_v4_simple_python_result.json", [
         {"id": "simple_python_2", "result": "[get_weather(city='paris', days=4)]"},
-        {"id": "simple_python_0", "result": [{"get_weather": '{"city": "Paris"}'}]},
+        {"id": "simple_python_0", "result": "[get_weather(city='Paris')]"},
         {"id": "simple_python_1", "result": "[get_weather(city='Paris', days=3)]"},
     ])
     _write_jsonl(model / "BFCL_v4_irrelevance_result.json",
@@ -94,3 +94,129 @@ def test_gold_from_bfcl_writes_loadable_tasks(data_dir, tmp_path):
                                           "irrelevance_0"]
     assert tasks[0].tools[0].schema["type"] == "dict"
     assert tasks[0].meta["bfcl_category"] == "simple_python" and tasks[3].gold == ()
+
+
+@pytest.mark.parametrize("style_option, error_0, error_1", [
+    ([], None, "ast_decoder:decoder_failed"),  # a call list makes the model function-calling
+    (["--style", "fc"], None, "ast_decoder:decoder_failed"),
+    (["--style", "prompting"], "ast_decoder:decoder_failed", None),
+])
+def test_a_text_result_of_a_function_calling_model_is_not_parsed_as_calls(
+        data_dir, tmp_path, style_option, error_0, error_1):
+    # The official runner decodes with the model's handler: a function-calling model's
+    # text answer never decodes, even when it reads like a Python call.
+    result = tmp_path / "fc-model" / "BFCL_v4_simple_python_result.json"
+    result.parent.mkdir()
+    _write_jsonl(result, [{"id": "simple_python_0", "result": [{"get_weather": '{"city": "Paris"}'}]},
+                          {"id": "simple_python_1", "result": "[get_weather(city='Paris')]"}])
+    out = tmp_path / "v.json"
+    run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data_dir), "--json", str(out),
+                                   *style_option])
+    assert run.exit_code == 0, run.output
+    entries = {e["id"]: e for e in json.loads(out.read_text())["entries"]}
+    assert entries["simple_python_0"]["error_type"] == error_0
+    assert entries["simple_python_1"]["error_type"] == error_1
+
+
+REGISTERED_DOTTED = "gpt-4.1-2025-04-14-FC"  # registered in bfcl_eval with underscore_to_dot
+
+
+@pytest.mark.parametrize("model, options, error_type", [
+    (REGISTERED_DOTTED, [], None),
+    (REGISTERED_DOTTED, ["--no-underscore-to-dot"], "simple_function_checker:wrong_func_name"),
+    ("my-model", [], "simple_function_checker:wrong_func_name"),
+    ("my-model", ["--underscore-to-dot"], None),
+])
+def test_underscore_to_dot_follows_the_model_registry(tmp_path, model, options, error_type):
+    from ek_otel.bfcl.data import BfclData
+    from ek_otel.bfcl.models import lookup, model_registry
+
+    traits = lookup(model_registry(BfclData(str(tmp_path))), REGISTERED_DOTTED)
+    if traits is None or not traits.underscore_to_dot:
+        pytest.skip("bfcl_eval's model registry is not installed")
+    data = tmp_path / "data"
+    (data / "possible_answer").mkdir(parents=True)
+    doc = dict(DOC, name="weather.get")
+    _write_jsonl(data / "BFCL_v4_simple_python.json",
+                 [{"id": "simple_python_0", "function": [doc], "question": [[]]}])
+    _write_jsonl(data / "possible_answer" / "BFCL_v4_simple_python.json",
+                 [{"id": "simple_python_0", "ground_truth": [{"weather.get": {"city": ["Paris"]}}]}])
+    result = tmp_path / "result" / model / "non_live" / "BFCL_v4_simple_python_result.json"
+    result.parent.mkdir(parents=True)
+    _write_jsonl(result, [{"id": "simple_python_0", "result": [{"weather_get": '{"city": "Paris"}'}]}])
+    out = tmp_path / "v.json"
+    run = CliRunner().invoke(cli, ["bfcl", str(tmp_path / "result"), "--data", str(data),
+                                   "--json", str(out), *options])
+    assert run.exit_code == 0, run.output
+    assert json.loads(out.read_text())["entries"][0]["error_type"] == error_type
+
+
+def test_no_scored_result_file_is_one_line_and_exit_2(data_dir, tmp_path):
+    other = tmp_path / "result" / "m"
+    other.mkdir(parents=True)
+    _write_jsonl(other / "BFCL_v4_format_sensitivity_result.json", [{"id": "x_0", "result": []}])
+    run = CliRunner().invoke(cli, ["bfcl", str(tmp_path / "result"), "--data", str(data_dir)])
+    assert run.exit_code == 2
+    assert run.output.count("\n") == 1 and "_result.json" in run.output
+
+
+def test_multi_turn_in_ast_mode_by_default_says_so(data_dir, tmp_path, monkeypatch):
+    from ek_otel.bfcl import multi_turn
+
+    monkeypatch.setattr(multi_turn, "default_mode", lambda: "ast")
+    _write_jsonl(data_dir / "BFCL_v4_multi_turn_base.json",
+                 [{"id": "multi_turn_base_0", "question": [[{"role": "user", "content": "pwd"}]],
+                   "function": [], "involved_classes": ["GorillaFileSystem"],
+                   "initial_config": {}}])
+    _write_jsonl(data_dir / "possible_answer" / "BFCL_v4_multi_turn_base.json",
+                 [{"id": "multi_turn_base_0", "ground_truth": [["pwd()"]]}])
+    (data_dir / "multi_turn_func_doc").mkdir()
+    _write_jsonl(data_dir / "multi_turn_func_doc" / "gorilla_file_system.json",
+                 [{"name": "pwd", "description": "Current directory.",
+                   "parameters": {"type": "dict", "properties": {}, "required": []}}])
+    result = tmp_path / "m" / "BFCL_v4_multi_turn_base_result.json"
+    result.parent.mkdir()
+    _write_jsonl(result, [{"id": "multi_turn_base_0", "result": [[[{"pwd": "{}"}]]]}])
+    run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data_dir)])
+    assert run.exit_code == 0, run.output
+    assert "ast mode" in run.output and "1/1" in run.output
+    quiet = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data_dir),
+                                     "--multi-turn", "ast"])
+    assert quiet.exit_code == 0 and "ast mode" not in quiet.output
+
+
+def test_a_file_named_twice_is_scored_once_and_two_files_for_one_category_are_an_error(
+        data_dir, result_dir, tmp_path):
+    inner = result_dir / "my-model" / "non_live" / "BFCL_v4_simple_python_result.json"
+    out = tmp_path / "v.json"
+    run = CliRunner().invoke(cli, ["bfcl", str(result_dir), str(inner), "--data", str(data_dir),
+                                   "--json", str(out)])
+    assert run.exit_code == 0, run.output
+    assert len(json.loads(out.read_text())["entries"]) == 4
+    copy = tmp_path / "again" / "my-model" / inner.name
+    copy.parent.mkdir(parents=True)
+    copy.write_text(inner.read_text())
+    clash = CliRunner().invoke(cli, ["bfcl", str(result_dir), str(tmp_path / "again"),
+                                     "--data", str(data_dir)])
+    assert clash.exit_code == 2 and "a second result file" in clash.output
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_java_prompting_output_without_tree_sitter_is_noted(tmp_path, monkeypatch, installed):
+    from ek_otel.bfcl import tree_sitter_calls
+
+    monkeypatch.setattr(tree_sitter_calls, "available", lambda language="java": installed)
+    data = tmp_path / "data"
+    (data / "possible_answer").mkdir(parents=True)
+    doc = {"name": "f", "parameters": {"type": "dict", "required": ["a"],
+                                       "properties": {"a": {"type": "any"}}}}
+    _write_jsonl(data / "BFCL_v4_simple_java.json",
+                 [{"id": "simple_java_0", "function": [doc], "question": [[]]}])
+    _write_jsonl(data / "possible_answer" / "BFCL_v4_simple_java.json",
+                 [{"id": "simple_java_0", "ground_truth": [{"f": {"a": ["x"]}}]}])
+    result = tmp_path / "m" / "BFCL_v4_simple_java_result.json"
+    result.parent.mkdir()
+    _write_jsonl(result, [{"id": "simple_java_0", "result": "[f(a=x)]"}])
+    run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data)])
+    assert run.exit_code == 0, run.output
+    assert ("without tree-sitter" in run.output) is (not installed)

@@ -41,3 +41,31 @@ def test_stderr_console_writes_to_stderr(monkeypatch):
     monkeypatch.setattr(sys, "stderr", buffer)
     stderr_console().print("hello")
     assert buffer.getvalue() == "hello\n"
+
+
+def test_nothing_read_error_only_when_everything_was_bad():
+    from ek_otel.cli._common import nothing_read_error
+    from ek_otel.ingest.bad_input import INVALID_JSON, BadInputReport
+    from ek_otel.ingest.records import Origin
+
+    report = BadInputReport()
+    assert nothing_read_error(report) is None  # an empty dump is not an error
+    report.add(INVALID_JSON, "expected value", Origin("d.jsonl", 3))
+    report.add(INVALID_JSON, "expected value", Origin("d.jsonl", 4))
+    error = nothing_read_error(report)
+    assert str(error) == "no trace could be read (2 bad input records; first: d.jsonl:3: invalid JSON: expected value)"
+
+
+def test_write_json_writes_a_file_and_refuses_an_unwritable_path(tmp_path):
+    import json
+
+    import pytest
+
+    from ek_otel.cli._common import write_json
+    from ek_otel.errors import InputError
+
+    out = tmp_path / "r.json"
+    write_json({"aggregate": {"f1": 0.5}}, str(out))
+    assert json.loads(out.read_text()) == {"aggregate": {"f1": 0.5}}
+    with pytest.raises(InputError, match="cannot write the JSON report"):
+        write_json({}, str(tmp_path / "missing" / "r.json"))

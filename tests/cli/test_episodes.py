@@ -116,6 +116,8 @@ def test_our_own_scores_in_a_dump_are_not_episodes(tmp_path):
     assert scored.exit_code == 0, scored.output
     alone = run("episodes", str(scores))
     assert alone.exit_code == 0 and alone.stdout == ""
+    # 9 scores, each an evaluation span and an evaluation event: read, and said to be skipped
+    assert "18 record(s) of scores written back by ek-otel were read and skipped" in alone.stderr
     plain = run("episodes", str(EXAMPLE_TRACES)).stdout.splitlines()
     mixed = run("episodes", str(EXAMPLE_TRACES), str(scores)).stdout.splitlines()
     assert len(plain) == len(mixed) == 10

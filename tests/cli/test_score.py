@@ -325,3 +325,32 @@ def test_unwritable_json_report_fails_before_anything_is_scored_or_emitted(tmp_p
                  "--json", str(tmp_path / "no" / "report.json"))
     _one_error_line(result, "report.json", "cannot write the JSON report")
     assert not scores.exists()  # nothing was written back for a run that failed
+
+
+def test_stdin_dash_through_a_real_pipe_scores_like_the_file():
+    import gzip
+    import subprocess
+    import sys
+
+    expected = _expected_run().to_dict()["aggregate"]
+    result = subprocess.run([sys.executable, "-m", "ek_otel", "score", "-", "--gold", GOLD,
+                             "--json", "-"],
+                            input=gzip.compress(Path(TRACES).read_bytes()),
+                            capture_output=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    aggregate = json.loads(result.stdout)["aggregate"]
+    for key in ("precision", "recall", "f1", "exact_match", "episodes", "unmatched"):
+        assert aggregate[key] == expected[key], key
+
+
+def test_a_model_the_pricing_file_does_not_price_is_a_warning_not_a_silent_dash(tmp_path):
+    prices = tmp_path / "p.yaml"
+    prices.write_text("models:\n  claude-x: {input: 3, output: 15}\n")
+    out = tmp_path / "r.json"
+    result = run(TRACES, "--gold", GOLD, "--pricing", str(prices), "--json", str(out))
+    assert result.exit_code == 0
+    report = json.loads(out.read_text())["aggregate"]
+    assert report["dollars"] is None and report["n_unpriced"] == report["episodes"] == 9
+    assert "ek-otel: warning: 9 of 9 scored episodes have no dollars: " in result.stderr
+    priced = run(TRACES, "--gold", GOLD, "--pricing", str(ROOT / "examples" / "pricing.yaml"))
+    assert "warning" not in priced.stderr

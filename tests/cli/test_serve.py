@@ -56,6 +56,8 @@ def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file):
     (["--http", "nowhere"], "HOST:PORT"),
     (["--http", "off", "--grpc", "off"], "at least one receiver"),
     (["--grace", "10", "--max-wait", "1"], "--max-wait"),
+    (["--emit-endpoint", "127.0.0.1:4317"], "http:// or https://"),
+    (["--emit-header", "novalue"], "KEY=VALUE"),
 ])
 def test_bad_options_are_one_line_and_exit_2(gold_file, args, message):
     args = [a.replace("{gold}", gold_file) for a in args]
@@ -63,3 +65,18 @@ def test_bad_options_are_one_line_and_exit_2(gold_file, args, message):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(gold_file, tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run(
+            [sys.executable, "-m", "ek_otel", "serve", "--gold", gold_file, "--store",
+             str(tmp_path / "s.db"), "--grpc", "127.0.0.1:0", "--http", f"127.0.0.1:{port}"],
+            capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot start the receivers" in proc.stderr and "Traceback" not in proc.stderr

@@ -194,3 +194,17 @@ def test_no_parameters_on_either_side_match_fully_when_parameters_are_evaluated(
     m = ToolCorrectnessMetric(evaluation_params=[IP])
     assert m.measure(ModelTestCase("q", "a", [ToolCall("A", {})], [T("A")])) == 1.0
     assert m.measure(ModelTestCase("q", "a", [T("A", x=1)], [T("A")])) == 0.0
+
+
+def test_ordered_and_unordered_explanations_come_from_one_matcher():
+    case = ModelTestCase(input="", actual_output="", tools_called=[ToolCall("B"), ToolCall("A")],
+                         expected_tools=[ToolCall("A"), ToolCall("B"), ToolCall("C")])
+    ordered = ToolCorrectnessMetric(should_consider_ordering=True)
+    ordered.measure(case)
+    assert ordered.score == pytest.approx(1 / 3)
+    assert ordered.reason.startswith("Incorrect tool usage: missing tools ['C']; out-of-order tools ")
+    unordered = ToolCorrectnessMetric()
+    unordered.measure(case)
+    assert unordered.score == pytest.approx(2 / 3)
+    assert unordered.reason.startswith("Incomplete tool usage: missing tools ['C'];")
+    assert "out-of-order" not in unordered.reason

@@ -73,3 +73,18 @@ def test_unknown_model_raises_a_typed_error_naming_it():
 def test_table_dollars():
     t = PriceTable({"m": PRICE})
     assert t.dollars(Cost(output_tokens=1_000_000), "m-2025") == 15.0
+
+
+def test_a_model_name_prices_its_releases_never_another_model():
+    four_o, o1, sonnet = ModelPrice(2.5, 10.0), ModelPrice(15.0, 60.0), ModelPrice(3.0, 15.0)
+    t = PriceTable({"gpt-4o": four_o, "o1": o1, "claude-3-5-sonnet": sonnet})
+    # dated and versioned releases of a priced model
+    for model, price in (("gpt-4o-2024-08-06", four_o), ("o1-2024-12-17", o1),
+                         ("claude-3-5-sonnet-20241022", sonnet), ("claude-3-5-sonnet-latest", sonnet),
+                         ("claude-3-5-sonnet@20240620", sonnet),
+                         ("claude-3-5-sonnet-20241022-v2:0", sonnet)):
+        assert t.find(model) is price, model
+    # other (cheaper) models that merely start with a priced name: no price, not a wrong one
+    for model in ("gpt-4o-mini", "gpt-4o-mini-2024-07-18", "o1-mini", "o1-preview",
+                  "claude-3-5-sonnet-v", "gpt-4o-audio-preview-2024-10-01"):
+        assert t.find(model) is None, model

@@ -479,3 +479,32 @@ def test_weighted_lcs_keeps_order_and_compares_tuples_lexicographically():
     assert weighted_lcs(0, 3, lambda i, j: (1,)) == []
     pairs = weighted_lcs(3, 3, lambda i, j: (1,))
     assert pairs == [(0, 0), (1, 1), (2, 2)]
+
+
+def test_a_required_argument_the_gold_lets_omit_is_explained_not_contradicted():
+    """BFCL's rule: ``required`` wins over ``""``. The explanation must not say "expected it omitted"."""
+    from ek_otel.core.episode import Episode, Step, TaskSpec, ToolSpec, Trajectory
+    from ek_otel.core.evaluate import score_episode
+    from ek_otel.core.grammar import FieldSpec
+
+    tool = ToolSpec("resolve", {"id": FieldSpec("id", "integer"),
+                                "why": FieldSpec("why", "string", required=True)})
+    task = TaskSpec("t", gold=[("resolve", {"id": AnyOf((7,)), "why": AnyOf(("",))})], tools=[tool])
+    omitted = score_episode(Episode("t", Trajectory([Step("resolve", {"id": 7})])), task)
+    assert not omitted.exact
+    assert omitted.explanation == ("0/1 calls matched; resolve.why: missing, but the tool's "
+                                   "schema requires it (allowed: '')")
+    assert "expected it omitted" not in omitted.explanation
+    passed = score_episode(Episode("t", Trajectory([Step("resolve", {"id": 7, "why": ""})])), task)
+    assert passed.exact
+
+
+def test_a_wrong_item_type_is_explained_as_such():
+    from ek_otel.core.grammar import FieldSpec, NodeType
+
+    spec = FieldSpec("xs", "array", schema={"type": "array", "items": {"type": "integer"}})
+    grammar = GraphGrammar({"sort": NodeType("sort", {"xs": spec})})
+    alignment = align_calls([("sort", {"xs": ["a", "b"]})], [("sort", {"xs": AnyOf((["a", "b"],))})],
+                            grammar=grammar)
+    assert explain_alignment(alignment) == (
+        "0/1 calls matched; sort.xs: expected an array of integer items, got list ['a', 'b']")

@@ -382,3 +382,26 @@ def test_crlf_and_byte_order_mark_are_tolerated(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + b'{"task_id": "a"}\r\n{"task_id": "b"}\r\n')
     assert [t.task_id for t in load_tasks(path)] == ["a", "b"]
+
+
+def test_yaml_plain_scalars_mean_what_they_mean_in_json(tmp_path):
+    """YAML 1.1 would turn these into a date, 750, True and 83: gold no model could match."""
+    path = tmp_path / "g.yaml"
+    path.write_text("- task_id: flight\n"
+                    "  calls:\n"
+                    "    - search: {date: [2026-12-20], at: [12:30], ok: [yes], code: [0123],\n"
+                    "               n: [7], x: [0.5], flag: [true], opt: ['', null]}\n")
+    (task,) = load_tasks(path)
+    ((_, args),) = task.gold
+    assert {k: v.values for k, v in args.items()} == {
+        "date": ("2026-12-20",), "at": ("12:30",), "ok": ("yes",), "code": ("0123",),
+        "n": (7,), "x": (0.5,), "flag": (True,), "opt": ("", None)}
+    dump_tasks([task], tmp_path / "again.yaml")  # and they survive a round trip
+    assert load_tasks(tmp_path / "again.yaml") == [task]
+
+
+def test_yaml_words_are_not_booleans_in_typed_keys(tmp_path):
+    path = tmp_path / "g.yaml"
+    path.write_text("- task_id: t\n  ordered: yes\n")
+    with pytest.raises(GoldFileError, match=r'g.yaml:1: ordered must be true or false, got "yes"'):
+        load_tasks(path)

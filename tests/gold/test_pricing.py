@@ -97,3 +97,12 @@ def test_missing_file(tmp_path):
 def test_pricing_from_dict_without_path():
     with pytest.raises(PricingError, match="^the 'models' mapping is missing"):
         pricing_from_dict({})
+
+
+def test_yaml_prices_are_read_as_json_numbers(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("as_of: 2024-12-01\nmodels:\n  m: {input: 2.5, output: 1_0}\n")
+    with pytest.raises(PricingError, match=r"p.yaml:3: model 'm': output must be a number"):
+        read_pricing(path)
+    path.write_text("as_of: 2024-12-01\nmodels:\n  m: {input: 2.5, output: 10}\n")
+    assert read_pricing(path).as_of == "2024-12-01"

@@ -201,3 +201,26 @@ def test_scores_sent_back_to_the_server_are_not_scored_again(start_server):
     after = server.counts()
     assert after["scores"] == before["scores"] == 3
     assert after["open"] == 0 and after["spans"] == before["spans"]
+
+
+def test_a_trace_that_kills_its_scoring_worker_is_isolated_and_recorded(start_server, monkeypatch):
+    """A poison trace (its worker dies) is retried alone, then recorded as failed; the others
+    batched with it are scored."""
+    import ek_otel.serve.scoring as scoring
+
+    poison = tid(7, 0x44)
+    real = scoring.score_trace
+
+    def crashing(setup, trace_id, revision, upto):
+        if trace_id == poison:
+            raise SystemExit("worker died")       # what a dead worker looks like to the pool
+        return real(setup, trace_id, revision, upto)
+
+    monkeypatch.setattr(scoring, "score_trace", crashing)
+    server = start_server()
+    ids = [tid(i, 0x44) for i in range(8)]
+    assert post(server.http_url + "/v1/traces", run_request(ids)) == 200
+    wait_for(lambda: server.counts()["scores"] == 8, 60, "all 8 traces recorded")
+    rows = {r.trace_id: r for r in server.app.writer.call(lambda s: s.latest_scores())}
+    assert rows[poison].matched is False and "crashed" in rows[poison].detail
+    assert all(rows[t].success for t in ids if t != poison)

@@ -39,11 +39,14 @@ def request(trace_byte: int, n_spans: int = 1, attr_size: int = 0) -> bytes:
     return req.SerializeToString()
 
 
-def test_sdk_grpc_exporter(start_server):
+def test_sdk_grpc_exporter_with_gzip(start_server):
+    """The Collector's otlp exporter compresses with gzip by default: grpcio decodes it."""
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+    from opentelemetry.exporter.otlp.proto.grpc.exporter import Compression
 
     server = start_server()
-    provider = make_provider(OTLPSpanExporter(endpoint=server.grpc_target, insecure=True))
+    provider = make_provider(OTLPSpanExporter(endpoint=server.grpc_target, insecure=True,
+                                              compression=Compression.Gzip))
     tracer = provider.get_tracer("test")
     ids = {emit_run(tracer, i) for i in range(3)}
     provider.shutdown()
