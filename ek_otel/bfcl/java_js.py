@@ -7,8 +7,10 @@ never converts (the official pattern cannot match), and ``new String[]{"-v"}`` k
 its quotes.
 
 :func:`parse_java_js_calls` splits prompting output such as
-``obj.run(cfg=new Config(), n=5)`` into calls with source-text values (the official
-decoder uses tree-sitter; this tokenizer covers the shapes BFCL prompts ask for).
+``obj.run(cfg=new Config(), n=5)`` into calls with source-text values. It is only the
+fallback when tree-sitter is not installed: the official decoder uses tree-sitter, whose
+error recovery decides what decodes (``f(a=1)`` fails in Java, ``f(a=1, b=2)`` passes),
+and :mod:`ek_otel.bfcl.tree_sitter_calls` reproduces it exactly.
 
 Example:
     >>> java_convert("5L", "long"), java_convert("5", "long"), java_convert("2.5f", "float")

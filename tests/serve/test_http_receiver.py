@@ -103,8 +103,12 @@ class _JsonEncoderExporter:
         from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
         from opentelemetry.sdk.trace.export import SpanExportResult
 
-        body = encode_spans(spans)
-        body = body if isinstance(body, bytes) else json.dumps(body).encode()
+        body = encode_spans(spans)  # a proto-json message (0.66b1), a dict, or bytes
+        if hasattr(body, "to_json"):
+            body = body.to_json()
+        if isinstance(body, dict):
+            body = json.dumps(body)
+        body = body.encode() if isinstance(body, str) else body
         status, _, _ = post(self.url, body, JS)
         return SpanExportResult.SUCCESS if status == 200 else SpanExportResult.FAILURE
 
