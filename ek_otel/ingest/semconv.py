@@ -414,8 +414,12 @@ _USAGE_FIELDS: tuple = (
     ("reasoning_tokens", REASONING_TOKEN_KEYS),
 )
 _TOKEN_KEYS: tuple = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHED_TOKEN_KEYS + REASONING_TOKEN_KEYS
+_TOKEN_KEY_SET = frozenset(_TOKEN_KEYS)
+#: token-count key -> (Usage field, rank in that field's key list)
+_TOKEN_KEY_PLACE = {key: (name, rank) for name, keys in _USAGE_FIELDS for rank, key in enumerate(keys)}
 #: Usage exists only with an input or output count, or a usage blob that may hold one.
 _USAGE_KEYS = frozenset(RAW_USAGE_KEYS + INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS)
+_ALL_USAGE_KEYS = frozenset(RAW_USAGE_KEYS + _TOKEN_KEYS)
 
 
 def _raw_usage_fields(raw: Any) -> dict:
@@ -464,15 +468,14 @@ def unreadable_token_counts(attributes: Mapping) -> tuple:
     """
     if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return ()
-    get = attributes.get
-    bad = []
-    for key in _TOKEN_KEYS:
-        value = get(key)
+    bad = set()
+    for key in _TOKEN_KEY_SET.intersection(attributes):  # the few present, in any order
+        value = attributes.get(key)
         if value is None or type(value) is int:
             continue
         if value != "" and as_int(value) is None:
-            bad.append(key)
-    return tuple(bad)
+            bad.add(key)
+    return tuple(key for key in _TOKEN_KEYS if key in bad) if bad else ()
 
 
 def usage_of(attributes: Mapping) -> Optional[Usage]:
@@ -497,20 +500,27 @@ def usage_of(attributes: Mapping) -> Optional[Usage]:
     if _USAGE_KEYS.isdisjoint(attributes):
         return None  # no count and no usage blob: the common case of non-model spans
     fields: dict = {}
-    for key in RAW_USAGE_KEYS:
-        if key in attributes:
-            for name, value in _raw_usage_fields(attributes[key]).items():
-                fields.setdefault(name, value)
-    get = attributes.get
-    for name, keys in _USAGE_FIELDS:
-        for key in keys:
-            value = get(key)
-            if value is None:
-                continue
-            number = value if type(value) is int else as_int(value)
-            if number is not None:
-                fields[name] = number
-                break
+    found = _ALL_USAGE_KEYS.intersection(attributes)
+    if not found.isdisjoint(RAW_USAGE_KEYS):
+        for key in RAW_USAGE_KEYS:
+            if key in attributes:
+                for name, value in _raw_usage_fields(attributes[key]).items():
+                    fields.setdefault(name, value)
+    # per field, the readable count of the earliest key in its key list (which wins over
+    # the usage blobs)
+    best: dict = {}
+    for key in found:
+        place = _TOKEN_KEY_PLACE.get(key)
+        if place is None:
+            continue
+        value = attributes.get(key)
+        number = value if type(value) is int else as_int(value)
+        if number is not None:
+            name, rank = place
+            if name not in best or rank < best[name][0]:
+                best[name] = (rank, number)
+    for name, (_, number) in best.items():
+        fields[name] = number
     if "input_tokens" not in fields and "output_tokens" not in fields:
         return None
     return Usage(**{k: max(0, v) for k, v in fields.items()})
@@ -681,6 +691,9 @@ INVOCATION_PARAMETER_KEYS: tuple = (
     "langfuse.observation.model.parameters")
 TEMPERATURE_KEYS: tuple = ("gen_ai.request.temperature", "llm.request.temperature")
 SEED_KEYS: tuple = ("gen_ai.request.seed", "gen_ai.openai.request.seed", "llm.request.seed")
+#: Where a temperature or a seed can be: without any of these keys there is none.
+_TEMPERATURE_ANY = frozenset(TEMPERATURE_KEYS + INVOCATION_PARAMETER_KEYS)
+_SEED_ANY = frozenset(SEED_KEYS + INVOCATION_PARAMETER_KEYS)
 SERVICE_NAME = "service.name"
 SERVICE_VERSION = "service.version"
 ERROR_TYPE = "error.type"
@@ -775,6 +788,8 @@ def temperature_of(attributes: Mapping) -> Optional[float]:
         >>> temperature_of({"llm.invocation_parameters": '{"temperature": 0.2}'})
         0.2
     """
+    if _TEMPERATURE_ANY.isdisjoint(attributes):
+        return None
     value = as_float(first_value(attributes, TEMPERATURE_KEYS))
     return value if value is not None else as_float(
         _invocation_parameter(attributes, "temperature"))
@@ -787,6 +802,8 @@ def seed_of(attributes: Mapping) -> Optional[int]:
         >>> seed_of({"gen_ai.openai.request.seed": 7})
         7
     """
+    if _SEED_ANY.isdisjoint(attributes):
+        return None
     value = as_int(first_value(attributes, SEED_KEYS))
     return value if value is not None else as_int(_invocation_parameter(attributes, "seed"))
 
