@@ -154,7 +154,8 @@ def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
             break
     function = entry.get("function")
     # OpenAI chat nests it
-    holder = function if type(function) is dict or isinstance(function, Mapping) else entry
+    holder = function if function is not None and (
+        type(function) is dict or isinstance(function, Mapping)) else entry
     name = _str_or_none(holder.get("name")) or _str_or_none(entry.get("toolName"))
     if not name:
         return None
@@ -201,7 +202,7 @@ def calls_from_message(message: Any) -> list:
         return [call] if call else []
     tool_calls = message.get("tool_calls")
     # flattened lists come back as index dicts
-    if type(tool_calls) is dict or isinstance(tool_calls, Mapping):
+    if tool_calls is not None and (type(tool_calls) is dict or isinstance(tool_calls, Mapping)):
         tool_calls = [tool_calls[k] for k in sorted(tool_calls, key=_index_key)]
     if isinstance(tool_calls, list):
         for entry in tool_calls:
@@ -224,7 +225,8 @@ def calls_from_message(message: Any) -> list:
                     calls.append(RequestedCall(call.name, call.args, call.call_id,
                                                call.args_captured, len(calls)))
     function_call = message.get("function_call")  # legacy OpenAI functions
-    if not calls and (type(function_call) is dict or isinstance(function_call, Mapping)):
+    if not calls and function_call is not None and (
+            type(function_call) is dict or isinstance(function_call, Mapping)):
         call = _call_from_entry(function_call, 0)
         if call:
             calls.append(call)
@@ -252,6 +254,8 @@ def text_from_message(message: Any) -> Optional[str]:
     texts = []
     for key in ("parts", "content", "contents"):
         parts = message.get(key)
+        if parts is None:
+            continue
         if type(parts) is dict or isinstance(parts, Mapping):
             parts = [parts[k] for k in sorted(parts, key=_index_key)]
         if not isinstance(parts, list):

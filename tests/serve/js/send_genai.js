@@ -4,13 +4,14 @@
 // another SDK, replayed against `ek-otel serve` by tests/serve/test_js_exporters.py.
 //
 //   npm install   (in this directory; package.json pins the versions)
-//   node send_genai.js PROTOCOL ENDPOINT [RUNS]
+//   node send_genai.js PROTOCOL ENDPOINT [RUNS] [SEED]
 //
 // PROTOCOL: proto (OTLP/HTTP protobuf), json (OTLP/HTTP JSON), grpc (OTLP/gRPC).
 // ENDPOINT: http://127.0.0.1:4318 (HTTP) or http://127.0.0.1:4317 (gRPC).
 // Each run i is one trace: invoke_agent (ek.task.id=task-i) -> chat (usage 100+i / 10)
 // -> execute_tool get_weather({"city": "city-i"}); plus one gen_ai log event per run
-// (HTTP protocols) carrying the run's trace context. Ids are deterministic.
+// (HTTP protocols) carrying the run's trace context. Ids are deterministic; SEED (a number)
+// goes into every trace id, so runs sent with different seeds are different traces.
 "use strict";
 
 const api = require("@opentelemetry/api");
@@ -18,8 +19,9 @@ const { BasicTracerProvider, SimpleSpanProcessor } = require("@opentelemetry/sdk
 const { resourceFromAttributes } = require("@opentelemetry/resources");
 const { LoggerProvider, SimpleLogRecordProcessor } = require("@opentelemetry/sdk-logs");
 
-const [protocol, endpoint, runsArg] = process.argv.slice(2);
+const [protocol, endpoint, runsArg, seedArg] = process.argv.slice(2);
 const runs = Number(runsArg || 3);
+const seed = Number(seedArg || 0);
 
 function hex(n, width) {
   return n.toString(16).padStart(width, "0");
@@ -27,7 +29,7 @@ function hex(n, width) {
 
 let next = 0;
 const idGenerator = {
-  generateTraceId: () => "4a5300000000000000000000" + hex(++next, 8),
+  generateTraceId: () => "4a53" + hex(seed, 4) + "0000000000000000" + hex(++next, 8),
   generateSpanId: () => "5b00" + hex(++next, 12),
 };
 
