@@ -377,7 +377,8 @@ def score_and_envelope(
     else:
         score = score_episode(episode, linked, level=settings.level, strategy=settings.strategy,
                               canonicalizer=settings.canonicalizer, prices=settings.prices)
-    score = replace(score, trace_id=trace_id, revision=revision)
+    if score.trace_id != trace_id or score.revision != revision:  # else replace() is a copy
+        score = replace(score, trace_id=trace_id, revision=revision)
     provenance = getattr(episode, "provenance", None)
     return ScoreEnvelope(
         trace_id=trace_id,

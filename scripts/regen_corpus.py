@@ -43,17 +43,24 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "ingest" / "corpus"
 FAKE_SERVER_PATH = REPO / "ek_otel" / "testing" / "fake_openai.py"
+FAKE_ANTHROPIC_PATH = REPO / "ek_otel" / "testing" / "fake_anthropic.py"
 
 _SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
         "opentelemetry-exporter-otlp-json-file==0.66b1"]
 _OPENAI = "openai==3.57.0"
 _HTTPX = "httpx==0.28.1"  # openai 3.x uses httpx2; instrumentors still import httpx
 _AGENTS = "openai-agents==0.24.0"
+_ANTHROPIC = "anthropic==2.14.0"
+_LANGCHAIN = ["langchain-openai==1.7.4", "langchain-core==1.8.3", "langchain==1.5.2",
+              "langgraph==1.2.24"]
 
 #: environment name -> pinned requirements
 ENVIRONMENTS: dict = {
     "openai-v2-2.4b0": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai-v2==2.4b0",
                           "opentelemetry-util-genai==1.1b0"],
+    # NB: 2.4b0 asks only for util-genai>=0.4b0.dev, so a fresh install resolves util-genai
+    # 1.3b0 (or 1.2b0), with which it fails to import (opentelemetry.util.genai.instruments
+    # is gone): it needs 1.1b0.
     "openai-v2-2.3b0": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai-v2==2.3b0",
                           "wrapt==1.17.3"],
     "openinference-openai": _SDK + [_OPENAI, _HTTPX, "openinference-instrumentation-openai==0.1.66"],
@@ -79,6 +86,14 @@ ENVIRONMENTS: dict = {
     # 0.66b2): the JSON exporter goes in afterwards, without dependencies (NO_DEPS).
     "logfire": _SDK[:2] + [_HTTPX, _OPENAI, _AGENTS, "logfire==5.4.0"],
     "langfuse": _SDK[:2] + [_HTTPX, _OPENAI, "langfuse==5.0.4"],  # + NO_DEPS, as logfire
+    "anthropic-traceloop": _SDK + [_HTTPX, _ANTHROPIC,
+                                   "opentelemetry-instrumentation-anthropic==0.62.4"],
+    "anthropic-openinference": _SDK + [_HTTPX, _ANTHROPIC,
+                                       "openinference-instrumentation-anthropic==3.1.0"],
+    "langchain": _SDK + [_HTTPX, _OPENAI] + _LANGCHAIN + [
+        "openinference-instrumentation-langchain==0.1.80",
+        "opentelemetry-instrumentation-langchain==0.62.4",
+    ],
 }
 
 #: environment name -> requirements installed afterwards with --no-deps
@@ -134,11 +149,39 @@ SCENARIOS: dict = {
     # the exported spans point at a parent that is not there (the pitfall). The task id
     # travels as Langfuse trace metadata (propagate_attributes).
     "langfuse-openai-5.0.4": ("langfuse", "chat", ["langfuse_openai"], {}),
+    # The anthropic client against fake_anthropic.py (tool_use blocks, prompt-cache usage).
+    # anthropic 2.x traces its own API calls (scope com.anthropic.sdk.python, usage but no
+    # content unless ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content) next to any
+    # instrumentor's spans; ANTHROPIC_OPEN_TELEMETRY=false turns that off, leaving the
+    # instrumentor alone (as with the older SDKs most deployments run).
+    "anthropic-sdk-2.14.0-native": ("anthropic-traceloop", "anthropic", [], {}),
+    "anthropic-sdk-2.14.0-native-content": (
+        "anthropic-traceloop", "anthropic_stream", [],
+        {"ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE": "content"}),
+    "anthropic-traceloop-0.62.4": ("anthropic-traceloop", "anthropic", ["traceloop_anthropic"], {}),
+    "anthropic-traceloop-0.62.4-stream": (
+        "anthropic-traceloop", "anthropic_stream", ["traceloop_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "anthropic-openinference-3.1.0": (
+        "anthropic-openinference", "anthropic", ["openinference_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "anthropic-openinference-3.1.0-stream": (
+        "anthropic-openinference", "anthropic_stream", ["openinference_anthropic"], {}),
+    # LangChain's ChatOpenAI.bind_tools in a hand-written tool loop; the tools run through
+    # BaseTool.invoke(tool_call), so the instrumentors see TOOL runs too.
+    "langchain-openinference-0.1.80": ("langchain", "langchain", ["openinference_langchain"], {}),
+    "langchain-traceloop-0.62.4": ("langchain", "langchain", ["traceloop_langchain"], {}),
+    # The LangChain 1.x agent (langchain.agents.create_agent, a LangGraph graph whose
+    # ToolNode runs the parallel calls).
+    "langgraph-agent-openinference-0.1.80": (
+        "langchain", "langgraph", ["openinference_langchain"], {}),
+    "langgraph-agent-traceloop-0.62.4": ("langchain", "langgraph", ["traceloop_langchain"], {}),
 }
 
 #: What each scenario's package is known to record (checked by tests against expected.json):
 #: ``args``: arguments captured; ``cached``/``reasoning``: those token details recorded;
-#: ``model``: the model name recorded when it is not the response model.
+#: ``model``: the model name recorded when it is not the response model;
+#: ``output_tokens_extra``: output tokens the package over-reports (a known package bug).
 EXPECT: dict = {
     "openai-v2-2.4b0-span_only": {"args": True, "cached": False, "reasoning": False},
     "openai-v2-2.4b0-span_and_event": {"args": True, "cached": False, "reasoning": False},
@@ -161,6 +204,19 @@ EXPECT: dict = {
     # Logfire's chat-completions agent span records the request model as the response model
     "logfire-agents-chat_completions": {"args": True, "cached": True, "reasoning": True,
                                         "model": "gpt-4o-mini"},
+    "anthropic-sdk-2.14.0-native": {"args": False, "cached": True, "reasoning": False},
+    "anthropic-sdk-2.14.0-native-content": {"args": True, "cached": True, "reasoning": False},
+    "anthropic-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
+    # Traceloop's stream wrapper ADDS message_delta's (cumulative) output_tokens to
+    # message_start's (1 here, as on the real API): +1 output token per streamed call.
+    "anthropic-traceloop-0.62.4-stream": {"args": True, "cached": True, "reasoning": False,
+                                          "output_tokens_extra": 3},
+    "anthropic-openinference-3.1.0": {"args": True, "cached": True, "reasoning": False},
+    "anthropic-openinference-3.1.0-stream": {"args": True, "cached": True, "reasoning": False},
+    "langchain-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
+    "langchain-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
+    "langgraph-agent-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
+    "langgraph-agent-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
 }
 
 TASK_ID = "weather-paris"
@@ -179,6 +235,21 @@ def _load_fake_server():
     sys.modules["ek_fake_openai"] = module
     spec.loader.exec_module(module)
     return module
+
+
+def _load_fake_anthropic():
+    """ek_otel/testing/fake_anthropic.py, loaded by path (standard library only)."""
+    if "ek_fake_anthropic" in sys.modules:
+        return sys.modules["ek_fake_anthropic"]
+    spec = importlib.util.spec_from_file_location("ek_fake_anthropic", FAKE_ANTHROPIC_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ek_fake_anthropic"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _fake_for(app: str):
+    return _load_fake_anthropic() if app.startswith("anthropic") else _load_fake_server()
 
 
 def ensure_venv(name: str, root: Path) -> Path:
@@ -203,7 +274,7 @@ def ensure_venv(name: str, root: Path) -> Path:
 
 def regenerate(scenario: str, root: Path) -> Path:
     """Run one scenario in its venv and write its corpus folder; returns the folder."""
-    env_name, _app, _instr, extra_env = SCENARIOS[scenario]
+    env_name, app, _instr, extra_env = SCENARIOS[scenario]
     python = ensure_venv(env_name, root)
     out = CORPUS / scenario
     out.mkdir(parents=True, exist_ok=True)
@@ -211,13 +282,14 @@ def regenerate(scenario: str, root: Path) -> Path:
         (out / stale).unlink(missing_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     env.update(extra_env)
-    env.update({"OPENAI_API_KEY": "sk-fake", "PYTHONHASHSEED": "0"})
+    env.update({"OPENAI_API_KEY": "sk-fake", "ANTHROPIC_API_KEY": "sk-ant-fake",
+                "PYTHONHASHSEED": "0"})
     subprocess.run([str(python), str(Path(__file__).resolve()), "--run-scenario", scenario,
                     "--out", str(out)], check=True, env=env, timeout=600)
     freeze = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                             capture_output=True, text=True).stdout
     (out / "versions.txt").write_text(freeze)
-    fake = _load_fake_server()
+    fake = _fake_for(app)
     expected = fake.expected_summary()
     expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": env_name,
                      "requirements": ENVIRONMENTS[env_name], "env": extra_env,
@@ -329,6 +401,22 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
             OpenAIAgentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "traceloop_anthropic":
+            from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor
+
+            AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "openinference_anthropic":
+            from openinference.instrumentation.anthropic import AnthropicInstrumentor
+
+            AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "openinference_langchain":
+            from openinference.instrumentation.langchain import LangChainInstrumentor
+
+            LangChainInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "traceloop_langchain":
+            from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+
+            LangchainInstrumentor().instrument(tracer_provider=tracer_provider)
         elif name == "langfuse_openai":
             pass  # a drop-in client: see _openai_client
         elif name == "logfire_openai":
@@ -386,6 +474,68 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
 
 
+def _run_anthropic(base_url: str, stream: bool) -> None:
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-fake", max_retries=0)
+    _load_fake_anthropic().run_messages_loop(client, stream=stream)
+
+
+def _langchain_tools():
+    from langchain_core.tools import tool
+
+    fake = _load_fake_server()
+
+    @tool
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    @tool
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    @tool
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
+def _run_langchain(base_url: str) -> None:
+    """ChatOpenAI with bound tools, in a plain loop; each call is run by the LangChain tool."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+    from langchain_openai import ChatOpenAI
+
+    tools = {t.name: t for t in _langchain_tools()}
+    llm = ChatOpenAI(model="gpt-4o-mini", base_url=base_url, api_key="sk-fake", max_retries=0,
+                     temperature=0.2).bind_tools(list(tools.values()))
+    messages = [SystemMessage("You are a weather assistant."),
+                HumanMessage("Weather and time in Paris, in Fahrenheit?")]
+    for _ in range(5):
+        reply = llm.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        for call in reply.tool_calls:
+            messages.append(tools[call["name"]].invoke(call))
+
+
+def _run_langgraph(base_url: str) -> None:
+    """The LangChain 1.x agent: create_agent runs the model/tools loop as a LangGraph graph."""
+    from langchain.agents import create_agent
+    from langchain_openai import ChatOpenAI
+
+    model = ChatOpenAI(model="gpt-4o-mini", base_url=base_url, api_key="sk-fake",
+                       max_retries=0, temperature=0.2)
+    agent = create_agent(model, tools=_langchain_tools(), name="WeatherAgent",
+                         system_prompt="You are a weather assistant.")
+    agent.invoke({"messages": [{"role": "user",
+                                "content": "Weather and time in Paris, in Fahrenheit?"}]})
+
+
 JSON_BATCH = 5
 
 
@@ -425,9 +575,17 @@ def run_scenario(scenario: str, out: Path) -> None:
     from opentelemetry import trace
 
     tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
-    with fake.FakeOpenAI() as server:
+    server_class = (_load_fake_anthropic().FakeAnthropic if app.startswith("anthropic")
+                    else fake.FakeOpenAI)
+    with server_class() as server:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
-            if app == "agents":
+            if app.startswith("anthropic"):
+                _run_anthropic(server.base_url, stream=(app == "anthropic_stream"))
+            elif app == "langchain":
+                _run_langchain(server.base_url)
+            elif app == "langgraph":
+                _run_langgraph(server.base_url)
+            elif app == "agents":
                 _run_agents(server.base_url)
             elif app == "agents_chat":
                 _run_agents(server.base_url, api="chat_completions")

@@ -250,6 +250,6 @@ def sort_key(entry_id: str) -> tuple:
         >>> sorted(["simple_python_10", "simple_python_9"], key=sort_key)
         ['simple_python_9', 'simple_python_10']
     """
-    head, _, index = entry_id.split(":")[0].rpartition("_")
-    number = index.split("-")[0]
+    head, _, index = entry_id.partition(":")[0].rpartition("_")
+    number = index.partition("-")[0]
     return (head, int(number) if number.isdigit() else 0)

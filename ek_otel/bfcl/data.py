@@ -58,6 +58,7 @@ __all__ = [
     "FUNC_DOC_FILES",
     "parse_json_lines",
     "parse_json",
+    "has_long_digits",
 ]
 
 #: The one line printed when no data can be found.
@@ -88,13 +89,36 @@ FUNC_DOC_FILES = {
 AGENTIC_SYSTEM_PROMPT = "For your final answer to the user, you must respond in this format: {'answer': A short and precise answer to the question, 'context': A brief explanation of how you arrived at this answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do not know', 'context': 'I do not know'}. If you think the question cannot be properly answered, response with {'answer': 'I cannot answer this question', 'context': A short reason explaining why this question cannot be answered}.\n"
 
 _WHEEL_PREFIX = "bfcl_eval/data/"
-_LONG_DIGITS = re.compile(r"[0-9]{19}")  # orjson reads integers beyond 64 bits as floats
-_LINE_ID = re.compile(r'\{"id": "([^"\\]*)"[,}]')
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
+_LINE_ID = re.compile(rb'\{"id": "([^"\\]*)"[,}]')
 _TEXT_CACHE: dict = {}
 
 
+def has_long_digits(text: Any) -> bool:
+    """Whether ``text`` (str or bytes) holds a run of 19 or more ASCII digits (an integer
+    orjson may not read exactly: it reads integers beyond 64 bits as floats).
+
+    The same answer as ``re.search("[0-9]{19}", text)``, an order of magnitude faster on
+    result files full of long float digits (UTF-8 encodes no other character with the
+    bytes of ``0``-``9``).
+
+    Example:
+        >>> has_long_digits('{"a": 1234567890123456789}'), has_long_digits('[0.123456789012345678]')
+        (True, False)
+        >>> has_long_digits("é" * 30 + "1" * 19), has_long_digits(b"[1234567890123456789]")
+        (True, True)
+    """
+    if len(text) < 19:
+        return False
+    if type(text) is str:
+        text = text.encode("utf-8", "surrogatepass")
+    return text.translate(_DIGITS_TO_ZERO).find(_NINETEEN_DIGITS) >= 0
+
+
 def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
-    """Parse one JSON document (orjson when installed, same result as :func:`json.loads`).
+    """Parse one JSON document, str or UTF-8 bytes (orjson when installed, same result as
+    :func:`json.loads`).
 
     orjson reads integers beyond 64 bits as floats, so text holding a 19-digit run goes to
     :func:`json.loads`; ``exact_ints=False`` skips that scan for text known to hold none.
@@ -102,20 +126,45 @@ def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
     Example:
         >>> parse_json('{"a": [1, 2.5, "x"]}')
         {'a': [1, 2.5, 'x']}
-        >>> parse_json('[123456789012345678901234567890]')
-        [123456789012345678901234567890]
+        >>> parse_json('[123456789012345678901234567890]'), parse_json(b'[12345678901234567890]')
+        ([123456789012345678901234567890], [12345678901234567890])
     """
-    if _orjson is not None and not (exact_ints and type(text) is str
-                                    and _LONG_DIGITS.search(text)):
+    kind = type(text)
+    if _orjson is not None and not (exact_ints and (kind is str or kind is bytes)
+                                    and has_long_digits(text)):
         try:
             return _orjson.loads(text)
         except (_orjson.JSONDecodeError, TypeError):
             pass  # NaN, huge integers, bad input...: the standard parser decides (and words the error)
+    if kind is bytes:
+        text = text.decode("utf-8")  # strict, as a file read as UTF-8 text
     return json.loads(text)
 
 
-def parse_json_lines(text: str, *, exact_ints: bool = True) -> list:
-    """Parse JSON Lines text (blank lines skipped); ``exact_ints`` as in :func:`parse_json`.
+def split_lines(text: Any) -> list:
+    """The non-blank lines of a JSON Lines text (str or bytes), split as the official
+    ``load_file`` splits them: universal newlines (``\\r\\n``, ``\\r``, ``\\n``), nothing
+    else. (``str.splitlines`` would also split inside JSON strings holding a raw U+2028,
+    U+2029 or U+0085, which BFCL's ``ensure_ascii=False`` writers leave unescaped.)
+
+    Example:
+        >>> split_lines('{"a": "x\\u2028y"}\\r\\n\\n {"b": 2}\\n')
+        ['{"a": "x\\u2028y"}', ' {"b": 2}']
+        >>> split_lines(b'{"a": 1}\\r{"b": 2}')
+        [b'{"a": 1}', b'{"b": 2}']
+    """
+    if type(text) is bytes:
+        if b"\r" in text:
+            text = text.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        return [line for line in text.split(b"\n") if line and not line.isspace()]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return [line for line in text.split("\n") if line.strip()]
+
+
+def parse_json_lines(text: Any, *, exact_ints: bool = True) -> list:
+    """Parse JSON Lines text, str or UTF-8 bytes (blank lines skipped; lines as
+    :func:`split_lines`); ``exact_ints`` as in :func:`parse_json`.
 
     With orjson the lines are parsed in one call as a JSON array (and line by line if that
     fails or does not give one value per line).
@@ -123,11 +172,17 @@ def parse_json_lines(text: str, *, exact_ints: bool = True) -> list:
     Example:
         >>> parse_json_lines('{"id": 1}\\n\\n{"id": 2}\\n')
         [{'id': 1}, {'id': 2}]
+        >>> parse_json_lines(b'{"id": 1}\\n')
+        [{'id': 1}]
     """
-    lines = [line for line in text.splitlines() if line.strip()]
-    if _orjson is not None and not (exact_ints and _LONG_DIGITS.search(text)):
+    lines = split_lines(text)
+    if _orjson is not None and not (exact_ints and has_long_digits(text)):
+        if type(text) is bytes:
+            whole = b"[" + b",".join(lines) + b"]"
+        else:
+            whole = "[" + ",".join(lines) + "]"
         try:
-            values = _orjson.loads("[" + ",".join(lines) + "]")
+            values = _orjson.loads(whole)
         except _orjson.JSONDecodeError:
             values = None
         if values is not None and len(values) == len(lines):
@@ -135,36 +190,52 @@ def parse_json_lines(text: str, *, exact_ints: bool = True) -> list:
     return [parse_json(line, exact_ints=exact_ints) for line in lines]
 
 
-_FUNCTION_KEY = ', "function": ['
+_FUNCTION_KEY = b', "function": ['
 
 
-def _parse_questions(text: str, *, exact_ints: bool) -> list:
+def _parse_questions(raw: bytes, *, exact_ints: bool) -> list:
     """Question lines, parsing each distinct ``function`` doc list once.
 
     A line ``{..., "function": [...]}`` whose ``function`` key comes last is split there;
-    the head and the doc list are parsed separately (the list once per distinct text).
-    Any line that does not split cleanly is parsed whole.
+    the head and the doc list are parsed separately (the list once per distinct text; a
+    line whose list is the same text as the line before's reuses it after one compare,
+    as BFCL's live data groups the entries of a doc list). Any line that does not split
+    cleanly is parsed whole.
     """
     docs_by_text: dict = {}
     entries = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
+    skip = len(_FUNCTION_KEY) - 1
+    tail = b""  # the previous line's `[...]}`, and its parsed doc list
+    tail_docs = None
+    for line in split_lines(raw):
         entry = None
         cut = line.find(_FUNCTION_KEY)
-        if cut > 0 and line.endswith("]}"):
-            docs_text = line[cut + len(_FUNCTION_KEY) - 1:-1]
-            try:
-                head = parse_json(line[:cut] + "}", exact_ints=exact_ints)
+        if cut > 0 and line.endswith(b"]}"):
+            start = cut + skip
+            if tail_docs is not None and len(line) - start == len(tail) and line.endswith(tail):
+                docs = tail_docs
+            else:
+                docs_text = line[start:-1]
                 docs = docs_by_text.get(docs_text)
                 if docs is None:
-                    docs = parse_json(docs_text, exact_ints=exact_ints)
-                if type(head) is dict and "function" not in head and type(docs) is list:
-                    docs_by_text[docs_text] = docs
+                    try:
+                        docs = parse_json(docs_text, exact_ints=exact_ints)
+                    except ValueError:
+                        docs = None
+                    if type(docs) is list:
+                        docs_by_text[docs_text] = docs
+                    else:
+                        docs = None
+                if docs is not None:
+                    tail, tail_docs = docs_text + b"}", docs
+            if docs is not None:
+                try:
+                    head = parse_json(line[:cut] + b"}", exact_ints=exact_ints)
+                except ValueError:
+                    head = None
+                if type(head) is dict and "function" not in head:
                     head["function"] = docs
                     entry = head
-            except ValueError:
-                entry = None
         entries.append(entry if entry is not None else parse_json(line, exact_ints=exact_ints))
     return entries
 
@@ -205,6 +276,24 @@ class BfclEntry:
     def functions(self) -> list:
         """The function docs offered to the model."""
         return self.question.get("function", [])
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict]) -> BfclEntry:
+    """A :class:`BfclEntry`, built as its frozen ``__init__`` builds it, without the
+    per-field ``object.__setattr__`` calls (thousands are made per category).
+
+    Example:
+        >>> _entry("a_0", "a", {}, None) == BfclEntry("a_0", "a", {}, None)
+        True
+    """
+    entry = _new(BfclEntry)
+    _set(entry, "__dict__", {"id": entry_id, "category": category, "question": question,
+                             "answer": answer})
+    return entry
 
 
 @dataclass(frozen=True)
@@ -322,8 +411,37 @@ class BfclData:
                 return False
         return os.path.isfile(os.path.join(self.root, relpath))
 
+    def read_bytes(self, relpath: str) -> bytes:
+        """The bytes of ``relpath`` (relative to the data folder), cached per process.
+
+        The data is parsed from bytes (orjson reads UTF-8 directly: no decoding to text).
+
+        Example:
+            >>> BfclData("/nowhere").read_bytes("x.json")
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.BfclDataError: directory /nowhere: x.json is missing
+        """
+        key = (self.kind, self.root, relpath)
+        raw = _TEXT_CACHE.get(key)
+        if raw is not None:
+            return raw
+        try:
+            if self.kind == "wheel":
+                with zipfile.ZipFile(self.root) as archive:
+                    raw = archive.read(_WHEEL_PREFIX + relpath)
+            else:
+                with open(os.path.join(self.root, relpath), "rb") as handle:
+                    raw = handle.read()
+        except (KeyError, FileNotFoundError, NotADirectoryError):
+            raise BfclDataError(f"{self.describe()}: {relpath} is missing") from None
+        except OSError as exc:
+            raise BfclDataError(f"{self.describe()}: cannot read {relpath}: {exc}") from None
+        _TEXT_CACHE[key] = raw
+        return raw
+
     def read_text(self, relpath: str) -> str:
-        """The text of ``relpath`` (relative to the data folder), cached per process.
+        """The text of ``relpath`` (relative to the data folder; UTF-8, universal newlines).
 
         Example:
             >>> BfclData("/nowhere").read_text("x.json")
@@ -331,22 +449,9 @@ class BfclData:
             ...
             ek_otel.errors.BfclDataError: directory /nowhere: x.json is missing
         """
-        key = (self.kind, self.root, relpath)
-        text = _TEXT_CACHE.get(key)
-        if text is not None:
-            return text
-        try:
-            if self.kind == "wheel":
-                with zipfile.ZipFile(self.root) as archive:
-                    text = archive.read(_WHEEL_PREFIX + relpath).decode("utf-8")
-            else:
-                with open(os.path.join(self.root, relpath), encoding="utf-8") as handle:
-                    text = handle.read()
-        except (KeyError, FileNotFoundError, NotADirectoryError):
-            raise BfclDataError(f"{self.describe()}: {relpath} is missing") from None
-        except OSError as exc:
-            raise BfclDataError(f"{self.describe()}: cannot read {relpath}: {exc}") from None
-        _TEXT_CACHE[key] = text
+        text = self.read_bytes(relpath).decode("utf-8")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         return text
 
     def read_jsonl(self, relpath: str) -> list:
@@ -359,7 +464,7 @@ class BfclData:
             ek_otel.errors.BfclDataError: directory /nowhere: possible_answer/x.json is missing
         """
         try:
-            return parse_json_lines(self.read_text(relpath), exact_ints=not self.vetted)
+            return parse_json_lines(self.read_bytes(relpath), exact_ints=not self.vetted)
         except ValueError as exc:
             raise BfclDataError(f"{self.describe()}: {relpath}: bad JSON: {exc}") from None
 
@@ -402,7 +507,7 @@ class BfclData:
         if is_multi_turn(category) or is_agentic(category):
             entries = self.read_jsonl(_data_file(category))
         else:
-            entries = _parse_questions(self.read_text(_data_file(category)),
+            entries = _parse_questions(self.read_bytes(_data_file(category)),
                                        exact_ints=not self.vetted)
         if is_web_search(category):
             for entry in entries:
@@ -440,7 +545,8 @@ class BfclData:
                 missed[turn] = held_out
 
     def question_lines(self, category: str) -> list:
-        """``(id, raw JSON line)`` of each question of a single-turn category, unparsed.
+        """``(id, raw JSON line)`` of each question of a single-turn category, unparsed (the
+        line as UTF-8 bytes, for :func:`parse_json`).
 
         Lets a caller parse only the entries it needs (relevance checks need a question
         only to report a failure).
@@ -454,11 +560,9 @@ class BfclData:
         if is_multi_turn(category) or is_agentic(category):
             raise ValueError(f"question_lines is for single-turn categories, not {category}")
         lines = []
-        for line in self.read_text(_data_file(category)).splitlines():
-            if not line.strip():
-                continue
+        for line in split_lines(self.read_bytes(_data_file(category))):
             match = _LINE_ID.match(line)
-            entry_id = match.group(1) if match else parse_json(line)["id"]
+            entry_id = match.group(1).decode("utf-8") if match else parse_json(line)["id"]
             lines.append((entry_id, line))
         return lines
 
@@ -492,7 +596,6 @@ class BfclData:
                 f"{self.describe()}: {category}: {len(questions)} questions but "
                 f"{len(answers)} possible answers"
             )
-        return [
-            BfclEntry(q["id"], category, q, answers[i] if answers else None)
-            for i, q in enumerate(questions)
-        ]
+        if not answers:
+            return [_entry(q["id"], category, q, None) for q in questions]
+        return [_entry(q["id"], category, q, a) for q, a in zip(questions, answers)]

@@ -35,7 +35,7 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import BfclData, BfclEntry, parse_json, parse_json_lines
+from .data import BfclData, BfclEntry, parse_json, parse_json_lines, split_lines
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_single_turn, relevance_verdict
 from .verdict import Verdict
@@ -154,22 +154,23 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
         raise InputError(f"not a BFCL result file (expected {VERSION_PREFIX}_<category>_result.json)",
                          path=path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         raise InputError("no such file", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc}", path=path) from None
-    lines = text.splitlines()
     records = None
-    if _bulk_ok(lines):
+    if _bulk_ok(split_lines(raw)):
         try:
-            records = parse_json_lines(text)
+            records = parse_json_lines(raw)
         except ValueError:
             records = None
     if records is None or not all(type(r) is dict and "id" in r for r in records):
         records = []  # line by line, to name the line at fault
-        for number, line in enumerate(lines, 1):
+        if b"\r" in raw:
+            raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        for number, line in enumerate(raw.split(b"\n"), 1):
             if not line.strip():
                 continue
             try:
@@ -180,16 +181,36 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
                 raise InputError("a result line must be an object with an id", path=path,
                                  line=number)
             records.append(record)
-    records.sort(key=lambda r: sort_key(str(r["id"])))
+    records.sort(key=_record_key)
     return ResultFile(path, model or _model_of(path), category, tuple(records))
 
 
+def _record_key(record: dict) -> tuple:
+    """:func:`~ek_otel.bfcl.categories.sort_key` of a record's id, inlined (one call per
+    record instead of three: result files are sorted on every run).
+
+    Example:
+        >>> _record_key({"id": "live_simple_3-2-0"}) == sort_key("live_simple_3-2-0")
+        True
+        >>> _record_key({"id": 7}) == sort_key("7")
+        True
+    """
+    entry_id = record["id"]
+    if type(entry_id) is not str:
+        entry_id = str(entry_id)
+    head, _, index = entry_id.partition(":")[0].rpartition("_")
+    number = index.partition("-")[0]
+    return (head, int(number) if number.isdigit() else 0)
+
+
 def _bulk_ok(lines: list) -> bool:
-    """Every non-blank line is one JSON object by its shape (then one bulk parse is safe)."""
+    """Every line (non-blank bytes) is one JSON object by its shape (then one bulk parse
+    is safe)."""
     for line in lines:
-        stripped = line.strip()
-        if stripped and not (stripped[0] == "{" and stripped[-1] == "}"):
-            return False
+        if not (line.startswith(b"{") and line.endswith(b"}")):
+            stripped = line.strip()
+            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+                return False
     return True
 
 

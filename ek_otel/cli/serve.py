@@ -119,6 +119,11 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
 
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
                         format="ek-otel: %(levelname)s %(name)s: %(message)s")
+    if not verbose:
+        # aiohttp logs every malformed request (bad chunked framing, bad headers) at ERROR with
+        # a traceback; the client gets its 400 anyway. Without -v, a hostile client must not
+        # be able to flood stderr.
+        logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
     token = None
     if auth_token_env:
         token = os.environ.get(auth_token_env)

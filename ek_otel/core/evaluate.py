@@ -134,6 +134,26 @@ def _has_types(grammar: GraphGrammar) -> bool:
     )
 
 
+#: id(task) -> (task, grammar, gold calls, has types): what scoring derives from a task,
+#: made once per task instead of once per episode (a corpus has many episodes per task).
+_TASK_PARTS: dict = {}
+_TASK_PARTS_MAX = 4096
+
+
+def _task_parts(task: TaskSpec) -> tuple:
+    """``(grammar, gold_calls, has_types)`` of a task (cached while the same object lives;
+    TaskSpec is frozen, and its tools and gold are tuples)."""
+    key = id(task)
+    parts = _TASK_PARTS.get(key)
+    if parts is None or parts[0] is not task:
+        grammar = task.grammar()
+        parts = (task, grammar, calls_of(task), _has_types(grammar))
+        if len(_TASK_PARTS) >= _TASK_PARTS_MAX:
+            _TASK_PARTS.clear()
+        _TASK_PARTS[key] = parts
+    return parts[1:]
+
+
 def score_episode(
     episode: Any,
     task: TaskSpec,
@@ -177,10 +197,10 @@ def score_episode(
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
-    grammar = task.grammar()
+    grammar, gold_calls, has_types = _task_parts(task)
     used_strategy = "ordered" if task.ordered else strategy
     alignment = align_calls(
-        episode, calls_of(task), canon=canonicalizer, strategy=used_strategy, grammar=grammar
+        episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar
     )
     tp, fp, fn = alignment.counts(level)
     precision, recall, f1 = precision_recall_f1(tp, fp, fn)
@@ -228,7 +248,7 @@ def score_episode(
             "strategy": used_strategy,
             "ordered": bool(task.ordered),
             "canonicalizer": _canon_name(canonicalizer),
-            "type_checks": _has_types(grammar),
+            "type_checks": has_types,
             "multi_turn": task.turns is not None,
             "args_captured": args_captured,
         },

@@ -55,7 +55,7 @@ from .bad_input import (
     UNREADABLE_FILE,
     BadInputReport,
 )
-from .otlp import parse_json, parse_logs_request, parse_trace_request
+from .otlp import BodyDecodeError, parse_json, parse_logs_request, parse_trace_request
 from .otlp_json import logs_from_json, spans_from_json
 from .otlp_pb import logs_from_request, spans_from_request
 from .records import LogRecord, Origin, SpanRecord
@@ -102,8 +102,8 @@ def _walk(directory: str) -> Iterator[str]:
 def expand_paths(paths: Sequence[str]) -> list[str]:
     """Expand directories (recursively, sorted, hidden files skipped) and globs.
 
-    Raises :class:`~ek_otel.errors.InputError` for a path that does not exist or a glob
-    that matches nothing.
+    Raises :class:`~ek_otel.errors.InputError` for a path that does not exist, a
+    directory with no file in it (hidden ones are not read), or a glob that matches no file.
 
     Example:
         >>> expand_paths(["-"])
@@ -112,21 +112,30 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
         Traceback (most recent call last):
         ...
         ek_otel.errors.InputError: /no/such/dump.jsonl: no such file or directory
+        >>> import tempfile
+        >>> expand_paths([tempfile.mkdtemp(prefix="empty-")])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /.../empty-...: the directory holds no file to read
     """
     out: list[str] = []
     for path in paths:
         if path == STDIN:
             out.append(path)
         elif os.path.isdir(path):
-            out.extend(_walk(path))
+            files = list(_walk(path))
+            if not files:
+                raise InputError("the directory holds no file to read", path=path)
+            out.extend(files)
         elif os.path.exists(path):
             out.append(path)
         elif _GLOB_CHARS & set(path):
-            matches = sorted(glob.glob(path, recursive=True))
-            if not matches:
+            files = []
+            for match in sorted(glob.glob(path, recursive=True)):
+                files.extend(_walk(match) if os.path.isdir(match) else [match])
+            if not files:
                 raise InputError("the pattern matches no file", path=path)
-            for match in matches:
-                out.extend(_walk(match) if os.path.isdir(match) else [match])
+            out.extend(files)
         else:
             raise InputError("no such file or directory", path=path)
     return out
@@ -207,26 +216,36 @@ def records_from_body(
         >>> r = BadInputReport()
         >>> list(records_from_body(b"\\x0a\\x05\\x12", Origin("d.bin", 1), r)), r.counts
         ([], {'undecodable protobuf': 1})
+        >>> str(r.cases[0])  # the reason is said once
+        "d.bin:1: undecodable protobuf: ExportTraceServiceRequest: Error parsing message ..."
     """
     if content_kind(body[:_SNIFF_BYTES]) == JSON_TEXT:
         yield from _records_from_json_text(body, origin, report)
         return
+    cut: list = []  # values nested too deep for the parser, cut (the rest is kept)
     try:
         if is_logs_protobuf(body):
-            records: Iterable[Record] = logs_from_request(parse_logs_request(body), origin, report)
+            records: Iterable[Record] = logs_from_request(parse_logs_request(body, cut), origin, report)
         else:
-            records = spans_from_request(parse_trace_request(body), origin, report)
+            records = spans_from_request(parse_trace_request(body, cut), origin, report)
     except DecodeError as exc:
-        report.add(UNDECODABLE_PROTOBUF, str(exc), origin)
+        report.add(UNDECODABLE_PROTOBUF, _detail(exc), origin)
         return
+    for reason, detail in cut:
+        report.add(reason, detail, origin)
     yield from records
+
+
+def _detail(exc: DecodeError) -> str:
+    """The error without its reason in front (the report names the reason itself)."""
+    return exc.detail if isinstance(exc, BodyDecodeError) else str(exc)
 
 
 def _records_from_json_text(text: bytes, origin: Optional[Origin], report: BadInputReport) -> Iterator[Record]:
     try:
         parsed = parse_json(text)
     except DecodeError as exc:
-        report.add(INVALID_JSON, str(exc), origin)
+        report.add(INVALID_JSON, _detail(exc), origin)
         return
     yield from _records_from_json(parsed, origin, report)
 

@@ -285,6 +285,8 @@ class _Node:
 
 def _finish_reasons(attributes: Mapping) -> tuple:
     value = attributes.get("gen_ai.response.finish_reasons", attributes.get("llm.finish_reason"))
+    if value is None:  # the anthropic SDK's own spans (2.x): only its stop reason
+        value = attributes.get("anthropic.message.stop_reason")
     if isinstance(value, str):
         return (value,)
     if isinstance(value, (list, tuple)):
@@ -491,7 +493,8 @@ def _best_output(members: Sequence[_Node]) -> tuple:
 def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping) -> tuple:
     """Every requested call (deduplicated by id), the final text, and uncaptured-call count."""
     answers: list = []  # (time, output, node)
-    uncaptured = 0
+    unanswered: list = []  # clusters that asked for tools without recording the calls
+    answered_ids: set = set()
     for members in clusters.values():
         top = members[0]
         if len(members) == 1:  # the common case: one span for one model call
@@ -503,8 +506,13 @@ def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mappin
             end = max(n.span.end_ns or n.span.start_ns for n in members)
         if output:
             answers.append((end, output, node or top))
+            answered_ids.update(n.response_id for n in members if n.response_id)
         elif any(r in _TOOL_FINISH_REASONS for n in members for r in n.finish_reasons):
-            uncaptured += 1
+            unanswered.append(members)
+    # a content-less span of a call that another span (same response id) recorded in full,
+    # e.g. the anthropic SDK's own span beside an instrumentor's sibling span, hides nothing
+    uncaptured = sum(1 for members in unanswered
+                     if not any(n.response_id in answered_ids for n in members))
     for log in logs:  # answers in log events that no model span holds
         if not isinstance(log, LogRecord) or log.event_name not in OUTPUT_EVENTS:
             continue
@@ -537,6 +545,19 @@ def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mappin
     return requested, final_text, uncaptured
 
 
+def _distinct_calls(clusters: Mapping) -> int:
+    """Model calls: clusters, those sharing a response id (sibling spans of two packages for
+    one call) counted once."""
+    ids: set = set()
+    count = 0
+    for members in clusters.values():
+        found = {n.response_id for n in members if n.response_id}
+        if not found or found.isdisjoint(ids):
+            count += 1
+        ids |= found
+    return count
+
+
 def _nearest_agent(node: Optional[_Node]) -> Optional[_Node]:
     """The nearest agent ancestor, preferring one that names its agent in an attribute."""
     if node is None:
@@ -549,11 +570,18 @@ def _nearest_agent(node: Optional[_Node]) -> Optional[_Node]:
     return agent
 
 
-def _agent_fields(node: Optional[_Node]) -> dict:
+def _agent_of(node: Optional[_Node]) -> tuple:
+    """``(agent, agent_span_id)`` of a step: its nearest agent's name and span id."""
     agent = _nearest_agent(node)
     if agent is None:
-        return {"agent": None, "agent_span_id": None}
-    return {"agent": sc.agent_name_of(agent.span), "agent_span_id": agent.span_id}
+        return None, None
+    return sc.agent_name_of(agent.span), agent.span.span_id
+
+
+def _executed_args(attributes: Mapping) -> tuple:
+    """``(args, captured)`` as the executed-tool span recorded them."""
+    captured, raw, parsed = sc.tool_args_parsed(attributes)
+    return parse_arguments(raw, parsed) if captured else ({}, False)
 
 
 def _merge_steps(requested: list, tools: list) -> list:
@@ -562,13 +590,15 @@ def _merge_steps(requested: list, tools: list) -> list:
     by_id = {r.call.call_id: i for i, r in enumerate(requested) if r.call.call_id}
     timed: list = []
     for node in tools:
-        attributes = node.span.attributes
+        span = node.span
+        attributes = span.attributes
         call_id = sc.tool_call_id_of(attributes)
-        name = sc.tool_name_of(node.span)
         match = by_id.get(call_id) if call_id else None
         if match is not None and match not in unmatched:
             match = None
+        name = None  # the executed tool's name: needed unless joined by id
         if match is None:
+            name = sc.tool_name_of(span)
             same_name = [i for i in unmatched if requested[i].call.name == name]
             agent = _nearest_agent(node)
             same_agent = [i for i in same_name if _nearest_agent(requested[i].node) is agent]
@@ -576,29 +606,32 @@ def _merge_steps(requested: list, tools: list) -> list:
             before = [i for i in pool if requested[i].time_ns <= node.span.start_ns]
             candidates = before or pool
             match = candidates[0] if candidates else None
-        captured, raw, parsed = sc.tool_args_parsed(attributes)
-        exec_args, exec_captured = parse_arguments(raw, parsed) if captured else ({}, False)
         observation = sc.tool_result_of(attributes)
+        agent, agent_span_id = _agent_of(node)
         if match is not None:
             unmatched.remove(match)
             req = requested[match]
-            args, args_captured = req.call.args, req.call.args_captured
-            if not args_captured and exec_captured:
-                args, args_captured = exec_args, True
-            step = Step(req.call.name, args, observation, node.error,
-                        req.call.call_id or call_id, node.span_id,
-                        args_captured=args_captured, **_agent_fields(node))
-            timed.append(((req.time_ns, req.call.index), step))
+            call = req.call
+            args, args_captured = call.args, call.args_captured
+            if not args_captured:  # the executed span's arguments, when it recorded them
+                exec_args, exec_captured = _executed_args(attributes)
+                if exec_captured:
+                    args, args_captured = exec_args, True
+            step = Step(call.name, args, observation, node.error, call.call_id or call_id,
+                        span.span_id, agent, agent_span_id, args_captured)
+            timed.append(((req.time_ns, call.index), step))
         else:
-            step = Step(name, exec_args, observation, node.error, call_id, node.span_id,
-                        args_captured=exec_captured, **_agent_fields(node))
-            timed.append(((node.span.start_ns, 0), step))
+            exec_args, exec_captured = _executed_args(attributes)
+            step = Step(name, exec_args, observation, node.error, call_id, span.span_id,
+                        agent, agent_span_id, exec_captured)
+            timed.append(((span.start_ns, 0), step))
     for i in unmatched:
         req = requested[i]
+        call = req.call
         span_id = req.node.span_id if req.node is not None else None
-        step = Step(req.call.name, req.call.args, None, None, req.call.call_id, span_id,
-                    args_captured=req.call.args_captured, **_agent_fields(req.node))
-        timed.append(((req.time_ns, req.call.index), step))
+        step = Step(call.name, call.args, None, None, call.call_id, span_id,
+                    *_agent_of(req.node), call.args_captured)
+        timed.append(((req.time_ns, call.index), step))
     timed.sort(key=lambda t: t[0])
     return [step for _, step in timed]
 
@@ -748,7 +781,7 @@ def build_episode(
     meta = {
         "trace_ids": trace_ids,
         "bad_spans": bad,
-        "model_calls": len(clusters),
+        "model_calls": _distinct_calls(clusters),
         "uncaptured_tool_calls": uncaptured,
     }
     return Episode(

@@ -15,7 +15,9 @@ permanent error: HTTP 400). Inside a decodable request, a span with an invalid i
 skipped (and counted as rejected), an attribute of an unexpected type is dropped, and an
 ``AnyValue`` nested deeper than :data:`~ek_otel.ingest.anyvalue.MAX_DEPTH` is replaced by
 :data:`~ek_otel.ingest.anyvalue.DEPTH_MARKER` (the span is kept); each case is added to the
-optional :class:`~ek_otel.ingest.bad_input.BadInputReport`.
+optional :class:`~ek_otel.ingest.bad_input.BadInputReport`. That holds past the parsers'
+own limits too (upb refuses a whole request past ~100 message levels, orjson a whole text
+past 1024): the too-deep values are cut before parsing and the rest of the body is kept.
 
 Example:
     >>> body = (b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c",'
@@ -38,9 +40,16 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from ..errors import DecodeError
 from .anyvalue import BadValue
-from .bad_input import INVALID_ID, MALFORMED_RECORD, BadInputReport
-from .otlp_json import logs_from_json, logs_json_to_pb, spans_from_json, traces_json_to_pb
-from .otlp_pb import log_id_problem, logs_from_request, span_id_problem, spans_from_request
+from .bad_input import INVALID_ID, INVALID_JSON, MALFORMED_RECORD, UNDECODABLE_PROTOBUF, BadInputReport
+from .otlp_json import cap_json_nesting, logs_from_json, logs_json_to_pb, spans_from_json, traces_json_to_pb
+from .otlp_pb import (
+    cap_deep_values,
+    is_depth_error,
+    log_id_problem,
+    logs_from_request,
+    span_id_problem,
+    spans_from_request,
+)
 from .records import LogRecord, Origin, SpanRecord
 
 try:  # orjson is about 2x faster than json on OTLP bodies
@@ -56,6 +65,7 @@ __all__ = [
     "PROTOBUF",
     "JSON",
     "normalize_format",
+    "BodyDecodeError",
     "parse_json",
     "parse_trace_request",
     "parse_logs_request",
@@ -99,47 +109,109 @@ def normalize_format(fmt: str) -> str:
         raise DecodeError(f"unknown OTLP format {fmt!r} (expected protobuf or json)") from None
 
 
+class BodyDecodeError(DecodeError):
+    """A body that does not parse as JSON or protobuf.
+
+    ``detail`` is the message without its bad-input reason in front (``"invalid JSON"``,
+    ``"undecodable protobuf"``), for a report that names the reason itself.
+
+    Example:
+        >>> error = BodyDecodeError("invalid JSON", "unexpected end")
+        >>> str(error), error.detail
+        ('invalid JSON: unexpected end', 'unexpected end')
+    """
+
+    def __init__(self, reason: str, detail: str, *, separator: str = ": "):
+        super().__init__(f"{reason}{separator}{detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def _is_json_depth_error(exc: BaseException) -> bool:
+    return isinstance(exc, RecursionError) or "depth limit" in str(exc)
+
+
 def parse_json(body: Any) -> Any:
     """Parse JSON text (bytes or str) with orjson when installed; raises DecodeError.
+
+    Text nested deeper than the parser accepts is not refused whole: arrays and objects
+    deeper than :data:`~ek_otel.ingest.otlp_json.MAX_JSON_NESTING` are replaced by
+    :data:`~ek_otel.ingest.anyvalue.DEPTH_MARKER` (see
+    :func:`~ek_otel.ingest.otlp_json.cap_json_nesting`) and the rest is parsed, so one
+    absurdly deep attribute loses only its own value.
 
     Example:
         >>> parse_json(b'{"a": 1}')
         {'a': 1}
+        >>> parse_json(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b', "b": 2}')["b"]
+        2
+        >>> parse_json(b"{")
+        Traceback (most recent call last):
+        ...
+        ek_otel.ingest.otlp.BodyDecodeError: invalid JSON: unexpected end of data: ...
     """
     try:
         return _json_loads(body)
     except (ValueError, RecursionError, TypeError) as exc:
-        raise DecodeError(f"invalid JSON: {str(exc)[:200]}") from None
+        if _is_json_depth_error(exc):
+            try:
+                return _json_loads(cap_json_nesting(body)[0])
+            except (ValueError, RecursionError, TypeError):
+                pass
+        raise BodyDecodeError(INVALID_JSON, str(exc)[:200]) from None
 
 
-def _parse_pb(message: Any, body: bytes, what: str) -> Any:
+def _parse_pb(message: Any, body: bytes, what: str, issues: Optional[list]) -> Any:
     try:
         message.ParseFromString(body)
     except Exception as exc:  # upb raises DecodeError, but never let bad bytes crash us
-        raise DecodeError(f"undecodable protobuf {what}: {str(exc)[:200]}") from None
+        if is_depth_error(exc):
+            # upb refuses the whole request past ~100 levels, and its limit cannot be
+            # raised from Python: cut the too-deep values at the wire level, parse the rest.
+            cut: list = []
+            try:
+                message = type(message).FromString(cap_deep_values(body, message.DESCRIPTOR, cut))
+            except Exception:  # noqa: BLE001 - not wire data after all: report the parse error
+                pass
+            else:
+                if issues is not None:
+                    issues.extend(cut)
+                return message
+        raise BodyDecodeError(UNDECODABLE_PROTOBUF, f"{what}: {str(exc)[:200]}", separator=" ") from None
     return message
 
 
-def parse_trace_request(body: bytes) -> ExportTraceServiceRequest:
+def parse_trace_request(body: bytes, issues: Optional[list] = None) -> ExportTraceServiceRequest:
     """Parse a protobuf ``ExportTraceServiceRequest``; raises DecodeError.
+
+    A value nested deeper than the parser accepts is cut (see
+    :func:`~ek_otel.ingest.otlp_pb.cap_deep_values`) and ``(DEEP_NESTING, detail)`` is
+    added to ``issues``; the rest of the request is kept.
 
     Example:
         >>> len(parse_trace_request(b"").resource_spans)
         0
     """
-    return _parse_pb(ExportTraceServiceRequest(), body, "ExportTraceServiceRequest")
+    return _parse_pb(ExportTraceServiceRequest(), body, "ExportTraceServiceRequest", issues)
 
 
-def parse_logs_request(body: bytes) -> ExportLogsServiceRequest:
-    """Parse a protobuf ``ExportLogsServiceRequest``; raises DecodeError.
+def parse_logs_request(body: bytes, issues: Optional[list] = None) -> ExportLogsServiceRequest:
+    """Parse a protobuf ``ExportLogsServiceRequest``; raises DecodeError (deep values: as
+    :func:`parse_trace_request`).
 
     Example:
         >>> parse_logs_request(b"\\x0a\\x05")
         Traceback (most recent call last):
         ...
-        ek_otel.errors.DecodeError: undecodable protobuf ExportLogsServiceRequest: ...
+        ek_otel.ingest.otlp.BodyDecodeError: undecodable protobuf ExportLogsServiceRequest: ...
     """
-    return _parse_pb(ExportLogsServiceRequest(), body, "ExportLogsServiceRequest")
+    return _parse_pb(ExportLogsServiceRequest(), body, "ExportLogsServiceRequest", issues)
+
+
+def _report_cut_values(report: Optional[BadInputReport], issues: list, origin: Optional[Origin]) -> None:
+    if report is not None:
+        for reason, detail in issues:
+            report.add(reason, detail, origin)
 
 
 def decode_traces(
@@ -164,10 +236,13 @@ def decode_traces(
         >>> decode_traces(b"\\x0a\\x02\\x12", "protobuf")
         Traceback (most recent call last):
         ...
-        ek_otel.errors.DecodeError: undecodable protobuf ExportTraceServiceRequest: ...
+        ek_otel.ingest.otlp.BodyDecodeError: undecodable protobuf ExportTraceServiceRequest: ...
     """
     if normalize_format(fmt) == PROTOBUF:
-        return list(spans_from_request(parse_trace_request(body), origin, report))
+        issues: list = []
+        request = parse_trace_request(body, issues)
+        _report_cut_values(report, issues, origin)
+        return list(spans_from_request(request, origin, report))
     try:
         return list(spans_from_json(parse_json(body), origin, report))
     except (BadValue, TypeError, AttributeError) as exc:
@@ -193,7 +268,10 @@ def decode_logs(
         ['gen_ai.choice']
     """
     if normalize_format(fmt) == PROTOBUF:
-        return list(logs_from_request(parse_logs_request(body), origin, report))
+        issues: list = []
+        request = parse_logs_request(body, issues)
+        _report_cut_values(report, issues, origin)
+        return list(logs_from_request(request, origin, report))
     try:
         return list(logs_from_json(parse_json(body), origin, report))
     except (BadValue, TypeError, AttributeError) as exc:
@@ -427,7 +505,7 @@ def split_traces(body: bytes, fmt: str) -> SplitTraces:
     """
     problems: list = []
     if normalize_format(fmt) == PROTOBUF:
-        request = parse_trace_request(body)
+        request = parse_trace_request(body, problems)
     else:
         try:
             request, problems = traces_json_to_pb(parse_json(body))
@@ -475,7 +553,7 @@ def split_logs(body: bytes, fmt: str) -> SplitLogs:
     """
     problems: list = []
     if normalize_format(fmt) == PROTOBUF:
-        request = parse_logs_request(body)
+        request = parse_logs_request(body, problems)
     else:
         try:
             request, problems = logs_json_to_pb(parse_json(body))

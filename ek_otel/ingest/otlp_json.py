@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from typing import Any, Iterator, Optional
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
@@ -31,6 +32,7 @@ from opentelemetry.proto.logs.v1 import logs_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 
 from .anyvalue import (
+    DEPTH_MARKER,
     BadValue,
     attributes_from_json,
     attributes_to_pb,
@@ -49,6 +51,8 @@ __all__ = [
     "logs_from_json",
     "traces_json_to_pb",
     "logs_json_to_pb",
+    "MAX_JSON_NESTING",
+    "cap_json_nesting",
 ]
 
 
@@ -482,3 +486,63 @@ def logs_json_to_pb(request: Any) -> tuple:
                 value_to_pb(record.body, log_pb.body)
             attributes_to_pb(record.attributes, log_pb.attributes)
     return out, problems
+
+
+# ---------------------------------------------------------------------------
+# JSON nested deeper than the parser accepts
+# ---------------------------------------------------------------------------
+
+#: The JSON nesting :func:`cap_json_nesting` keeps. Well above what the readers look at (an
+#: AnyValue is cut at :data:`~ek_otel.ingest.anyvalue.MAX_DEPTH` containers, at most 4 JSON
+#: levels each, under a dozen levels of request), and well below orjson's limit of 1024.
+MAX_JSON_NESTING = 256
+
+# A JSON string (skipped whole, brackets inside it do not count) or a bracket.
+_JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_JSON_MARKER = b'"' + DEPTH_MARKER.encode() + b'"'
+_OPENING = (0x5B, 0x7B)  # [ {
+
+
+def cap_json_nesting(text: Any, limit: int = MAX_JSON_NESTING) -> tuple:
+    """Replace every JSON array or object nested deeper than ``limit`` by a marker string.
+
+    Returns ``(text, cuts)``: bytes that a JSON parser with a depth limit (orjson: 1024) or
+    a recursion limit (json) reads, and how many values were replaced. One pass over the
+    text, no recursion: safe on any input (malformed text stays malformed). The readers
+    then see :data:`~ek_otel.ingest.anyvalue.DEPTH_MARKER` (a string) where the deep value
+    was; a deep AnyValue is cut at :data:`~ek_otel.ingest.anyvalue.MAX_DEPTH` before it.
+
+    Example:
+        >>> cap_json_nesting(b'{"a": [[["]]]"]], 1]}', limit=2)
+        (b'{"a": ["<ek-otel: value nested too deep>", 1]}', 1)
+    """
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogatepass")
+    elif not isinstance(text, bytes):
+        text = bytes(text)
+    parts: list = []
+    depth = cuts = last = 0
+    cut_start = -1
+    for match in _JSON_TOKENS.finditer(text):
+        char = text[match.start()]
+        if char == 0x22:  # a string
+            continue
+        if char in _OPENING:
+            depth += 1
+            if depth == limit + 1 and cut_start < 0:
+                cut_start = match.start()
+        else:
+            if depth == limit + 1 and cut_start >= 0:
+                parts += (text[last:cut_start], _JSON_MARKER)
+                last = match.end()
+                cut_start = -1
+                cuts += 1
+            depth -= 1
+    if cut_start >= 0:  # never closed: malformed, let the parser say so
+        parts += (text[last:cut_start], _JSON_MARKER)
+        last = len(text)
+        cuts += 1
+    if not parts:
+        return text, 0
+    parts.append(text[last:])
+    return b"".join(parts), cuts

@@ -20,6 +20,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sqlite3
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -33,7 +34,7 @@ from .intake import Intake
 from .outbox import OutboxExporter
 from .scheduler import Scheduler
 from .scoring import ScoringSetup, worker_init
-from .store import Store
+from .store import Store, StoreLock
 
 __all__ = ["ServeApp", "serve", "DEFAULT_DRAIN_S", "DEFAULT_FLUSH_S"]
 
@@ -69,6 +70,7 @@ class ServeApp:
         self.grpc = None
         self.http_port: Optional[int] = None
         self.grpc_port: Optional[int] = None
+        self._lock: Optional[StoreLock] = None
 
     @property
     def ready(self) -> bool:
@@ -103,8 +105,12 @@ class ServeApp:
         """Open the store and start everything but the receivers."""
         cfg = self.config
         store_path = os.path.abspath(cfg.store)
+        self._lock = StoreLock(store_path)
         self.writer = GroupCommitWriter(lambda: Store(store_path, synchronous=cfg.synchronous))
-        self.writer.start()
+        try:
+            self.writer.start()
+        except sqlite3.DatabaseError as exc:  # not a database, corrupt, locked...
+            raise InputError(f"cannot open the store: {exc}", path=cfg.store) from None
         gold = os.path.abspath(cfg.gold)
         options = tuple(cfg.score_options)
 
@@ -190,6 +196,9 @@ class ServeApp:
             except Exception:  # pragma: no cover - reporting only
                 counts = {}
             self.writer.stop()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
         return counts
 
 
@@ -214,6 +223,9 @@ def serve(config: ServeConfig, *, log: Callable[[str], None] = print,
                 pass
         try:
             await app.start()
+        except InputError:  # a store that is not ours, corrupt or in use: one line, exit 2
+            await app.stop(drain_s=0.0, flush_s=0.0)
+            raise
         except OSError as exc:  # a port in use, a missing certificate...: one line, exit 2
             await app.stop(drain_s=0.0, flush_s=0.0)
             raise InputError(f"cannot start the receivers: {exc}") from None

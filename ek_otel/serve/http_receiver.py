@@ -35,7 +35,7 @@ import ssl
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Optional
 
-from aiohttp import web
+from aiohttp import ClientPayloadError, web
 
 from ..errors import DecodeError
 from .assembler import Overloaded
@@ -191,6 +191,12 @@ def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
                           {"Retry-After": str(exc.retry_after_s)})
         except asyncio.CancelledError:
             raise
+        except (ConnectionError, ClientPayloadError) as exc:
+            # The client went away mid-body (or sent a broken chunked framing): nothing was
+            # stored and no one is there to read an answer. Not our failure: no traceback,
+            # or any client could flood the log by hanging up.
+            _log.debug("client of %s went away: %s", signal, exc)
+            return _error(fmt, 400, _INVALID_ARGUMENT, f"incomplete body: {exc}"[:1000])
         except Exception as exc:  # ours, not the client's: retryable
             _log.exception("receiving %s failed", signal)
             return _error(fmt, 503, _UNAVAILABLE, f"temporary failure: {type(exc).__name__}",

@@ -30,9 +30,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..errors import DecodeError
 from .assembler import Overloaded, TraceIndex
 from .groupcommit import GroupCommitWriter
 from .store import IncomingChunk
+from .utf8 import REPAIRED, repair_json, repair_protobuf
 
 __all__ = ["Prepared", "Intake", "InflightBudget", "drop_own_output"]
 
@@ -129,6 +131,31 @@ def drop_own_output(signal: str, body: bytes, fmt: str) -> bytes:
     return json.dumps({key: keep}).encode()
 
 
+def _join(*messages: str) -> str:
+    return "; ".join(m for m in messages if m)
+
+
+def _repair_utf8(signal: str, body: bytes, fmt: str) -> Optional[bytes]:
+    """The body with invalid UTF-8 replaced, or None when that changes nothing (the body is
+    undecodable for another reason) or the wire format is broken."""
+    if fmt == "protobuf":
+        if signal == "spans":
+            from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+                ExportTraceServiceRequest as Request,
+            )
+        else:
+            from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+                ExportLogsServiceRequest as Request,
+            )
+        try:
+            repaired = repair_protobuf(body, Request.DESCRIPTOR)
+        except DecodeError:
+            return None
+    else:
+        repaired = repair_json(body)
+    return None if repaired == body else repaired
+
+
 class InflightBudget:
     """Bytes of request bodies held at once; over the cap a request is refused (503)."""
 
@@ -172,17 +199,35 @@ class Intake:
         self.accepted_spans = 0
         self.accepted_requests = 0
         self.own_output_requests = 0
+        self.repaired_requests = 0
         self._lock = threading.Lock()
 
     def prepare(self, signal: str, body: bytes, fmt: str) -> Prepared:
-        """Split a traces or logs body by trace id (CPU work: run it off the event loop)."""
-        from ..ingest.otlp import split_logs, split_traces
+        """Split a traces or logs body by trace id (CPU work: run it off the event loop).
 
+        A body that is undecodable only because of invalid UTF-8 in strings is accepted
+        once repaired (:mod:`ek_otel.serve.utf8`), with a note in ``error_message``.
+        """
+        try:
+            return self._split(signal, self._drop_own(signal, body, fmt), fmt, "")
+        except DecodeError:
+            repaired = _repair_utf8(signal, body, fmt)
+            if repaired is None:
+                raise
+        with self._lock:
+            self.repaired_requests += 1
+        return self._split(signal, self._drop_own(signal, repaired, fmt), fmt, REPAIRED)
+
+    def _drop_own(self, signal: str, body: bytes, fmt: str) -> bytes:
         kept = drop_own_output(signal, body, fmt)
         if kept is not body:
             with self._lock:
                 self.own_output_requests += 1
-        body = kept
+        return kept
+
+    def _split(self, signal: str, body: bytes, fmt: str, note: str) -> Prepared:
+        from ..ingest.otlp import split_logs, split_traces
+
         if signal == "spans":
             split = split_traces(body, fmt)
             chunks = tuple(
@@ -190,12 +235,13 @@ class Intake:
                               bool(c.root_span_ids))
                 for c in split.chunks
             )
-            return Prepared("spans", chunks, split.rejected_spans, split.error_message)
+            return Prepared("spans", chunks, split.rejected_spans,
+                            _join(split.error_message, note))
         split = split_logs(body, fmt)
         # Log records with no trace id cannot belong to an episode: they are not stored.
         chunks = tuple(IncomingChunk("logs", c.trace_id, c.payload)
                        for c in split.chunks if c.trace_id)
-        return Prepared("logs", chunks, split.rejected, split.error_message)
+        return Prepared("logs", chunks, split.rejected, _join(split.error_message, note))
 
     def admit(self, prepared: Prepared) -> None:
         """Raise :class:`Overloaded` when storing this request would break a cap."""

@@ -121,57 +121,83 @@ class OutboxExporter:
     def _run(self) -> None:
         import time
 
+        reader = None
+        failures = 0
+        while True:
+            if self._stop.is_set() and (
+                self._flush_deadline is None or time.monotonic() >= self._flush_deadline
+            ):
+                break
+            try:
+                if reader is None:
+                    reader = self.open_reader()
+                    self._undo_interrupted_write(reader)
+                outcome = self._step(reader)
+            except Exception as exc:  # noqa: BLE001 - the store failed (disk full, I/O...)
+                # Not the sink's fault and not fatal: the rows stay in the store. Undo a file
+                # write whose mark did not commit (or it would be written twice), reopen the
+                # reader, back off, retry. The thread must not die while the server runs.
+                _log.warning("outbox %s: %s: %s; retrying", self.name, type(exc).__name__, exc)
+                self.failures += 1
+                if reader is not None:
+                    try:
+                        if self.file_path is not None:
+                            # a barrier first: a mark that timed out but is still queued
+                            # commits before we look at what is unconfirmed
+                            self.writer.call(lambda s: None)
+                            self._truncate(reader)
+                    except Exception as undo:  # noqa: BLE001 - retried on the next pass
+                        _log.warning("outbox %s: cannot undo a write yet: %s", self.name, undo)
+                    reader.close()
+                    reader = None
+                outcome = "failed"
+            if outcome == "sent":
+                failures = 0
+                continue
+            if outcome == "idle":
+                self._idle.set()
+                if self._stop.is_set():
+                    break
+                self._wake.wait(0.5)
+                self._wake.clear()
+                continue
+            delay = self.backoff.delay(failures)
+            failures += 1
+            if self._stop.is_set():
+                remaining = (self._flush_deadline or 0) - time.monotonic()
+                delay = min(delay, max(0.0, remaining))
+            self._stop.wait(delay) if not self._stop.is_set() else time.sleep(delay)
+        if reader is not None:
+            reader.close()
+
+    def _step(self, reader: Store) -> str:
+        """Send one batch: ``"sent"``, ``"idle"`` (nothing pending) or ``"failed"``."""
         from ..emit.envelope import ScoreEnvelope
 
-        reader = self.open_reader()
+        rows = reader.pending_exports(self.name, self.batch)
+        if not rows:
+            return "idle"
+        self._idle.clear()
+        ids = [r.id for r in rows]
+        envelopes = [ScoreEnvelope.from_json(r.envelope) for r in rows]
+        if self.file_path is not None:
+            size = os.path.getsize(self.file_path) if os.path.exists(self.file_path) else 0
+            self.writer.call(lambda s, ids=ids, size=size: s.mark_sending(ids, size))
+        ok = False
         try:
-            self._undo_interrupted_write(reader)
-            failures = 0
-            while True:
-                if self._stop.is_set() and (
-                    self._flush_deadline is None or time.monotonic() >= self._flush_deadline
-                ):
-                    return
-                rows = reader.pending_exports(self.name, self.batch)
-                if not rows:
-                    self._idle.set()
-                    if self._stop.is_set():
-                        return
-                    self._wake.wait(0.5)
-                    self._wake.clear()
-                    continue
-                self._idle.clear()
-                ids = [r.id for r in rows]
-                envelopes = [ScoreEnvelope.from_json(r.envelope) for r in rows]
-                if self.file_path is not None:
-                    size = os.path.getsize(self.file_path) if os.path.exists(self.file_path) else 0
-                    self.writer.call(lambda s, ids=ids, size=size: s.mark_sending(ids, size))
-                ok = False
-                try:
-                    ok = bool(self.sink.send(envelopes))
-                except Exception as exc:  # a sink should not raise; treat as a failure
-                    _log.warning("sink %s raised: %s", self.name, exc)
-                if ok:
-                    self.writer.call(lambda s, ids=ids: s.mark_exported(ids))
-                    self.exported += len(ids)
-                    failures = 0
-                    continue
-                self.failures += 1
-                self.writer.call(lambda s, ids=ids: s.count_attempt(ids))
-                if self.file_path is not None:
-                    self._truncate(reader)
-                delay = self.backoff.delay(failures)
-                failures += 1
-                _log.warning("sink %s failed; %d scores wait, retry in %.1fs",
-                             self.name, len(ids), delay)
-                if self._stop.is_set():
-                    remaining = (self._flush_deadline or 0) - time.monotonic()
-                    delay = min(delay, max(0.0, remaining))
-                self._stop.wait(delay) if not self._stop.is_set() else time.sleep(delay)
-        except Exception:  # pragma: no cover - logged, the rows stay in the store
-            _log.exception("outbox %s stopped", self.name)
-        finally:
-            reader.close()
+            ok = bool(self.sink.send(envelopes))
+        except Exception as exc:  # a sink should not raise; treat as a failure
+            _log.warning("sink %s raised: %s", self.name, exc)
+        if ok:
+            self.writer.call(lambda s, ids=ids: s.mark_exported(ids))
+            self.exported += len(ids)
+            return "sent"
+        self.failures += 1
+        self.writer.call(lambda s, ids=ids: s.count_attempt(ids))
+        if self.file_path is not None:
+            self._truncate(reader)
+        _log.warning("sink %s failed; %d scores wait", self.name, len(ids))
+        return "failed"
 
     def _undo_interrupted_write(self, reader: Store) -> None:
         if self.file_path is not None:

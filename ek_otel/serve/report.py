@@ -13,11 +13,17 @@ Example:
     >>> run = load_run(os.path.join(d, "s.db"))
     >>> run.report.n_episodes, run.unmatched
     (0, ())
+    >>> _ = open(os.path.join(d, "x.db"), "w").write("not sqlite")
+    >>> load_run(os.path.join(d, "x.db"))
+    Traceback (most recent call last):
+    ...
+    ek_otel.errors.InputError: ...x.db: cannot read the store: file is not a database
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Optional
 
 from ..errors import InputError
@@ -38,8 +44,12 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
     from ..emit.envelope import ScoreEnvelope
     from ..pipeline import ScoreRun, Unmatched, aggregate
 
-    store = Store(store_path, readonly=True)
+    store = None
     try:
+        store = Store(store_path, readonly=True)
+        if not store.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='scores'").fetchone():
+            raise InputError("not an ek-otel store (no scores table)", path=store_path)
         gold = gold or store.meta("gold")
         if not gold:
             raise InputError("the store records no gold file; pass --gold", path=store_path)
@@ -47,8 +57,11 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
                    for k_, v in json.loads(store.meta("score_options") or "[]")}
         rows = store.latest_scores()
         revisions = store.revision_count()
+    except sqlite3.DatabaseError as exc:  # not a database, corrupt, locked...
+        raise InputError(f"cannot read the store: {exc}", path=store_path) from None
     finally:
-        store.close()
+        if store is not None:
+            store.close()
     tasks, settings = load_scoring(gold, options)
     envelopes, unmatched, scored = [], [], []
     for row in rows:

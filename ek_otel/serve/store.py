@@ -33,10 +33,13 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
+
+from ..errors import InputError
 
 __all__ = [
     "SCHEMA",
@@ -45,6 +48,9 @@ __all__ = [
     "ScoreRow",
     "OutboxRow",
     "Store",
+    "StoreLock",
+    "NotAStore",
+    "StoreInUse",
     "connect",
 ]
 
@@ -124,6 +130,68 @@ def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> 
     return conn
 
 
+class NotAStore(InputError):
+    """The file is a SQLite database of something else (``ek-otel serve`` refuses it).
+
+    Example:
+        >>> import os, sqlite3, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "app.db")
+        >>> sqlite3.connect(path).execute("CREATE TABLE users(x)").connection.commit()
+        >>> Store(path)
+        Traceback (most recent call last):
+        ...
+        ek_otel.serve.store.NotAStore: ...app.db: not an ek-otel store (it holds other tables: users); pass another --store
+    """
+
+
+class StoreInUse(InputError):
+    """Another ``ek-otel serve`` holds the store (two servers would score runs twice)."""
+
+
+class StoreLock:
+    """An exclusive lock on a store for one server's lifetime: ``PATH.lock``, ``flock``-ed.
+
+    The kernel drops the lock when the process dies (``kill -9`` included), so a stale lock
+    file never blocks a restart. The lock is on a side file, not on the database: closing
+    any descriptor of the database file would drop SQLite's own POSIX locks.
+
+    Example:
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "s.db")
+        >>> first = StoreLock(path)
+        >>> StoreLock(path)
+        Traceback (most recent call last):
+        ...
+        ek_otel.serve.store.StoreInUse: ...s.db: the store is in use by another ek-otel serve (pid ...)
+        >>> first.release(); StoreLock(path).release()
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self._fd: Optional[int] = None
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            return
+        fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise StoreInUse(f"{path}: the store is in use by another ek-otel serve "
+                             f"(pid {holder})") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        """Release the lock (safe to call twice)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 @dataclass(frozen=True)
 class IncomingChunk:
     """One trace's share of a request, as the receiver hands it to the store.
@@ -187,6 +255,13 @@ class Store:
         self.path = path
         self.conn = connect(path, synchronous=synchronous, readonly=readonly)
         if not readonly:
+            tables = {r[0] for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and "meta" not in tables:
+                # Another application's database: never add our tables to it.
+                self.conn.close()
+                raise NotAStore(f"{path}: not an ek-otel store (it holds other tables: "
+                                f"{', '.join(sorted(tables)[:5])}); pass another --store")
             self.conn.executescript(SCHEMA)
 
     def close(self) -> None:

@@ -88,3 +88,39 @@ def test_report_without_a_store_is_one_line(tmp_path):
 
     result = CliRunner().invoke(cli, ["report", "--store", str(tmp_path / "none.db")])
     assert result.exit_code == 2 and "no such store" in result.output
+
+
+def test_report_on_a_file_that_is_not_an_ek_otel_store_is_one_line(tmp_path):
+    """Regression: a non-SQLite file, an empty file or another SQLite database ended in a
+    traceback (exit 1)."""
+    import sqlite3
+
+    from ek_otel.cli import cli
+
+    (tmp_path / "text.db").write_text("{}\n")
+    (tmp_path / "empty.db").write_bytes(b"")
+    conn = sqlite3.connect(tmp_path / "other.db")
+    conn.execute("CREATE TABLE foo(x)")
+    conn.commit()
+    conn.close()
+    for name, message in (("text.db", "not a database"), ("empty.db", "not an ek-otel store"),
+                          ("other.db", "not an ek-otel store")):
+        result = CliRunner().invoke(cli, ["report", "--store", str(tmp_path / name)])
+        assert result.exit_code == 2, (name, result.output)
+        assert message in result.output and "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_report_on_a_store_with_nothing_scored_yet(tmp_path):
+    from ek_otel.cli import cli
+    from ek_otel.serve.store import Store
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(t) + "\n" for t in GOLD_TASKS))
+    store = Store(str(tmp_path / "s.db"))
+    store.set_meta("gold", str(gold))
+    store.close()
+    result = CliRunner().invoke(cli, ["report", "--store", str(tmp_path / "s.db"), "--json", "-"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout[result.stdout.index("{"):])
+    assert data["aggregate"]["episodes"] == 0

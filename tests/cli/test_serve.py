@@ -13,7 +13,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "serve"))
 
-from serve_helpers import GOLD_TASKS, ServerProcess, emit_run, make_provider, wait_for  # noqa: E402
+from serve_helpers import (  # noqa: E402
+    GOLD_TASKS, ServerProcess, emit_run, make_provider, server_processes, wait_for)  # noqa: F401
 
 
 @pytest.fixture()
@@ -80,3 +81,49 @@ def test_a_port_in_use_is_one_line_and_exit_2(gold_file, tmp_path):
             capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "cannot start the receivers" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _serve(gold_file, store, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "ek_otel", "serve", "--gold", gold_file, "--store", str(store),
+         "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"],
+        capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_store_that_is_not_ours_is_one_line_and_exit_2(gold_file, tmp_path):
+    """Regression: a corrupt store ended in a traceback (exit 1), and another application's
+    SQLite database got ek-otel's tables added to it."""
+    import sqlite3
+
+    corrupt = tmp_path / "corrupt.db"
+    corrupt.write_bytes(b"this is not sqlite\n" * 10)
+    foreign = tmp_path / "app.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE users(name)")
+    conn.commit()
+    conn.close()
+    for store, message in ((corrupt, "not a database"), (foreign, "not an ek-otel store")):
+        proc = _serve(gold_file, store)
+        assert proc.returncode == 2, proc.stderr
+        assert message in proc.stderr and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    conn = sqlite3.connect(foreign)
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")] == [
+        "users"]
+    conn.close()
+
+
+def test_a_second_server_on_the_same_store_is_refused(gold_file, tmp_path, server_processes):
+    """Two servers on one store would score and export every run twice."""
+    store = tmp_path / "s.db"
+    first = ServerProcess(["--gold", gold_file, "--store", str(store), "--http", "127.0.0.1:0",
+                           "--grpc", "127.0.0.1:0"], str(tmp_path / "first.log"))
+    server_processes.append(first)
+    proc = _serve(gold_file, store)
+    assert proc.returncode == 2, proc.stderr
+    assert "in use by another ek-otel serve" in proc.stderr and "Traceback" not in proc.stderr
+    first.kill9()                      # the kernel drops the lock: a restart is not blocked
+    second = ServerProcess(["--gold", gold_file, "--store", str(store), "--http", "127.0.0.1:0",
+                            "--grpc", "127.0.0.1:0"], str(tmp_path / "second.log"))
+    server_processes.append(second)
+    assert second.terminate() == 0

@@ -229,6 +229,19 @@ def test_missing_paths_and_empty_globs_are_input_errors(tmp_path):
         _read([str(tmp_path / "*.jsonl")])
 
 
+@pytest.mark.parametrize("hidden", [False, True])
+def test_a_directory_with_no_file_is_an_input_error_naming_it(tmp_path, hidden):
+    folder = tmp_path / "dumps"
+    (folder / "sub").mkdir(parents=True)
+    if hidden:
+        (folder / ".hidden.jsonl").write_text("{}")  # hidden files are never read
+    with pytest.raises(InputError) as caught:
+        _read([str(folder)])
+    assert str(caught.value) == f"{folder}: the directory holds no file to read"
+    with pytest.raises(InputError, match="matches no file"):  # a glob of empty directories too
+        _read([str(tmp_path / "dump*")])
+
+
 def test_empty_files_yield_nothing(tmp_path):
     (tmp_path / "empty.jsonl").write_bytes(b"")
     (tmp_path / "blank.json").write_bytes(b"\n\n  \n")
@@ -253,6 +266,7 @@ def test_invalid_json_lines_are_reported_with_their_line(tmp_path, telemetry):
     assert report.counts == {INVALID_JSON: 2}
     assert [c.origin for c in report.cases] == [Origin(path, 3), Origin(path, 6)]
     assert f"{path}:3: invalid JSON" in report.summary()
+    assert all(str(c).count("invalid JSON") == 1 for c in report.cases)  # the reason said once
 
 
 def test_truncated_protobuf_file_frames_and_gzip(tmp_path, telemetry):
@@ -271,6 +285,56 @@ def test_truncated_protobuf_file_frames_and_gzip(tmp_path, telemetry):
     where = [str(c.origin) for c in report.cases]
     assert where[:3] == [str(tmp_path / "1-cut.pb"), f"{tmp_path / '2-frames.bin'}:2",
                          f"{tmp_path / '2-frames.bin'}:{len(frames) + 2}"]
+    first = str(report.cases[0])  # the reason said once, then what failed to parse
+    assert first.startswith(f"{tmp_path / '1-cut.pb'}: undecodable protobuf: ExportTraceServiceRequest: ")
+    assert first.count("undecodable protobuf") == 1
+
+
+def _field(tag: int, payload: bytes) -> bytes:
+    size, prefix = len(payload), bytearray([tag])
+    while size > 0x7F:
+        prefix.append((size & 0x7F) | 0x80)
+        size >>= 7
+    prefix.append(size)
+    return bytes(prefix) + payload
+
+
+def test_protobuf_dump_with_a_value_too_deep_for_the_parser_keeps_its_other_traces(tmp_path):
+    """60 levels of arrayValue in span ``deep``: upb refuses the whole request, yet span
+    ``ok`` (another trace) is read and only the value is cut, reported with its file."""
+    value = _field(0x0A, b"leaf")
+    for _ in range(60):
+        value = _field(0x2A, _field(0x0A, value))
+    deep = (_field(0x0A, b"\x01" * 16) + _field(0x12, b"\x02" * 8) + _field(0x2A, b"deep")
+            + _field(0x4A, _field(0x0A, b"d") + _field(0x12, value)))
+    ok = _field(0x0A, b"\x03" * 16) + _field(0x12, b"\x04" * 8) + _field(0x2A, b"ok")
+    body = _field(0x0A, _field(0x12, _field(0x12, deep) + _field(0x12, ok)))
+    path = tmp_path / "deep.pb"
+    path.write_bytes(body)
+    (tmp_path / "deep.bin").write_bytes(_frame(body) + _frame(body))
+    report = BadInputReport()
+    records = _read([str(path), str(tmp_path / "deep.bin")], report)
+    assert [r.name for r in records] == ["deep", "ok"] * 3
+    assert report.counts == {DEEP_NESTING: 3}
+    assert [str(c.origin) for c in report.cases] == [str(path), f"{tmp_path / 'deep.bin'}:1",
+                                                      f"{tmp_path / 'deep.bin'}:2"]
+
+
+def test_json_line_too_deep_for_the_parser_keeps_its_other_spans(tmp_path, telemetry):
+    lines = _jsonl_one_span_per_line(telemetry)
+    deep = '{"arrayValue":{"values":[' * 100_000 + '{"stringValue":"leaf"}' + "]}}" * 100_000
+    request = {"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "deep",
+         "attributes": [{"key": "deep", "value": "PLACEHOLDER"}]},
+        {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00f067aa0ba902b7", "name": "ok"}]}]}]}
+    lines.insert(1, json.dumps(request).replace('"PLACEHOLDER"', deep))
+    path = tmp_path / "dump.jsonl"
+    path.write_text("\n".join(lines))
+    report = BadInputReport()
+    records = _read([str(path)], report)
+    assert [r.name for r in records if r.trace_id.startswith("0af7")] == ["deep", "ok"]
+    assert len(records) == len(_expected(telemetry)) + 2
+    assert report.counts == {DEEP_NESTING: 1} and report.cases[0].origin == Origin(str(path), 2)
 
 
 def test_bad_records_inside_good_lines(tmp_path):

@@ -248,12 +248,28 @@ def test_json_nested_far_beyond_the_cap_never_crashes(depth):
     body = _traces_body(_span_json(attributes=[{"key": "deep", "value": "PLACEHOLDER"}]))
     body = body.replace(b'"PLACEHOLDER"', deep.encode())
     report = BadInputReport()
-    try:
-        (record,) = decode_traces(body, "json", report=report)
-    except DecodeError:  # the JSON parser's own depth limit
-        return
+    (record,) = decode_traces(body, "json", report=report)  # past orjson's own depth limit too
     assert _depth_of(record.attributes["deep"]) == MAX_DEPTH
     assert report.counts == {DEEP_NESTING: 1}
+
+
+@pytest.mark.parametrize("depth", [400, 100_000])
+def test_json_too_deep_for_the_parser_loses_only_that_value_not_the_line(depth):
+    """orjson refuses past 1024 levels ("depth limit exceeded"): the rest of the line is kept."""
+    deep = '{"arrayValue":{"values":[' * depth + '{"stringValue":"leaf"}' + "]}}" * depth
+    body = _traces_body(
+        _span_json(name="deep", attributes=[{"key": "deep", "value": "PLACEHOLDER"},
+                                            {"key": "n", "value": {"intValue": "3"}}]),
+        _span_json(name="ok", spanId="00f067aa0ba902b7"),
+    ).replace(b'"PLACEHOLDER"', deep.encode())
+    report = BadInputReport()
+    deep_span, ok_span = decode_traces(body, "json", report=report)
+    assert (deep_span.name, ok_span.name) == ("deep", "ok")
+    assert deep_span.attributes["n"] == 3 and _depth_of(deep_span.attributes["deep"]) == MAX_DEPTH
+    assert report.counts == {DEEP_NESTING: 1}
+    split = split_traces(body, "json")
+    assert split.rejected_spans == 0 and DEEP_NESTING in split.error_message
+    assert [r.name for c in split.chunks for r in decode_payload(c.payload)] == ["deep", "ok"]
 
 
 def _length_delimited(tag: int, payload: bytes) -> bytes:
@@ -265,16 +281,89 @@ def _length_delimited(tag: int, payload: bytes) -> bytes:
     return bytes(prefix) + payload
 
 
-def test_protobuf_nested_beyond_the_parser_limit_is_a_decode_error():
+def _deep_pb_value(depth: int, kvlist: bool = False) -> bytes:
+    """A serialized AnyValue nested ``depth`` containers deep (built on the wire: the
+    protobuf library itself refuses to build or copy values this deep)."""
     value = _length_delimited(0x0A, b"leaf")  # AnyValue.string_value
-    for _ in range(10_000):  # AnyValue.array_value -> ArrayValue.values -> AnyValue ...
-        value = _length_delimited(0x2A, _length_delimited(0x0A, value))
-    key_value = _length_delimited(0x0A, b"deep") + _length_delimited(0x12, value)
-    span = (_length_delimited(0x0A, b"\x01" * 16) + _length_delimited(0x12, b"\x02" * 8)
-            + _length_delimited(0x4A, key_value))
-    body = _length_delimited(0x0A, _length_delimited(0x12, _length_delimited(0x12, span)))
+    for _ in range(depth):
+        if kvlist:  # AnyValue.kvlist_value -> KeyValueList.values -> KeyValue{key, value}
+            entry = _length_delimited(0x0A, b"k") + _length_delimited(0x12, value)
+            value = _length_delimited(0x32, _length_delimited(0x0A, entry))
+        else:  # AnyValue.array_value -> ArrayValue.values -> AnyValue ...
+            value = _length_delimited(0x2A, _length_delimited(0x0A, value))
+    return value
+
+
+def _pb_span(span_id: bytes, name: bytes, attributes: bytes = b"") -> bytes:
+    return (_length_delimited(0x0A, bytes.fromhex(TRACE_ID)) + _length_delimited(0x12, span_id)
+            + _length_delimited(0x2A, name) + attributes)
+
+
+def _pb_body_with_deep_span(value: bytes) -> bytes:
+    """Spans ``deep`` (attribute ``deep`` = value, plus ``n`` = 7) and ``ok``, one request."""
+    deep_attr = _length_delimited(0x4A, _length_delimited(0x0A, b"deep") + _length_delimited(0x12, value))
+    n_attr = _length_delimited(0x4A, _length_delimited(0x0A, b"n") + _length_delimited(0x12, b"\x18\x07"))
+    spans = (_length_delimited(0x12, _pb_span(b"\x02" * 8, b"deep", deep_attr + n_attr))
+             + _length_delimited(0x12, _pb_span(b"\x03" * 8, b"ok")))
+    return _length_delimited(0x0A, _length_delimited(0x12, spans))
+
+
+@pytest.mark.parametrize("depth", [60, 10_000])
+def test_protobuf_nested_beyond_the_parser_limit_loses_only_that_value(depth):
+    """upb refuses the whole request ("Exceeded upb_DecodeOptions_MaxDepth") past ~47 arrays:
+    the value is cut at the cap and every other span (and attribute) is kept."""
+    body = _pb_body_with_deep_span(_deep_pb_value(depth))
+    with pytest.raises(Exception, match="MaxDepth"):
+        ExportTraceServiceRequest.FromString(body)  # the parser's own limit, as documented
+    report = BadInputReport()
+    deep_span, ok_span = decode_traces(body, "protobuf", origin=Origin("deep.pb"), report=report)
+    assert (deep_span.name, ok_span.name) == ("deep", "ok") and deep_span.attributes["n"] == 7
+    value = deep_span.attributes["deep"]
+    assert _depth_of(value) == MAX_DEPTH
+    for _ in range(MAX_DEPTH):
+        value = value[0]
+    assert value == DEPTH_MARKER
+    assert report.counts == {DEEP_NESTING: 1}
+    assert str(report.cases[0]) == (
+        f"deep.pb: {DEEP_NESTING}: span {'02' * 8}: 'deep': more than {MAX_DEPTH} levels")
+    # The receiver's split: both spans stored, the cut said in the partial success message.
+    split = split_traces(body, "protobuf")
+    assert split.rejected_spans == 0 and split.error_message == DEEP_NESTING
+    (chunk,) = split.chunks
+    assert chunk.span_ids == ("02" * 8, "03" * 8)
+    assert [r.name for r in decode_payload(chunk.payload)] == ["deep", "ok"]
+
+
+def test_protobuf_kvlists_nested_past_the_parser_limit_are_cut_where_it_parses():
+    """A kvlist costs 3 message levels: 40 of them are over upb's limit before the cap."""
+    body = _pb_body_with_deep_span(_deep_pb_value(40, kvlist=True))
+    report = BadInputReport()
+    deep_span, _ = decode_traces(body, "protobuf", report=report)
+    depth, value = 0, deep_span.attributes["deep"]
+    while isinstance(value, dict):
+        depth, value = depth + 1, value["k"]
+    assert value == DEPTH_MARKER and 25 < depth < MAX_DEPTH
+    assert report.counts == {DEEP_NESTING: 1}
+    (chunk,) = split_traces(body, "protobuf").chunks
+    assert len(decode_payload(chunk.payload)) == 2
+
+
+def test_protobuf_logs_with_a_too_deep_body_keep_their_other_records():
+    record = _length_delimited(0x2A, _deep_pb_value(200)) + _length_delimited(0x62, b"deep")  # body, event_name
+    records = _length_delimited(0x12, record) + _length_delimited(0x12, _length_delimited(0x62, b"ok"))
+    body = _length_delimited(0x0A, _length_delimited(0x12, records))
+    report = BadInputReport()
+    deep, ok = decode_logs(body, "protobuf", report=report)
+    assert (deep.event_name, ok.event_name) == ("deep", "ok") and _depth_of(deep.body) == MAX_DEPTH
+    assert report.counts == {DEEP_NESTING: 1}
+    split = split_logs(body, "protobuf")
+    assert split.rejected == 0 and DEEP_NESTING in split.error_message
+
+
+def test_truncated_deep_protobuf_is_still_a_decode_error():
+    body = _pb_body_with_deep_span(_deep_pb_value(60))
     with pytest.raises(DecodeError, match="undecodable protobuf"):
-        decode_traces(body, "protobuf")
+        decode_traces(body[:-20], "protobuf")
 
 
 def test_huge_strings_are_fine():

@@ -257,3 +257,139 @@ def test_logs_endpoint(start_server):
     assert post(server.http_url + "/v1/logs", body, PB)[0] == 200
     assert server.counts()["payloads"] == 1
     assert post(server.http_url + "/v1/logs", b"\xff\xff", PB)[0] == 400
+
+
+def test_clients_hanging_up_mid_body_are_not_logged_as_our_failures(start_server, caplog):
+    """Regression: each client that closed its connection mid-body logged an ERROR with a
+    traceback ("receiving traces failed"): any client could flood the log. Broken chunked
+    framing gets its 400 from the HTTP parser and the server keeps serving."""
+    import logging
+
+    server = start_server()
+    port = server.app.http_port
+    caplog.set_level(logging.ERROR, logger="ek_otel")
+    for _ in range(20):
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+            s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf"
+                      b"\r\nContent-Length: 1000\r\n\r\n" + b"\x0a" * 10)
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf"
+                  b"\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
+        assert s.recv(4096).split(b" ", 2)[1] == b"400"
+    # the server noticed the hang-ups (all 20 bodies were released) and is still serving
+    status, _, body = post(server.http_url + "/v1/traces", pb_request(b"\x1b" * 16, [b"\x1c" * 8]), PB)
+    assert status == 200, body
+    errors = [r for r in caplog.records if r.name.startswith("ek_otel") and r.levelno >= logging.ERROR]
+    assert errors == [], [r.getMessage() for r in errors]
+
+
+def test_a_value_too_deep_for_the_protobuf_parser_costs_only_that_value(start_server):
+    """Regression: 60 levels of arrayValue made upb refuse the whole request, so the receiver
+    answered 400 and lost every trace in it. Now the value is cut, both traces are stored
+    and the partial success says what was cut."""
+
+    def field(tag: int, payload: bytes) -> bytes:
+        return bytes([tag]) + _varint(len(payload)) + payload
+
+    value = field(0x0A, b"leaf")
+    for _ in range(60):
+        value = field(0x2A, field(0x0A, value))
+    deep = (field(0x0A, b"\x11" * 16) + field(0x12, b"\x12" * 8) + field(0x2A, b"deep")
+            + field(0x4A, field(0x0A, b"d") + field(0x12, value)))
+    ok = field(0x0A, b"\x13" * 16) + field(0x12, b"\x14" * 8) + field(0x2A, b"ok")
+    body = field(0x0A, field(0x12, field(0x12, deep) + field(0x12, ok)))
+    server = start_server()
+    status, _, resp = post(server.http_url + "/v1/traces", body, PB)
+    assert status == 200, resp[:200]
+    partial = ExportTraceServiceResponse.FromString(resp).partial_success
+    assert partial.rejected_spans == 0 and "nesting too deep" in partial.error_message
+    assert server.counts()["payloads"] == 2
+
+
+def _varint(number: int) -> bytes:
+    out = bytearray()
+    while number > 0x7F:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def test_sdk_protobuf_exporter_with_gzip(start_server):
+    """The SDK's OTLP/HTTP exporter with ``compression=Gzip`` (what the Collector sends too)."""
+    from opentelemetry.exporter.otlp.proto.http import Compression
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    server = start_server()
+    provider = make_provider(OTLPSpanExporter(endpoint=server.http_url + "/v1/traces",
+                                              compression=Compression.Gzip))
+    tracer = provider.get_tracer("test")
+    ids = {emit_run(tracer, i, tokens=70 + i) for i in range(3)}
+    provider.shutdown()
+    wait_for(lambda: server.counts()["scored"] == 3, 30, "3 traces scored")
+    rows = server.app.writer.call(lambda s: s.latest_scores())
+    assert {r.trace_id for r in rows} == ids and all(r.success for r in rows)
+    tokens = sorted(json.loads(r.envelope)["score"]["cost"]["input_tokens"] for r in rows)
+    assert tokens == [70, 71, 72]
+
+
+def test_collector_style_json_snake_case_and_enum_names(start_server):
+    """JSON as the Collector accepts it: snake_case keys, enum names, int64 as numbers or
+    strings, upper-case hex ids."""
+    server = start_server()
+    tid, root, tool = "AB" * 15 + "01", "CD" * 8, "EF" * 8
+    body = {"resource_spans": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"string_value": "go-agent"}}]},
+        "scope_spans": [{"scope": {"name": "x"}, "spans": [
+            {"trace_id": tid, "span_id": root, "name": "invoke_agent a", "kind": "SPAN_KIND_INTERNAL",
+             "start_time_unix_nano": "1000", "end_time_unix_nano": 5000,
+             "status": {"code": "STATUS_CODE_OK"},
+             "attributes": [{"key": "ek.task.id", "value": {"string_value": "task-4"}},
+                            {"key": "gen_ai.operation.name", "value": {"string_value": "invoke_agent"}}]},
+            {"trace_id": tid, "span_id": "12" * 8, "parent_span_id": root, "name": "chat m",
+             "kind": "SPAN_KIND_CLIENT", "start_time_unix_nano": 1100, "end_time_unix_nano": "1200",
+             "attributes": [{"key": "gen_ai.operation.name", "value": {"string_value": "chat"}},
+                            {"key": "gen_ai.usage.input_tokens", "value": {"int_value": "42"}},
+                            {"key": "gen_ai.usage.output_tokens", "value": {"int_value": 5}}]},
+            {"trace_id": tid, "span_id": tool, "parent_span_id": root, "name": "execute_tool get_weather",
+             "kind": "SPAN_KIND_INTERNAL", "start_time_unix_nano": "1300", "end_time_unix_nano": "1400",
+             "attributes": [{"key": "gen_ai.operation.name", "value": {"string_value": "execute_tool"}},
+                            {"key": "gen_ai.tool.name", "value": {"string_value": "get_weather"}},
+                            {"key": "gen_ai.tool.call.arguments",
+                             "value": {"string_value": json.dumps({"city": "city-4"})}}]},
+        ]}]}]}
+    status, headers, resp = post(server.http_url + "/v1/traces", json.dumps(body).encode(), JS)
+    assert status == 200 and json.loads(resp) == {}, resp
+    wait_for(lambda: server.counts()["scored"] == 1, 30, "the run scored")
+    (row,) = server.app.writer.call(lambda s: s.latest_scores())
+    assert row.trace_id == tid.lower() and row.task_id == "task-4" and row.success
+    score = json.loads(row.envelope)["score"]
+    assert score["cost"]["input_tokens"] == 42 and score["cost"]["output_tokens"] == 5
+
+
+def test_invalid_utf8_in_strings_costs_no_batch(start_server):
+    """Regression: one span with a cut multi-byte character (the Collector forwards such bytes
+    as they are) made the whole request a 400, so the Collector dropped every trace in it.
+    Now the strings are repaired (U+FFFD), the request is accepted with a partial-success
+    note, and every run is scored."""
+    server = start_server()
+    url = server.http_url + "/v1/traces"
+    good = pb_request(b"\x21" * 16, [b"\x22" * 8], attrs={"ek.task.id": "task-1"})
+    bad = pb_request(b"\x23" * 16, [b"\x24" * 8], attrs={"ek.task.id": "task-2",
+                                                        "gen_ai.prompt": "cafe!"})
+    body = good + bad.replace(b"cafe!", b"caf\xc3!")         # one request, two traces
+    status, headers, resp = post(url, body, PB)
+    assert status == 200, resp
+    msg = ExportTraceServiceResponse.FromString(resp).partial_success
+    assert msg.rejected_spans == 0 and "UTF-8" in msg.error_message
+    js = (b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"' + b"25" * 16
+          + b'","spanId":"' + b"26" * 8 + b'","name":"caf\xc3 root","attributes":[{"key":'
+          b'"ek.task.id","value":{"stringValue":"task-3"}}]}]}]}]}')
+    status, _, resp = post(url, js, JS)
+    assert status == 200 and "UTF-8" in json.loads(resp)["partialSuccess"]["errorMessage"]
+    wait_for(lambda: server.counts()["scores"] == 3, 30, "the 3 runs scored")
+    tasks = {r.task_id for r in server.app.writer.call(lambda s: s.latest_scores())}
+    assert tasks == {"task-1", "task-2", "task-3"}
+    # garbage is still garbage
+    assert post(url, b"\xff" * 64, PB)[0] == 400
+    assert post(url, b"{\xff", JS)[0] == 400

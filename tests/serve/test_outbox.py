@@ -93,3 +93,41 @@ def test_file_sink_write_interrupted_by_a_crash_is_written_exactly_once(tmp_path
     ids_written = [span["traceId"] for t in traces for rs in t.get("resourceSpans", [])
                    for ss in rs["scopeSpans"] for span in ss["spans"]]
     assert sorted(ids_written) == sorted({f"{i + 1:032x}" for i in range(3)})
+
+
+class _FailingMarks:
+    """A writer whose first ``failures`` calls after a file write raise (a store I/O error)."""
+
+    def __init__(self, writer, failures: int):
+        self.writer = writer
+        self.failures = failures
+        self.raised = 0
+
+    def call(self, op, timeout=60.0):
+        name = getattr(op, "__code__", None) and op.__code__.co_names
+        if self.failures > 0 and name and "mark_exported" in name:
+            self.failures -= 1
+            self.raised += 1
+            raise OSError("disk I/O error (injected)")
+        return self.writer.call(op, timeout)
+
+
+def test_a_store_error_does_not_stop_the_outbox_nor_duplicate_a_file_write(tmp_path):
+    """Regression: an exception from the store (not the sink) ended the exporter thread for
+    good; after a file write whose mark failed, the retry must not write the batch twice."""
+    path, out = str(tmp_path / "s.db"), str(tmp_path / "scores.jsonl")
+    fill(path, 4)
+    writer = GroupCommitWriter(lambda: Store(path))
+    writer.start()
+    flaky = _FailingMarks(writer, failures=2)
+    exporter = OutboxExporter("file", FileSink(out), flaky, lambda: Store(path, readonly=True),
+                              file_path=out, batch=2, backoff=Backoff(initial_s=0.01, max_s=0.05))
+    exporter.start()
+    wait_for(lambda: writer.call(lambda s: s.counts()["outbox_pending"]) == 0, 30, "delivered")
+    exporter.stop(5)
+    writer.stop()
+    assert flaky.raised == 2
+    ids = [span["traceId"] for line in open(out).read().splitlines()
+           for rs in json.loads(line).get("resourceSpans", []) for ss in rs["scopeSpans"]
+           for span in ss["spans"]]
+    assert sorted(ids) == sorted({f"{i + 1:032x}" for i in range(4)})

@@ -1,0 +1,401 @@
+"""A fake Anthropic Messages API server on 127.0.0.1 that returns scripted ``tool_use`` blocks.
+
+The Anthropic twin of :mod:`ek_otel.testing.fake_openai`: the real ``anthropic`` client and
+the real instrumentation packages around it run offline against it. Every request gets the
+next turn of a fixed script, chosen from the request itself (the number of assistant
+messages it carries), with known usage, prompt caching included.
+
+Anthropic's usage differs from OpenAI's: ``input_tokens`` EXCLUDES the cached prompt
+tokens, which come separately as ``cache_read_input_tokens`` and
+``cache_creation_input_tokens``. The OTel GenAI convention says the input count SHOULD
+include cached tokens, so :func:`expected_summary` gives the totals in that sense:
+``input_tokens`` = input + cache read + cache creation, ``cached_input_tokens`` = cache read.
+
+Endpoint: ``POST /v1/messages`` (plain and ``stream: true``, the SSE event sequence
+``message_start`` .. ``message_stop``). Standard library only, so
+``scripts/regen_corpus.py`` can load it by path inside any virtual environment.
+
+Example:
+    >>> import json, urllib.request
+    >>> with FakeAnthropic() as server:
+    ...     body = json.dumps({"model": "claude-x", "max_tokens": 64,
+    ...                        "messages": [{"role": "user", "content": "hi"}]}).encode()
+    ...     req = urllib.request.Request(server.base_url + "/v1/messages", body,
+    ...                                  {"Content-Type": "application/json"})
+    ...     answer = json.loads(urllib.request.urlopen(req).read())
+    >>> [b["name"] for b in answer["content"] if b["type"] == "tool_use"]
+    ['get_weather', 'get_time']
+    >>> answer["usage"]["cache_read_input_tokens"]
+    32
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Optional
+
+__all__ = [
+    "AnthropicUsage",
+    "AnthropicCall",
+    "AnthropicTurn",
+    "ANTHROPIC_SCRIPT",
+    "RESPONSE_MODEL",
+    "REQUEST_MODEL",
+    "FakeAnthropic",
+    "expected_summary",
+    "ANTHROPIC_TOOLS",
+    "tool_result",
+    "run_messages_loop",
+]
+
+#: The model the client asks for, and the (dated) model the server reports back.
+REQUEST_MODEL = "claude-sonnet-4-5"
+RESPONSE_MODEL = "claude-sonnet-4-5-20250929"
+
+
+@dataclass(frozen=True)
+class AnthropicUsage:
+    """One turn's usage as Anthropic reports it: ``input_tokens`` excludes the cache."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    @property
+    def total_input_tokens(self) -> int:
+        """Input in the OTel sense (cached included)."""
+        return self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+
+
+@dataclass(frozen=True)
+class AnthropicCall:
+    """One ``tool_use`` block the fake model returns."""
+
+    call_id: str
+    name: str
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class AnthropicTurn:
+    """One scripted answer: ``tool_use`` blocks (after an optional text), or a final text."""
+
+    response_id: str
+    usage: AnthropicUsage
+    calls: tuple = ()
+    text: str = ""
+
+
+ANTHROPIC_SCRIPT: tuple = (
+    AnthropicTurn(
+        "msg_ek_turn_0",
+        AnthropicUsage(68, 40, cache_read_input_tokens=32, cache_creation_input_tokens=20),
+        calls=(
+            AnthropicCall("toolu_weather_1", "get_weather", {"city": "Paris", "unit": "celsius"}),
+            AnthropicCall("toolu_time_2", "get_time", {"timezone": "Europe/Paris"}),
+        ),
+        text="Let me check the weather and the time.",
+    ),
+    AnthropicTurn(
+        "msg_ek_turn_1",
+        AnthropicUsage(114, 25, cache_read_input_tokens=96),
+        calls=(AnthropicCall("toolu_convert_3", "convert_temperature",
+                             {"value": 18.5, "to": "fahrenheit"}),),
+    ),
+    AnthropicTurn(
+        "msg_ek_turn_2",
+        AnthropicUsage(100, 18, cache_read_input_tokens=128, cache_creation_input_tokens=32),
+        text="It is 18.5 C (65.3 F) in Paris and 14:00 there.",
+    ),
+)
+
+
+def expected_summary(script: tuple = ANTHROPIC_SCRIPT) -> dict:
+    """Calls in order and token totals in the OTel sense (input includes the cache).
+
+    Example:
+        >>> s = expected_summary()
+        >>> s["usage"]["input_tokens"], s["usage"]["cached_input_tokens"]
+        (590, 256)
+        >>> s["anthropic_usage"]["input_tokens"], s["anthropic_usage"]["cache_creation_input_tokens"]
+        (282, 52)
+    """
+    calls = [
+        {"tool": c.name, "args": dict(c.arguments), "call_id": c.call_id}
+        for turn in script
+        for c in turn.calls
+    ]
+    usage = {
+        "input_tokens": sum(t.usage.total_input_tokens for t in script),
+        "output_tokens": sum(t.usage.output_tokens for t in script),
+        "cached_input_tokens": sum(t.usage.cache_read_input_tokens for t in script),
+        "reasoning_tokens": 0,  # Anthropic reports no separate thinking-token count
+    }
+    raw = {
+        "input_tokens": sum(t.usage.input_tokens for t in script),
+        "output_tokens": sum(t.usage.output_tokens for t in script),
+        "cache_read_input_tokens": sum(t.usage.cache_read_input_tokens for t in script),
+        "cache_creation_input_tokens": sum(t.usage.cache_creation_input_tokens for t in script),
+    }
+    return {
+        "server": "anthropic",
+        "calls": calls,
+        "usage": usage,
+        "anthropic_usage": raw,
+        "turns": len(script),
+        "response_ids": [t.response_id for t in script],
+        "response_model": RESPONSE_MODEL,
+        "final_text": script[-1].text,
+    }
+
+
+def _turn_index(body: dict, script: tuple) -> int:
+    assistant_turns = sum(1 for m in body.get("messages") or ()
+                          if isinstance(m, dict) and m.get("role") == "assistant")
+    return min(assistant_turns, len(script) - 1)
+
+
+def _usage(u: AnthropicUsage) -> dict:
+    return {
+        "input_tokens": u.input_tokens,
+        "output_tokens": u.output_tokens,
+        "cache_read_input_tokens": u.cache_read_input_tokens,
+        "cache_creation_input_tokens": u.cache_creation_input_tokens,
+        "service_tier": "standard",
+    }
+
+
+def _content(turn: AnthropicTurn) -> list:
+    blocks = [{"type": "text", "text": turn.text}] if turn.text else []
+    blocks += [{"type": "tool_use", "id": c.call_id, "name": c.name, "input": dict(c.arguments)}
+               for c in turn.calls]
+    return blocks
+
+
+def message(turn: AnthropicTurn) -> dict:
+    """The ``/v1/messages`` answer for one turn.
+
+    Example:
+        >>> message(ANTHROPIC_SCRIPT[1])["stop_reason"], message(ANTHROPIC_SCRIPT[2])["stop_reason"]
+        ('tool_use', 'end_turn')
+    """
+    return {
+        "id": turn.response_id,
+        "type": "message",
+        "role": "assistant",
+        "model": RESPONSE_MODEL,
+        "content": _content(turn),
+        "stop_reason": "tool_use" if turn.calls else "end_turn",
+        "stop_sequence": None,
+        "usage": _usage(turn.usage),
+    }
+
+
+def message_events(turn: AnthropicTurn) -> list:
+    """The streamed form of :func:`message`: ``(event, data)`` pairs. As the real API does,
+    ``message_start`` carries the input side of the usage, ``message_delta`` the output.
+
+    Example:
+        >>> events = message_events(ANTHROPIC_SCRIPT[0])
+        >>> events[0][1]["message"]["usage"]["output_tokens"], events[-2][1]["usage"]
+        (1, {'output_tokens': 40})
+    """
+    start = dict(message(turn), content=[], stop_reason=None)
+    start["usage"] = dict(_usage(turn.usage), output_tokens=1)
+    events = [("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(_content(turn)):
+        if block["type"] == "text":
+            events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": {"type": "text", "text": ""}}))
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
+                                                   "delta": {"type": "text_delta",
+                                                             "text": block["text"]}}))
+        else:
+            events.append(("content_block_start", {
+                "type": "content_block_start", "index": index,
+                "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"],
+                                  "input": {}}}))
+            events.append(("content_block_delta", {
+                "type": "content_block_delta", "index": index,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(("message_delta", {
+        "type": "message_delta",
+        "delta": {"stop_reason": "tool_use" if turn.calls else "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": turn.usage.output_tokens}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        return
+
+    def _send_json(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("request-id", "req_ek_fake")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_stream(self, events: list) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for name, data in events:
+            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send_json(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                             "message": "invalid JSON"}})
+            return
+        path = self.path.split("?")[0].rstrip("/")
+        self.server.requests.append((path, body))
+        if not path.endswith("/messages"):
+            self._send_json(404, {"type": "error", "error": {"type": "not_found_error",
+                                                             "message": f"no route {path}"}})
+            return
+        turn = self.server.script[_turn_index(body, self.server.script)]
+        if body.get("stream"):
+            self._send_stream(message_events(turn))
+        else:
+            self._send_json(200, message(turn))
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    script: tuple = ANTHROPIC_SCRIPT
+    requests: list
+
+
+class FakeAnthropic:
+    """A running fake server; a context manager, or start()/stop().
+
+    ``base_url`` is ``http://127.0.0.1:PORT`` (what ``anthropic.Anthropic(base_url=...)``
+    expects: the client adds ``/v1/messages``); ``requests`` lists ``(path, body)``.
+    """
+
+    def __init__(self, script: tuple = ANTHROPIC_SCRIPT, host: str = "127.0.0.1", port: int = 0):
+        self.script = tuple(script)
+        self._host = host
+        self._port = port
+        self._server: Optional[_Server] = None
+
+    def start(self) -> "FakeAnthropic":
+        """Bind a random loopback port and serve in a daemon thread."""
+        server = _Server((self._host, self._port), _Handler)
+        server.script = self.script
+        server.requests = []
+        self._server = server
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (safe to call twice)."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def requests(self) -> list:
+        """The ``(path, body)`` of every request received so far."""
+        return list(self._server.requests) if self._server is not None else []
+
+    def __enter__(self) -> "FakeAnthropic":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+# ---------------------------------------------------------------------------
+# The client side: a plain tool loop over the Messages API
+# ---------------------------------------------------------------------------
+
+#: The tool definitions the scripted client offers.
+ANTHROPIC_TOOLS: list = [
+    {"name": "get_weather", "description": "Current weather in a city.",
+     "input_schema": {"type": "object", "properties": {
+         "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}},
+    {"name": "get_time", "description": "Local time in a time zone.",
+     "input_schema": {"type": "object", "properties": {"timezone": {"type": "string"}},
+                      "required": ["timezone"]}},
+    {"name": "convert_temperature", "description": "Convert a temperature.",
+     "input_schema": {"type": "object", "properties": {
+         "value": {"type": "number"}, "to": {"type": "string"}}, "required": ["value", "to"]}},
+]
+
+
+def tool_result(name: str, args: dict) -> str:
+    """What the client's (pretend) tools return, as JSON text (as the OpenAI fake's).
+
+    Example:
+        >>> tool_result("get_time", {"timezone": "UTC"})
+        '{"timezone": "UTC", "time": "14:00"}'
+    """
+    if name == "get_weather":
+        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
+    if name == "get_time":
+        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
+    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
+
+
+def _blocks(content: Any) -> list:
+    out = []
+    for block in content:
+        if hasattr(block, "model_dump"):
+            block = block.model_dump(exclude_none=True)
+        out.append({k: v for k, v in block.items() if k in ("type", "text", "id", "name",
+                                                            "input")})
+    return out
+
+
+def run_messages_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> list:
+    """Drive an ``anthropic.Anthropic`` client through the script: call, run tools, repeat.
+
+    With ``stream=True`` it uses ``client.messages.stream(...)`` and ``get_final_message()``.
+    Returns the final message list.
+    """
+    messages: list = [{"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
+    for _ in range(max_turns):
+        kwargs = dict(model=REQUEST_MODEL, max_tokens=512,  # anthropic 2.x: no temperature
+                      system="You are a weather assistant.", tools=ANTHROPIC_TOOLS,
+                      messages=messages)
+        if stream:
+            with client.messages.stream(**kwargs) as events:
+                reply = events.get_final_message()
+        else:
+            reply = client.messages.create(**kwargs)
+        blocks = _blocks(reply.content)
+        messages.append({"role": "assistant", "content": blocks})
+        uses = [b for b in blocks if b["type"] == "tool_use"]
+        if not uses:
+            break
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": b["id"],
+             "content": tool_result(b["name"], b["input"])} for b in uses]})
+    return messages
