@@ -16,7 +16,8 @@ Then, per format, it measures in one run:
 2. **ek-otel reading**: ``read_dump`` + ``group_traces`` (validation, records, bad-input
    report), in-process CPU time, and in a subprocess for its peak RSS.
 3. **``ek-otel score`` end to end** in a subprocess (reading, episodes, matching against the
-   gold file, the JSON report): CPU time (user + sys) and peak RSS of that process.
+   gold file, the JSON report): CPU time (user + sys) and peak RSS of that process; the
+   best CPU time of ``--score-repeat`` runs (the machine may be shared, as for the floor).
 
 It prints spans/s for each and the ratios to the floor. Targets: ek-otel at least 0.5x the
 floor for both formats; peak RSS under 1 GiB on a 1M-span JSON Lines dump
@@ -460,10 +461,14 @@ def main(argv: Optional[list] = None) -> int:
     parser.add_argument("--no-score", action="store_true", help="skip the ek-otel score run")
     parser.add_argument("--no-floor", action="store_true", help="skip the in-process measures")
     parser.add_argument("--repeat", type=int, default=3, help="in-process measures: best of N runs")
+    parser.add_argument("--score-repeat", type=int, default=None,
+                        help="ek-otel score runs: best CPU time of N (default: --repeat); the RSS "
+                             "shown is the highest of them")
     parser.add_argument("--child-read", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     global REPEAT
     REPEAT = max(1, args.repeat)
+    args.score_repeat = max(1, args.score_repeat if args.score_repeat is not None else REPEAT)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     import ek_otel.ingest.assemble  # noqa: F401  (imports are not part of the measures)
     import ek_otel.ingest.dumps  # noqa: F401
@@ -508,8 +513,11 @@ def main(argv: Optional[list] = None) -> int:
                 cli_path = shutil.which("ek-otel")
                 cmd = [cli_path] if cli_path else [sys.executable, "-m", "ek_otel"]
                 report_path = os.path.join(out_dir, f"score-{fmt}.json")
-                child = run_child(cmd + ["score", path, "--gold", os.path.join(out_dir, "gold.jsonl"),
-                                         "--json", report_path])
+                runs = [run_child(cmd + ["score", path, "--gold", os.path.join(out_dir, "gold.jsonl"),
+                                         "--json", report_path]) for _ in range(args.score_repeat)]
+                failed = [r for r in runs if r.returncode != 0]
+                child = failed[0] if failed else min(runs, key=lambda r: r.cpu_s)  # best of N
+                peak_rss = max(r.max_rss_mib for r in runs)
                 if child.returncode != 0:
                     print(f"{fmt:<7} ek-otel score failed ({child.returncode}): {child.stderr.strip()[-500:]}")
                     continue
@@ -517,7 +525,7 @@ def main(argv: Optional[list] = None) -> int:
                 with open(report_path) as f:
                     aggregate = json.load(f).get("aggregate", {})
                 print(f"{fmt:<7} {'ek-otel score, end to end':<34} {child.cpu_s:7.2f} "
-                      f"{_rate(args.spans, child.cpu_s)} {ratio} {child.max_rss_mib:7.0f} MiB"
+                      f"{_rate(args.spans, child.cpu_s)} {ratio} {peak_rss:7.0f} MiB"
                       f"   (episodes {aggregate.get('episodes')}, f1 {aggregate.get('f1', float('nan')):.3f},"
                       f" wall {child.wall_s:.1f}s)")
     finally:

@@ -44,6 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "ingest" / "corpus"
 FAKE_SERVER_PATH = REPO / "ek_otel" / "testing" / "fake_openai.py"
 FAKE_ANTHROPIC_PATH = REPO / "ek_otel" / "testing" / "fake_anthropic.py"
+FAKE_GEMINI_PATH = REPO / "ek_otel" / "testing" / "fake_gemini.py"
 
 _SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
         "opentelemetry-exporter-otlp-json-file==0.66b1"]
@@ -90,6 +91,10 @@ ENVIRONMENTS: dict = {
                                    "opentelemetry-instrumentation-anthropic==0.62.4"],
     "anthropic-openinference": _SDK + [_HTTPX, _ANTHROPIC,
                                        "openinference-instrumentation-anthropic==3.1.0"],
+    "google-genai": _SDK + [_HTTPX, "google-genai==2.34.0",  # the instrumentor: <3
+                            "opentelemetry-instrumentation-google-genai==1.3b0",
+                            "opentelemetry-util-genai==1.3b0"],
+    "litellm": _SDK + [_HTTPX, _OPENAI, "litellm==1.110.2"],
     "langchain": _SDK + [_HTTPX, _OPENAI] + _LANGCHAIN + [
         "openinference-instrumentation-langchain==0.1.80",
         "opentelemetry-instrumentation-langchain==0.62.4",
@@ -167,6 +172,32 @@ SCENARIOS: dict = {
         {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
     "anthropic-openinference-3.1.0-stream": (
         "anthropic-openinference", "anthropic_stream", ["openinference_anthropic"], {}),
+    # google-genai against fake_gemini.py (functionCall parts without ids, thoughts tokens)
+    "google-genai-1.3b0": (
+        "google-genai", "gemini", ["otel_google_genai"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "google-genai-1.3b0-no_content": ("google-genai", "gemini", ["otel_google_genai"], {}),
+    "google-genai-1.3b0-stream": (
+        "google-genai", "gemini_stream", ["otel_google_genai"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    # litellm.completion (openai/ provider) with litellm's own OpenTelemetry callback
+    # (LITELLM_LOCAL_MODEL_COST_MAP: litellm would fetch its price list from the internet)
+    "litellm-1.110.2": ("litellm", "litellm", ["litellm_otel"],
+                        {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
+    "litellm-1.110.2-latest_semconv": (
+        "litellm", "litellm", ["litellm_otel"],
+        {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+         "LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
+    # content capture off
+    "anthropic-traceloop-0.62.4-no_content": (
+        "anthropic-traceloop", "anthropic", ["traceloop_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false", "TRACELOOP_TRACE_CONTENT": "false"}),
+    "anthropic-openinference-3.1.0-hidden": (
+        "anthropic-openinference", "anthropic", ["openinference_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false", "OPENINFERENCE_HIDE_INPUTS": "true",
+         "OPENINFERENCE_HIDE_OUTPUTS": "true"}),
     # LangChain's ChatOpenAI.bind_tools in a hand-written tool loop; the tools run through
     # BaseTool.invoke(tool_call), so the instrumentors see TOOL runs too.
     "langchain-openinference-0.1.80": ("langchain", "langchain", ["openinference_langchain"], {}),
@@ -176,12 +207,16 @@ SCENARIOS: dict = {
     "langgraph-agent-openinference-0.1.80": (
         "langchain", "langgraph", ["openinference_langchain"], {}),
     "langgraph-agent-traceloop-0.62.4": ("langchain", "langgraph", ["traceloop_langchain"], {}),
+    "langgraph-agent-traceloop-0.62.4-no_content": (
+        "langchain", "langgraph", ["traceloop_langchain"], {"TRACELOOP_TRACE_CONTENT": "false"}),
 }
 
 #: What each scenario's package is known to record (checked by tests against expected.json):
 #: ``args``: arguments captured; ``cached``/``reasoning``: those token details recorded;
 #: ``model``: the model name recorded when it is not the response model;
-#: ``output_tokens_extra``: output tokens the package over-reports (a known package bug).
+#: ``output_tokens_extra``: output tokens the package over-reports (a known package bug);
+#: ``tool_names``: without content, executed-tool spans still name each call (no args);
+#: ``silent_finish``: without content, no finish reason tells that tools were called.
 EXPECT: dict = {
     "openai-v2-2.4b0-span_only": {"args": True, "cached": False, "reasoning": False},
     "openai-v2-2.4b0-span_and_event": {"args": True, "cached": False, "reasoning": False},
@@ -212,11 +247,22 @@ EXPECT: dict = {
     "anthropic-traceloop-0.62.4-stream": {"args": True, "cached": True, "reasoning": False,
                                           "output_tokens_extra": 3},
     "anthropic-openinference-3.1.0": {"args": True, "cached": True, "reasoning": False},
+    "anthropic-traceloop-0.62.4-no_content": {"args": False, "cached": True, "reasoning": False},
+    "google-genai-1.3b0": {"args": True, "cached": True, "reasoning": True},
+    "litellm-1.110.2": {"args": True, "cached": True, "reasoning": True},
+    "litellm-1.110.2-latest_semconv": {"args": True, "cached": True, "reasoning": True},
+    "google-genai-1.3b0-stream": {"args": True, "cached": True, "reasoning": True},
+    # Gemini's finish reason is STOP for tool calls too: without content nothing tells of them
+    "google-genai-1.3b0-no_content": {"args": False, "cached": True, "reasoning": True,
+                                      "silent_finish": True},
+    "anthropic-openinference-3.1.0-hidden": {"args": False, "cached": True, "reasoning": False},
     "anthropic-openinference-3.1.0-stream": {"args": True, "cached": True, "reasoning": False},
     "langchain-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
     "langchain-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
     "langgraph-agent-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
     "langgraph-agent-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
+    "langgraph-agent-traceloop-0.62.4-no_content": {"args": False, "cached": True,
+                                                    "reasoning": False, "tool_names": True},
 }
 
 TASK_ID = "weather-paris"
@@ -248,8 +294,23 @@ def _load_fake_anthropic():
     return module
 
 
+def _load_fake_gemini():
+    """ek_otel/testing/fake_gemini.py, loaded by path (standard library only)."""
+    if "ek_fake_gemini" in sys.modules:
+        return sys.modules["ek_fake_gemini"]
+    spec = importlib.util.spec_from_file_location("ek_fake_gemini", FAKE_GEMINI_PATH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["ek_fake_gemini"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def _fake_for(app: str):
-    return _load_fake_anthropic() if app.startswith("anthropic") else _load_fake_server()
+    if app.startswith("anthropic"):
+        return _load_fake_anthropic()
+    if app.startswith("gemini"):
+        return _load_fake_gemini()
+    return _load_fake_server()
 
 
 def ensure_venv(name: str, root: Path) -> Path:
@@ -283,6 +344,7 @@ def regenerate(scenario: str, root: Path) -> Path:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     env.update(extra_env)
     env.update({"OPENAI_API_KEY": "sk-fake", "ANTHROPIC_API_KEY": "sk-ant-fake",
+                "GOOGLE_API_KEY": "fake-key",
                 "PYTHONHASHSEED": "0"})
     subprocess.run([str(python), str(Path(__file__).resolve()), "--run-scenario", scenario,
                     "--out", str(out)], check=True, env=env, timeout=600)
@@ -409,6 +471,17 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             from openinference.instrumentation.anthropic import AnthropicInstrumentor
 
             AnthropicInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "otel_google_genai":
+            from opentelemetry.instrumentation.google_genai import GoogleGenAiSdkInstrumentor
+
+            GoogleGenAiSdkInstrumentor().instrument(tracer_provider=tracer_provider,
+                                                    logger_provider=logger_provider)
+        elif name == "litellm_otel":
+            import litellm
+            from litellm.integrations.opentelemetry import OpenTelemetry
+
+            litellm.callbacks = [OpenTelemetry(tracer_provider=tracer_provider,
+                                               logger_provider=logger_provider)]
         elif name == "openinference_langchain":
             from openinference.instrumentation.langchain import LangChainInstrumentor
 
@@ -479,6 +552,60 @@ def _run_anthropic(base_url: str, stream: bool) -> None:
 
     client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-fake", max_retries=0)
     _load_fake_anthropic().run_messages_loop(client, stream=stream)
+
+
+def _run_gemini(base_url: str, stream: bool = False) -> None:
+    """google-genai generate_content in a tool loop (automatic function calling off)."""
+    from google import genai
+    from google.genai import types
+
+    fake = _load_fake_server()  # the same pretend tools
+    client = genai.Client(api_key="fake-key", http_options=types.HttpOptions(base_url=base_url))
+    declarations = [types.FunctionDeclaration(
+        name=t["function"]["name"], description=t["function"]["description"],
+        parameters_json_schema=t["function"]["parameters"]) for t in fake.CHAT_TOOLS]
+    config = types.GenerateContentConfig(
+        system_instruction="You are a weather assistant.", temperature=0.2, seed=7,
+        tools=[types.Tool(function_declarations=declarations)],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True))
+    contents = [types.Content(role="user", parts=[
+        types.Part(text="Weather and time in Paris, in Fahrenheit?")])]
+    for _ in range(5):
+        model = _load_fake_gemini().REQUEST_MODEL
+        if stream:
+            chunks = list(client.models.generate_content_stream(
+                model=model, contents=contents, config=config))
+            parts = [p for c in chunks for p in (c.candidates[0].content.parts or [])]
+            contents.append(types.Content(role="model", parts=parts))
+            calls = [p.function_call for p in parts if p.function_call is not None]
+        else:
+            reply = client.models.generate_content(model=model, contents=contents,
+                                                   config=config)
+            contents.append(reply.candidates[0].content)
+            calls = reply.function_calls or []
+        if not calls:
+            break
+        contents.append(types.Content(role="user", parts=[
+            types.Part.from_function_response(
+                name=c.name, response={"result": fake.tool_result(c.name, dict(c.args))})
+            for c in calls]))
+
+
+def _run_litellm(base_url: str) -> None:
+    """litellm.completion through the OpenAI provider, in the fake's tool loop."""
+    import litellm
+
+    class _Client:  # what run_chat_loop expects: client.chat.completions.create(**kw)
+        def __init__(self):
+            self.chat = self.completions = self
+
+        @staticmethod
+        def create(**kwargs):
+            kwargs["model"] = "openai/" + kwargs["model"]
+            return litellm.completion(api_base=base_url, api_key="sk-fake", **kwargs)
+
+    _load_fake_server().run_chat_loop(_Client())
+    time.sleep(1.0)  # litellm logs success callbacks in a background thread
 
 
 def _langchain_tools():
@@ -576,11 +703,16 @@ def run_scenario(scenario: str, out: Path) -> None:
 
     tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
     server_class = (_load_fake_anthropic().FakeAnthropic if app.startswith("anthropic")
+                    else _load_fake_gemini().FakeGemini if app.startswith("gemini")
                     else fake.FakeOpenAI)
     with server_class() as server:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
             if app.startswith("anthropic"):
                 _run_anthropic(server.base_url, stream=(app == "anthropic_stream"))
+            elif app.startswith("gemini"):
+                _run_gemini(server.base_url, stream=(app == "gemini_stream"))
+            elif app == "litellm":
+                _run_litellm(server.base_url)
             elif app == "langchain":
                 _run_langchain(server.base_url)
             elif app == "langgraph":

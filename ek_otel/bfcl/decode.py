@@ -278,12 +278,13 @@ def is_empty_output(decoded: Any) -> bool:
         >>> is_empty_output([]), is_empty_output([{}]), is_empty_output([{"f": {}}])
         (True, True, False)
     """
-    if not decoded or type(decoded) is not list:
+    if not decoded or decoded.__class__ is not list:  # plain values: __class__ is type()
         return True
-    if len(decoded) == 1 and type(decoded[0]) is dict and not decoded[0]:
-        return True
-    for item in decoded:
-        if type(item) is not dict or len(item) != 1 or type(next(iter(item.values()))) is not dict:
+    for item in decoded:  # ``[{}]`` fails the one-key test below, as in the official
+        if item.__class__ is not dict or len(item) != 1:
+            return True
+        [value] = item.values()
+        if value.__class__ is not dict:
             return True
     return False
 

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ from .categories import (
     sort_key,
 )
 from .data import BfclData, BfclEntry, parse_json, parse_json_lines, split_lines
+from .gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_single_turn, relevance_verdict
 from .verdict import Verdict
@@ -160,6 +162,14 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
         raise InputError("no such file", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc}", path=path) from None
+    with paused_gc():
+        records = _parse_records(raw, path)
+    return ResultFile(path, model or _model_of(path), category, tuple(records))
+
+
+def _parse_records(raw: bytes, path: str) -> list:
+    """The records of a result file's bytes, sorted by id (one bulk parse when every line
+    looks like an object, else line by line to name the line at fault)."""
     records = None
     if _bulk_ok(split_lines(raw)):
         try:
@@ -182,7 +192,7 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
                                  line=number)
             records.append(record)
     records.sort(key=_record_key)
-    return ResultFile(path, model or _model_of(path), category, tuple(records))
+    return records
 
 
 def _record_key(record: dict) -> tuple:
@@ -227,20 +237,21 @@ def find_result_files(paths: Iterable[str]) -> list:
         ek_otel.errors.InputError: /no/such/dir: no such file or directory
     """
     found = []
-    for path in paths:
-        if os.path.isdir(path):
-            names = []
-            for root, _dirs, files in os.walk(path):
-                for name in files:
-                    if name.startswith(VERSION_PREFIX) and name.endswith("_result.json"):
-                        names.append(os.path.join(root, name))
-            for name in sorted(names):
-                if category_from_filename(os.path.basename(name)) in ALL_SCORING:
-                    found.append(read_result_file(name))
-        elif os.path.isfile(path):
-            found.append(read_result_file(path))
-        else:
-            raise InputError("no such file or directory", path=path)
+    with paused_gc():  # parsing only: no cyclic garbage
+        for path in paths:
+            if os.path.isdir(path):
+                names = []
+                for root, _dirs, files in os.walk(path):
+                    for name in files:
+                        if name.startswith(VERSION_PREFIX) and name.endswith("_result.json"):
+                            names.append(os.path.join(root, name))
+                for name in sorted(names):
+                    if category_from_filename(os.path.basename(name)) in ALL_SCORING:
+                        found.append(read_result_file(name))
+            elif os.path.isfile(path):
+                found.append(read_result_file(path))
+            else:
+                raise InputError("no such file or directory", path=path)
     unique, seen = [], {}
     for result_file in found:
         real = os.path.realpath(result_file.path)
@@ -346,8 +357,21 @@ def score_category(result_file: ResultFile, data: BfclData, *, underscore_to_dot
     category = result_file.category
     if category not in ALL_SCORING:
         raise BfclDataError(f"{result_file.path}: unsupported BFCL category {category!r}")
-    if checker_kind(category) == "relevance":
-        return _score_relevance(result_file, data, on_entry, style)
+    kind = checker_kind(category)
+    if kind == "relevance":
+        with paused_gc():
+            return _score_relevance(result_file, data, on_entry, style)
+    if kind == "ast":
+        with paused_gc():
+            return _score_entries(result_file, data, underscore_to_dot, multi_turn, on_entry,
+                                  style)
+    return _score_entries(result_file, data, underscore_to_dot, multi_turn, on_entry, style)
+
+
+def _score_entries(result_file: ResultFile, data: BfclData, underscore_to_dot: bool,
+                   multi_turn: Optional[str], on_entry: Optional[Callable[[], None]],
+                   style: Optional[str]) -> tuple:
+    category = result_file.category
     pairs = _pair(result_file, data.entries(category))
     check = _checker_for(category, underscore_to_dot=underscore_to_dot,
                          multi_turn=multi_turn, model=result_file.model, style=style)
@@ -434,13 +458,17 @@ def score_result_files(files: Sequence[ResultFile], data: BfclData, *,
     settings = model_settings(files, data, underscore_to_dot=underscore_to_dot, style=style)
     scores = []
     verdicts = {}
-    for result_file in files:
-        model_style, model_u2d = settings[result_file.model]
-        score, file_verdicts = score_category(
-            result_file, data, underscore_to_dot=model_u2d, multi_turn=multi_turn,
-            on_entry=on_entry, style=model_style)
-        scores.append(score)
-        verdicts[(score.model, score.category)] = file_verdicts
+    single_turn_only = all(checker_kind(f.category) in ("ast", "relevance") for f in files)
+    # single-turn scoring runs with the cyclic collector paused (see score_category); a run
+    # of single-turn files only keeps it paused from the first file to the last
+    with paused_gc() if single_turn_only else contextlib.nullcontext():
+        for result_file in files:
+            model_style, model_u2d = settings[result_file.model]
+            score, file_verdicts = score_category(
+                result_file, data, underscore_to_dot=model_u2d, multi_turn=multi_turn,
+                on_entry=on_entry, style=model_style)
+            scores.append(score)
+            verdicts[(score.model, score.category)] = file_verdicts
     return BfclRun(tuple(scores), verdicts)
 
 

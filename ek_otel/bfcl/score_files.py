@@ -70,6 +70,12 @@ def score_line(verdict: Verdict, model: str) -> dict:
     return line
 
 
+#: ``json.dumps(value, ensure_ascii=False, default=str)``, the official line format, without
+#: building an encoder per line. Without the circular-reference bookkeeping: the same text
+#: for every acyclic value (and decoded JSON and Python literals are acyclic).
+_encode = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False).encode
+
+
 def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) -> str:
     """Write one category's score file; returns its path.
 
@@ -78,14 +84,13 @@ def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) ->
     directory = os.path.join(score_dir, score.model, score_subdir(score.category))
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{VERSION_PREFIX}_{score.category}_score.json")
+    model = score.model
+    lines = [json.dumps(score.header(), ensure_ascii=False)]
+    # default=str is make_json_serializable's leaf rule, without a full walk
+    lines.extend(_encode(score_line(verdict, model)) for verdict in verdicts if not verdict.valid)
+    lines.append("")
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(score.header(), ensure_ascii=False) + "\n")
-        for verdict in verdicts:
-            if not verdict.valid:
-                # default=str is make_json_serializable's leaf rule, without a full walk
-                line = json.dumps(score_line(verdict, score.model), ensure_ascii=False,
-                                  default=str)
-                handle.write(line + "\n")
+        handle.write("\n".join(lines))
     return path
 
 

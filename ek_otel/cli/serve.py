@@ -38,6 +38,52 @@ def _headers(pairs: tuple) -> dict:
     return headers
 
 
+class RepeatFilter(logging.Filter):
+    """Let one record per message template through every ``interval_s`` seconds.
+
+    asyncio logs "socket.accept() out of system resource" (with a traceback) on every
+    accept attempt while the process is out of file descriptors: tens of thousands of
+    lines a second under a connection flood. One line a minute says the same.
+
+    Example:
+        >>> f = RepeatFilter(interval_s=60.0, clock=iter([0.0, 1.0, 61.0]).__next__)
+        >>> rec = logging.LogRecord("asyncio", logging.ERROR, "", 0, "out of %s", ("fds",), None)
+        >>> [f.filter(rec) for _ in range(3)]
+        [True, False, True]
+    """
+
+    def __init__(self, interval_s: float = 60.0, clock=None):
+        super().__init__()
+        import time
+
+        self.interval_s = interval_s
+        self.clock = clock or time.monotonic
+        self._last: dict = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = self.clock()
+        last = self._last.get(record.msg)
+        if last is not None and now - last < self.interval_s:
+            return False
+        self._last[record.msg] = now
+        return True
+
+
+def _raise_fd_limit() -> None:
+    """Raise the soft open-files limit to the hard one (each client connection is a file
+    descriptor; a low soft limit, often 1024, is what a connection flood exhausts first)."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY:
+            hard = max(soft, 1 << 20)
+        if soft != resource.RLIM_INFINITY and soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, ValueError, OSError):  # not POSIX, or not allowed: keep the limit
+        pass
+
+
 def _address(value: str):
     if value.lower() in ("", "off", "none"):
         return None
@@ -119,6 +165,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
 
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR,
                         format="ek-otel: %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("asyncio").addFilter(RepeatFilter())
+    _raise_fd_limit()
     if not verbose:
         # aiohttp logs every malformed request (bad chunked framing, bad headers) at ERROR with
         # a traceback; the client gets its 400 anyway. Without -v, a hostile client must not

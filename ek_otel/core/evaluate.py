@@ -243,16 +243,33 @@ def score_episode(
         spurious_calls=alignment.spurious_calls,
         cost=cost,
         dollars=episode_dollars,
-        settings={
-            "level": level,
-            "strategy": used_strategy,
-            "ordered": bool(task.ordered),
-            "canonicalizer": _canon_name(canonicalizer),
-            "type_checks": has_types,
-            "multi_turn": task.turns is not None,
-            "args_captured": args_captured,
-        },
+        settings=_settings(level, used_strategy, bool(task.ordered), _canon_name(canonicalizer),
+                           has_types, task.turns is not None, args_captured),
     )
+
+
+#: The settings dicts made so far, shared by the scores that have the same (a corpus has a
+#: handful of distinct ones and up to millions of scores; a score never changes its dict).
+_SETTINGS: dict = {}
+
+
+def _settings(level: str, strategy: str, ordered: bool, canonicalizer: str, type_checks: bool,
+              multi_turn: bool, args_captured: bool) -> dict:
+    key = (level, strategy, ordered, canonicalizer, type_checks, multi_turn, args_captured)
+    settings = _SETTINGS.get(key)
+    if settings is None:
+        if len(_SETTINGS) >= 1024:
+            _SETTINGS.clear()
+        settings = _SETTINGS[key] = {
+            "level": level,
+            "strategy": strategy,
+            "ordered": ordered,
+            "canonicalizer": canonicalizer,
+            "type_checks": type_checks,
+            "multi_turn": multi_turn,
+            "args_captured": args_captured,
+        }
+    return settings
 
 
 # ---------------------------------------------------------------------------
@@ -461,10 +478,22 @@ def to_jsonable(x: Any) -> Any:
         >>> to_jsonable({"a": (1, float("nan")), "b": AnyOf((1, ""))})
         {'a': [1, None], 'b': {'any_of': [1, '']}}
     """
+    kind = type(x)  # the plain types first: a report holds millions of them
+    if kind is str or kind is int or kind is bool or x is None:
+        return x
+    if kind is float:
+        return None if math.isnan(x) or math.isinf(x) else x
+    if kind is dict:
+        return {k if type(k) is str else _json_key(k): to_jsonable(v) for k, v in x.items()}
+    if kind is list or kind is tuple:
+        return [to_jsonable(v) for v in x]
     if isinstance(x, AnyOf):
         return {"any_of": [to_jsonable(v) for v in x.values]}
-    if is_dataclass(x) and not isinstance(x, type):
-        out = {f.name: to_jsonable(getattr(x, f.name)) for f in fields(x)}
+    names = _DATACLASS_FIELDS.get(kind)
+    if names is None and is_dataclass(x) and not isinstance(x, type):
+        names = _DATACLASS_FIELDS[kind] = tuple(f.name for f in fields(x))
+    if names is not None:
+        out = {name: to_jsonable(getattr(x, name)) for name in names}
         if isinstance(x, EpisodeScore):
             out["label"] = x.label
         return out
@@ -477,6 +506,10 @@ def to_jsonable(x: Any) -> Any:
     if x is None or isinstance(x, (str, int, float, bool)):
         return x
     return repr(x)
+
+
+#: dataclass type -> its field names (``dataclasses.fields`` is slow to ask every time)
+_DATACLASS_FIELDS: dict = {}
 
 
 def _json_key(k: Any) -> str:

@@ -149,6 +149,48 @@ def compare_args(
         'wrong_type'
     """
     grammar = grammar or _EMPTY_GRAMMAR
+    if type(grammar) is not GraphGrammar:  # a grammar of its own: ask it every time
+        return _compare_args(tool, pred_args, gold_args, canon, grammar)
+    # GraphGrammar's field_cost and field_spec, with the tool looked up once
+    node = grammar.node_types.get(tool)
+    specs = node.fields if node is not None else _NO_FIELDS
+    tp = fp = fn = 0.0
+    diffs = []
+    for arg, gold_value in gold_args.items():
+        spec = specs.get(arg)
+        w = float(spec.importance) if spec is not None else 1.0
+        if arg not in pred_args:
+            if may_omit(gold_value) and not (spec is not None and spec.required):
+                continue
+            fn += w
+            diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
+            continue
+        got = pred_args[arg]
+        if spec is not None and not spec_type_matches(got, spec):
+            fp += w
+            fn += w
+            diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
+        elif values_match(got, gold_value, canon):
+            tp += w
+        else:
+            fp += w
+            fn += w
+            diffs.append(ArgDiff(tool, arg, "wrong_value", _expected(gold_value), got, w))
+    for arg, got in pred_args.items():
+        if arg not in gold_args:
+            spec = specs.get(arg)
+            w = float(spec.importance) if spec is not None else 1.0
+            fp += w
+            diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
+    return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs))
+
+
+_NO_FIELDS: Mapping = {}
+
+
+def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[str, Any],
+                  canon: Optional[Callable[[Any], Any]], grammar: Any) -> ArgComparison:
+    """:func:`compare_args` through the grammar's own ``field_cost``/``field_spec``."""
     tp = fp = fn = 0.0
     diffs = []
     for arg, gold_value in gold_args.items():

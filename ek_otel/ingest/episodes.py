@@ -43,7 +43,11 @@ is the outermost agent's name, else the resource's ``service.name`` (what identi
 harness across runs). **Provenance**: trace and root span ids, conversation (or session)
 id, ``service.name``/``service.version``, the outermost agent's name, the instrumentation
 scope names, the span count, and ``args_captured=False`` when any step lacks arguments or
-a model asked for tools whose calls were not captured at all.
+a model asked for tools whose calls were not captured at all (``meta["uncaptured_tool_calls"]``),
+or a model call's answer was not recorded at all, so that it may hide calls
+(``meta["unrecorded_model_outputs"]``: Gemini says STOP even when it calls tools). A span
+without content counts for nothing when another span with the same response id recorded
+that answer (the anthropic SDK's own span beside an instrumentor's).
 
 **Bad spans** never crash a build: a span that cannot be read is counted
 (``meta["bad_spans"]``), reported to the :class:`~ek_otel.ingest.bad_input.BadInputReport`
@@ -146,10 +150,15 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
         'done'
     """
     attributes = span.attributes
+    empty = None  # an answer recorded with neither text nor calls: the last resort
     if "gen_ai.output.messages" in attributes:
         output = output_of_messages(attributes["gen_ai.output.messages"])
         if output:
-            return output
+            if output.calls or output.text is not None:
+                return output
+            # litellm 1.110: "parts": [] for tool calls, which it writes as
+            # gen_ai.completion.N.function_call.* instead
+            empty = output
     for prefix in ("llm.output_messages", "gen_ai.completion"):
         output = flattened_output(attributes, prefix)
         if output:
@@ -171,7 +180,8 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
             output = output_of_messages(attributes[key])
             if output:
                 return output
-    return _other_output(attributes)
+    output = _other_output(attributes)
+    return output if output or empty is None else empty
 
 
 def _other_output(attributes: Mapping) -> ModelOutput:
@@ -491,9 +501,11 @@ def _best_output(members: Sequence[_Node]) -> tuple:
 
 
 def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping) -> tuple:
-    """Every requested call (deduplicated by id), the final text, and uncaptured-call count."""
+    """Every requested call (deduplicated by id), the final text, the uncaptured-call count,
+    and the count of model calls that recorded no answer at all (no text, no calls)."""
     answers: list = []  # (time, output, node)
     unanswered: list = []  # clusters that asked for tools without recording the calls
+    silent: list = []  # clusters that recorded no answer: tool calls may hide there
     answered_ids: set = set()
     for members in clusters.values():
         top = members[0]
@@ -504,14 +516,19 @@ def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mappin
         else:
             output, node = _best_output(members)
             end = max(n.span.end_ns or n.span.start_ns for n in members)
-        if output:
+        asked_for_tools = any(r in _TOOL_FINISH_REASONS for n in members for r in n.finish_reasons)
+        if output and (output.calls or output.text is not None or not asked_for_tools):
             answers.append((end, output, node or top))
             answered_ids.update(n.response_id for n in members if n.response_id)
-        elif any(r in _TOOL_FINISH_REASONS for n in members for r in n.finish_reasons):
+        elif asked_for_tools:  # no answer, or one without the calls it says it made
             unanswered.append(members)
+        else:  # e.g. Gemini: finish reason STOP even when it calls tools
+            silent.append(members)
     # a content-less span of a call that another span (same response id) recorded in full,
     # e.g. the anthropic SDK's own span beside an instrumentor's sibling span, hides nothing
     uncaptured = sum(1 for members in unanswered
+                     if not any(n.response_id in answered_ids for n in members))
+    unrecorded = sum(1 for members in silent
                      if not any(n.response_id in answered_ids for n in members))
     for log in logs:  # answers in log events that no model span holds
         if not isinstance(log, LogRecord) or log.event_name not in OUTPUT_EVENTS:
@@ -542,7 +559,7 @@ def _requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mappin
             if call.call_id and call.call_id not in seen_ids:
                 seen_ids.add(call.call_id)
                 requested.append(_Requested(call, log.time_ns, nodes.get(log.span_id)))
-    return requested, final_text, uncaptured
+    return requested, final_text, uncaptured, unrecorded
 
 
 def _distinct_calls(clusters: Mapping) -> int:
@@ -728,7 +745,7 @@ def build_episode(
     root = roots[0] if roots else None
     clusters = _clusters(nodes)
     usage, retries = _usage(nodes, clusters)
-    requested, final_text, uncaptured = _requested_calls(clusters, logs, nodes)
+    requested, final_text, uncaptured, unrecorded = _requested_calls(clusters, logs, nodes)
     tools = _by_time(n for n in nodes.values() if n.role == sc.TOOL)
     steps = _merge_steps(requested, tools)
 
@@ -749,7 +766,9 @@ def build_episode(
     if not trace_ids:
         trace_ids = list(dict.fromkeys(
             log.trace_id for log in logs if isinstance(log, LogRecord) and log.trace_id))
-    args_captured = all(s.args_captured for s in steps) and uncaptured == 0
+    # a model answer that no span recorded (content capture off) may hide tool calls
+    args_captured = (all(s.args_captured for s in steps) and uncaptured == 0
+                     and unrecorded == 0)
 
     cost = Cost(
         input_tokens=usage.input_tokens,
@@ -783,6 +802,7 @@ def build_episode(
         "bad_spans": bad,
         "model_calls": _distinct_calls(clusters),
         "uncaptured_tool_calls": uncaptured,
+        "unrecorded_model_outputs": unrecorded,
     }
     return Episode(
         task_id=_task_id(root, roots, task_id_keys),

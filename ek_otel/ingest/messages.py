@@ -170,7 +170,22 @@ def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
         call_id = _str_or_none(entry.get(key))
         if call_id:
             break
+    if call_id is not None and _is_invented_id(call_id, name):
+        call_id = None
     return RequestedCall(name, args, call_id, captured, index)
+
+
+def _is_invented_id(call_id: str, name: str) -> bool:
+    """``{name}_{part index}``: the id opentelemetry-instrumentation-google-genai makes up
+    when Gemini gives none. The same tool called first in two turns gets the same one, so
+    it identifies nothing (two calls are not one call reported twice).
+
+    Example:
+        >>> _is_invented_id("get_weather_0", "get_weather"), _is_invented_id("call_1", "f")
+        (True, False)
+    """
+    return (len(call_id) > len(name) + 1 and call_id.startswith(name)
+            and call_id[len(name)] == "_" and call_id[len(name) + 1:].isdecimal())
 
 
 _TOOL_CALL_KINDS = frozenset({"tool_call", "function_call", "tool_use", "function",
@@ -326,7 +341,8 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
 
 
 def _index_key(key: str) -> tuple:
-    return (0, int(key), "") if key.isdigit() else (1, 0, key)
+    # isdecimal, not isdigit: "¹" is a digit that int() refuses
+    return (0, int(key), "") if key.isdecimal() else (1, 0, key)
 
 
 def unflatten(attributes: Mapping, prefix: str) -> Any:
@@ -361,7 +377,7 @@ def _lists(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     converted = {k: _lists(v) for k, v in node.items()}
-    if converted and all(k.isdigit() for k in converted):
+    if converted and all(k.isdecimal() for k in converted):
         return [converted[k] for k in sorted(converted, key=int)]
     return converted
 

@@ -28,7 +28,8 @@ from .store import Store
 
 __all__ = ["Scheduler", "MAX_SCORING_FAILURES"]
 
-#: A trace whose scoring kills its worker this many times (alone) is recorded as failed.
+#: A trace whose scoring kills its worker this many times alone (with no other job in
+#: flight) is recorded as failed.
 MAX_SCORING_FAILURES = 3
 
 _log = logging.getLogger(__name__)
@@ -141,12 +142,19 @@ class Scheduler:
         if room <= 0:
             return 0
         due = self.index.due(self.clock(), ignore_grace=self._ignore_grace)[:room * self.batch]
-        # A trace whose job failed before goes alone: one poison trace (one that kills its
-        # worker) must not keep failing the traces batched with it.
+        # A trace whose job failed before goes alone, and with nothing else in flight: one
+        # poison trace (one that kills its worker) must not keep failing the traces batched
+        # with it, and a worker killed from outside (which breaks every job in the pool) must
+        # not count against a trace that merely happened to be in flight.
         with self._lock:
-            suspects = [[t] for t in due if t[0] in self._failures]
-        normal = [t for t in due if t[0] not in self._failures]
-        groups = suspects + [normal[i:i + self.batch] for i in range(0, len(normal), self.batch)]
+            suspects = [t for t in due if t[0] in self._failures]
+            busy = self.jobs > 0
+        if suspects:
+            if busy:
+                return 0
+            groups = [[suspects[0]]]
+        else:
+            groups = [due[i:i + self.batch] for i in range(0, len(due), self.batch)]
         submitted = 0
         for group in groups[:room]:
             items = []
@@ -184,16 +192,17 @@ class Scheduler:
         except BaseException as exc:  # the worker died or the pool is shutting down
             _log.warning("scoring %d traces did not finish (%s); they will be retried",
                          len(items), exc)
-            if len(items) == 1 and self._failed(items[0][0]) >= MAX_SCORING_FAILURES:
+            if len(items) == 1 and self._failed(items[0][0]) > MAX_SCORING_FAILURES:
                 trace_id, revision, upto = items[0]
                 self._record([ScoringResult(
                     trace_id, revision, upto, task_id=None, matched=False, success=None,
                     envelope=None, detail=f"scoring crashed {MAX_SCORING_FAILURES} times: "
                                           f"{type(exc).__name__}: {exc}"[:2000])], items)
                 return
-            for trace_id, _, _ in items:
-                if len(items) > 1:
-                    self._failed(trace_id)
+            if len(items) > 1:
+                with self._lock:  # suspects now: each is retried alone
+                    for trace_id, _, _ in items:
+                        self._failures.setdefault(trace_id, 1)
             self._release(items, abort=True)  # a broken pool is rebuilt by the next tick
             return
         self._record(results, items)

@@ -127,3 +127,28 @@ def test_a_second_server_on_the_same_store_is_refused(gold_file, tmp_path, serve
                             "--grpc", "127.0.0.1:0"], str(tmp_path / "second.log"))
     server_processes.append(second)
     assert second.terminate() == 0
+
+
+def test_serve_raises_the_open_files_limit_and_rate_limits_accept_errors():
+    """Regression: with the usual soft limit of 1024 open files, a flood of idle connections
+    stopped the server from accepting, and asyncio then logged a traceback on every accept
+    attempt (85k lines in seconds)."""
+    code = (
+        "import resource, logging\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard))\n"
+        "from ek_otel.cli.serve import _raise_fd_limit, RepeatFilter\n"
+        "_raise_fd_limit()\n"
+        "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0] == hard or hard <= 256)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.stdout.strip() == "True", proc.stderr
+    import logging
+
+    from ek_otel.cli.serve import RepeatFilter
+
+    f = RepeatFilter(interval_s=60.0)
+    record = logging.LogRecord("asyncio", logging.ERROR, "", 0,
+                               "socket.accept() out of system resource", (), None)
+    assert [f.filter(record) for _ in range(1000)].count(True) == 1

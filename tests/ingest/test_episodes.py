@@ -630,3 +630,25 @@ def test_any_attribute_values_build_an_episode_without_bad_spans(spans):
     for step in episode.trajectory:
         assert isinstance(step.tool, str) and isinstance(dict(step.args), dict)
     assert episode.cost.input_tokens >= 0
+
+
+def test_google_genai_synthetic_call_ids_do_not_merge_calls_of_different_turns():
+    """opentelemetry-instrumentation-google-genai (1.3b0) invents call ids ``{name}_{part
+    index}`` (the Gemini API gives none): the same tool called first in two turns gets the
+    same id twice. Those are two calls, not one reported twice."""
+    root = make("task", 1, start=0, end=100)
+    first = chat(2, parent=1, start=1, end=2, calls=[("get_weather", {"city": "Paris"},
+                                                      "get_weather_0")])
+    second = chat(3, parent=1, start=3, end=4, calls=[("get_weather", {"city": "Lyon"},
+                                                       "get_weather_0")])
+    episode = build_episode([root, first, second])
+    assert episode.calls == (("get_weather", {"city": "Paris"}),
+                             ("get_weather", {"city": "Lyon"}))
+    assert [s.call_id for s in episode.trajectory] == [None, None]
+
+
+def test_a_non_decimal_digit_index_is_not_a_list_index():
+    """'¹'.isdigit() is True but int('¹') fails: such a flattened key is a plain key."""
+    span = make("call_llm", 1, **{"openinference.span.kind": "LLM",
+                                   "llm.output_messages.¹.message.role": "assistant"})
+    assert build_episode([span]).meta["bad_spans"] == 0
