@@ -46,7 +46,8 @@ from typing import Any, Iterator, Optional
 
 import orjson
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1 import common_pb2
+
+from ek_otel.ingest.anyvalue import value_to_pb  # the test data is encoded as the package does
 
 FORMATS = ("frames", "jsonl")
 FILE_NAMES = {"frames": "dump.frames", "jsonl": "dump.jsonl"}
@@ -169,26 +170,11 @@ RESOURCE = {"service.name": "travel-agent", "service.version": "2.1.0", "telemet
             "telemetry.sdk.name": "opentelemetry", "telemetry.sdk.version": "1.45.2"}
 
 
-def _pb_value(value: Any, out: common_pb2.AnyValue) -> None:
-    if isinstance(value, str):
-        out.string_value = value
-    elif isinstance(value, bool):
-        out.bool_value = value
-    elif isinstance(value, int):
-        out.int_value = value
-    elif isinstance(value, float):
-        out.double_value = value
-    elif isinstance(value, list):
-        out.array_value.SetInParent()
-        for item in value:
-            _pb_value(item, out.array_value.values.add())
-
-
 def batch_to_pb(batch: list) -> bytes:
     request = ExportTraceServiceRequest()
     resource_spans = request.resource_spans.add()
     for key, value in RESOURCE.items():
-        _pb_value(value, resource_spans.resource.attributes.add(key=key).value)
+        value_to_pb(value, resource_spans.resource.attributes.add(key=key).value)
     scope_spans = resource_spans.scope_spans.add()
     scope_spans.scope.name, scope_spans.scope.version = "opentelemetry.instrumentation.openai_v2", "2.4b0"
     for span in batch:
@@ -196,7 +182,7 @@ def batch_to_pb(batch: list) -> bytes:
                                    name=span.name, kind=span.kind, start_time_unix_nano=span.start,
                                    end_time_unix_nano=span.end)
         for key, value in span.attributes.items():
-            _pb_value(value, pb.attributes.add(key=key).value)
+            value_to_pb(value, pb.attributes.add(key=key).value)
         if span.error:
             pb.status.code = 2
             pb.status.message = "tool failed"

@@ -68,6 +68,7 @@ from .ingest.semconv import DEFAULT_TASK_ID_KEYS
 
 __all__ = [
     "MATCHERS",
+    "SCORE_STRATEGIES",
     "GROUP_BY_CHOICES",
     "KEEP_CLOSED_TRACES",
     "DEFAULT_BATCH",
@@ -81,6 +82,7 @@ __all__ = [
     "file_sha256",
     "task_id_key_list",
     "load_gold",
+    "load_settings",
     "check_tasks",
     "link_task",
     "score_and_envelope",
@@ -94,6 +96,8 @@ __all__ = [
 #: BFCL checker's verdict per episode (:mod:`ek_otel.bfcl.matcher`; gold from
 #: ``ek-otel gold from-bfcl``): it decides pass/fail, the ek counts stay as detail.
 MATCHERS = ("ek", "bfcl")
+#: How predicted calls are paired with gold calls when scoring (``ordered`` is for traces).
+SCORE_STRATEGIES = tuple(s for s in STRATEGIES if s != "ordered")
 #: What one episode is: a trace, or the traces of one conversation / session.
 GROUP_BY_CHOICES = ("trace", "conversation", "session")
 #: How many closed traces keep their records so that late spans can re-score them.
@@ -152,7 +156,7 @@ class ScoreSettings:
     def __post_init__(self) -> None:
         for name, value, choices in (
             ("level", self.level, LEVELS),
-            ("strategy", self.strategy, tuple(s for s in STRATEGIES if s != "ordered")),
+            ("strategy", self.strategy, SCORE_STRATEGIES),
             ("matcher", self.matcher, MATCHERS),
             ("group_by", self.group_by, GROUP_BY_CHOICES),
         ):
@@ -271,6 +275,47 @@ def load_gold(path: str, task_id: Optional[str] = None) -> tuple:
     if task_id is not None:
         return tasks, task_id
     return tasks, (tasks_list[0].task_id if len(tasks_list) == 1 else None)
+
+
+def load_settings(
+    gold: str,
+    *,
+    task_id: Optional[str] = None,
+    level: str = "call",
+    strategy: str = "optimal",
+    matcher: str = "ek",
+    pricing: Optional[str] = None,
+    task_id_keys: Iterable[str] = (),
+    group_by: str = "trace",
+) -> tuple:
+    """``(tasks, ScoreSettings)`` from a gold file and the scoring options, as ``score`` and
+    ``serve`` take them (see :func:`~ek_otel.cli._common.scoring_options`).
+
+    Raises:
+        GoldFileError: a broken or empty gold file, a ``task_id`` not in it, or tasks the
+            matcher cannot score; InputError: a pricing file that cannot be used.
+
+    Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "g.jsonl")
+        >>> _ = open(p, "w").write('{"task_id": "only"}')
+        >>> tasks, settings = load_settings(p, level="arg", task_id_keys=["my.task"])
+        >>> list(tasks), settings.default_task_id, settings.level, settings.task_id_keys[:2]
+        (['only'], 'only', 'arg', ('my.task', 'ek.task.id'))
+    """
+    tasks, default_task = load_gold(gold, task_id)
+    prices = None
+    if pricing:
+        from .gold.pricing import load_pricing
+
+        prices = load_pricing(pricing)
+    settings = ScoreSettings(
+        level=level, strategy=strategy, matcher=matcher, prices=prices,
+        default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
+        task_id_keys=task_id_key_list(task_id_keys),
+    )
+    check_tasks(tasks, settings)
+    return tasks, settings
 
 
 def _ids(episode: Any) -> tuple:

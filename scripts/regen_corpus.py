@@ -53,7 +53,7 @@ _HTTPX = "httpx==0.28.1"  # openai 3.x uses httpx2; instrumentors still import h
 _AGENTS = "openai-agents==0.24.0"
 _ANTHROPIC = "anthropic==2.14.0"
 _LANGCHAIN = ["langchain-openai==1.7.4", "langchain-core==1.8.3", "langchain==1.5.2",
-              "langgraph==1.2.24"]
+              "langgraph==1.2.24", "langchain-anthropic==1.7.10", _ANTHROPIC]
 
 #: environment name -> pinned requirements
 ENVIRONMENTS: dict = {
@@ -67,6 +67,13 @@ ENVIRONMENTS: dict = {
     "openinference-openai": _SDK + [_OPENAI, _HTTPX, "openinference-instrumentation-openai==0.1.66"],
     "traceloop-0.62.4": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai==0.62.4"],
     "traceloop-0.52.6": _SDK + [_OPENAI, _HTTPX, "opentelemetry-instrumentation-openai==0.52.6"],
+    # an older OpenLLMetry, with the 1.x openai and 0.x anthropic clients of its time; it
+    # needs the events API (opentelemetry._events), gone from SDK 1.45: SDK 1.38 (+ NO_DEPS)
+    "traceloop-0.44.3": ["opentelemetry-sdk==1.38.0", "opentelemetry-api==1.38.0",
+                         "opentelemetry-exporter-otlp-proto-common==1.38.0",
+                         _HTTPX, "openai==1.109.1", "anthropic==0.125.0",
+                                "opentelemetry-instrumentation-openai==0.44.3",
+                                "opentelemetry-instrumentation-anthropic==0.44.3"],
     "agents-openinference": _SDK + [_HTTPX,
         _OPENAI, _AGENTS,
         "openinference-instrumentation-openai-agents==2.6.0",
@@ -87,6 +94,7 @@ ENVIRONMENTS: dict = {
     # 0.66b2): the JSON exporter goes in afterwards, without dependencies (NO_DEPS).
     "logfire": _SDK[:2] + [_HTTPX, _OPENAI, _AGENTS, "logfire==5.4.0"],
     "langfuse": _SDK[:2] + [_HTTPX, _OPENAI, "langfuse==5.0.4"],  # + NO_DEPS, as logfire
+    "logfire-6": _SDK[:2] + [_HTTPX, _OPENAI, _AGENTS, "logfire==6.0.0b8"],  # + NO_DEPS
     "anthropic-traceloop": _SDK + [_HTTPX, _ANTHROPIC,
                                    "opentelemetry-instrumentation-anthropic==0.62.4"],
     "anthropic-openinference": _SDK + [_HTTPX, _ANTHROPIC,
@@ -105,7 +113,10 @@ ENVIRONMENTS: dict = {
 _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                       "opentelemetry-exporter-otlp-json-common==0.66b1",
                       "opentelemetry-proto-json==0.66b1"]
-NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS}
+NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS,
+                 "logfire-6": _JSON_FILE_NO_DEPS,
+                 "traceloop-0.44.3": _JSON_FILE_NO_DEPS + [
+                     "opentelemetry-exporter-otlp-common==0.66b1"]}
 
 #: scenario -> (environment, app, instrumentors, extra environment variables)
 SCENARIOS: dict = {
@@ -128,7 +139,18 @@ SCENARIOS: dict = {
     "openinference-openai-0.1.66": ("openinference-openai", "chat", ["openinference_openai"], {}),
     "traceloop-0.62.4": ("traceloop-0.62.4", "chat", ["traceloop_openai"], {}),
     "traceloop-0.62.4-stream": ("traceloop-0.62.4", "chat_stream", ["traceloop_openai"], {}),
+    # client.responses.create in a plain tool loop (no Agents SDK)
+    "traceloop-0.62.4-responses": ("traceloop-0.62.4", "responses", ["traceloop_openai"], {}),
+    "openinference-openai-0.1.66-responses": (
+        "openinference-openai", "responses", ["openinference_openai"], {}),
     "traceloop-0.52.6": ("traceloop-0.52.6", "chat", ["traceloop_openai"], {}),
+    "traceloop-0.44.3": ("traceloop-0.44.3", "chat", ["traceloop_openai"], {}),
+    "traceloop-0.44.3-stream": ("traceloop-0.44.3", "chat_stream", ["traceloop_openai"], {}),
+    "anthropic-traceloop-0.44.3": ("traceloop-0.44.3", "anthropic", ["traceloop_anthropic"], {}),
+    # (its messages.stream() wrapper returns a generator, which breaks the SDK's
+    # `with client.messages.stream(...) as s: s.get_final_message()`: create(stream=True))
+    "anthropic-traceloop-0.44.3-stream": (
+        "traceloop-0.44.3", "anthropic_stream_create", ["traceloop_anthropic"], {}),
     "agents-openinference-alone": (
         "agents-openinference", "agents", ["openinference_agents"], {}),
     "agents-openinference-with-client": (
@@ -146,6 +168,8 @@ SCENARIOS: dict = {
         "agents-traceloop", "agents_chat", ["traceloop_agents", "traceloop_openai"], {}),
     "logfire-chat": ("logfire", "chat", ["logfire_openai"], {}),
     "logfire-agents": ("logfire", "agents", ["logfire_agents"], {}),
+    "logfire-6.0.0b8-chat": ("logfire-6", "chat", ["logfire_openai"], {}),
+    "logfire-6.0.0b8-agents": ("logfire-6", "agents", ["logfire_agents"], {}),
     # Chat Completions API; logfire.instrument_openai() is on too, but Logfire then adds no
     # client span of its own inside the agent's (checked: the same 13 spans).
     "logfire-agents-chat_completions": (
@@ -182,14 +206,14 @@ SCENARIOS: dict = {
         "google-genai", "gemini_stream", ["otel_google_genai"],
         {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
          "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
-    # litellm.completion (openai/ provider) with litellm's own OpenTelemetry callback
+    # litellm.completion (openai/ provider) with litellm's own OpenTelemetry callback, inside
+    # the app's span: litellm then writes each call's attributes ONTO THAT SPAN (the last
+    # call overwrites the others; with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental
+    # even the raw_gen_ai_request children are gone). Without a current span it makes one
+    # litellm_request root span (its own trace) per call.
     # (LITELLM_LOCAL_MODEL_COST_MAP: litellm would fetch its price list from the internet)
     "litellm-1.110.2": ("litellm", "litellm", ["litellm_otel"],
                         {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
-    "litellm-1.110.2-latest_semconv": (
-        "litellm", "litellm", ["litellm_otel"],
-        {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
-         "LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
     # content capture off
     "anthropic-traceloop-0.62.4-no_content": (
         "anthropic-traceloop", "anthropic", ["traceloop_anthropic"],
@@ -207,6 +231,14 @@ SCENARIOS: dict = {
     "langgraph-agent-openinference-0.1.80": (
         "langchain", "langgraph", ["openinference_langchain"], {}),
     "langgraph-agent-traceloop-0.62.4": ("langchain", "langgraph", ["traceloop_langchain"], {}),
+    # ChatAnthropic in the same loop, against fake_anthropic.py (the SDK's own spans off):
+    # LangChain's usage_metadata for Anthropic (cache added back into input_tokens)
+    "langchain-anthropic-openinference-0.1.80": (
+        "langchain", "anthropic_langchain", ["openinference_langchain"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "langchain-anthropic-traceloop-0.62.4": (
+        "langchain", "anthropic_langchain", ["traceloop_langchain"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
     "langgraph-agent-traceloop-0.62.4-no_content": (
         "langchain", "langgraph", ["traceloop_langchain"], {"TRACELOOP_TRACE_CONTENT": "false"}),
 }
@@ -216,7 +248,9 @@ SCENARIOS: dict = {
 #: ``model``: the model name recorded when it is not the response model;
 #: ``output_tokens_extra``: output tokens the package over-reports (a known package bug);
 #: ``tool_names``: without content, executed-tool spans still name each call (no args);
-#: ``silent_finish``: without content, no finish reason tells that tools were called.
+#: ``silent_finish``: without content, no finish reason tells that tools were called;
+#: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
+#: last call survives there (checked by its own test, not the common one).
 EXPECT: dict = {
     "openai-v2-2.4b0-span_only": {"args": True, "cached": False, "reasoning": False},
     "openai-v2-2.4b0-span_and_event": {"args": True, "cached": False, "reasoning": False},
@@ -226,7 +260,16 @@ EXPECT: dict = {
     "openinference-openai-0.1.66": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.62.4": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.62.4-stream": {"args": True, "cached": True, "reasoning": False},
+    "traceloop-0.62.4-responses": {"args": True, "cached": True, "reasoning": True},
+    "openinference-openai-0.1.66-responses": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.52.6": {"args": True, "cached": True, "reasoning": True},
+    "traceloop-0.44.3": {"args": True, "cached": True, "reasoning": False},
+    "traceloop-0.44.3-stream": {"args": True, "cached": True, "reasoning": False},
+    "anthropic-traceloop-0.44.3": {"args": True, "cached": True, "reasoning": False},
+    # Its create(stream=True) wrapper records no usage at all, and of parallel tool_use
+    # blocks only the last (each is written as tool_calls.0): checked by its own test.
+    "anthropic-traceloop-0.44.3-stream": {"args": True, "cached": False, "reasoning": False,
+                                          "package_bugs": True},
     "agents-openinference-alone": {"args": True, "cached": True, "reasoning": True},
     "agents-openinference-with-client": {"args": True, "cached": True, "reasoning": True},
     "agents-otel-v2-alone": {"args": True, "cached": False, "reasoning": False},
@@ -236,6 +279,8 @@ EXPECT: dict = {
     "logfire-chat": {"args": True, "cached": True, "reasoning": True},
     "langfuse-openai-5.0.4": {"args": True, "cached": True, "reasoning": True},
     "logfire-agents": {"args": True, "cached": True, "reasoning": True},
+    "logfire-6.0.0b8-chat": {"args": True, "cached": True, "reasoning": True},
+    "logfire-6.0.0b8-agents": {"args": True, "cached": True, "reasoning": True},
     # Logfire's chat-completions agent span records the request model as the response model
     "logfire-agents-chat_completions": {"args": True, "cached": True, "reasoning": True,
                                         "model": "gpt-4o-mini"},
@@ -249,8 +294,8 @@ EXPECT: dict = {
     "anthropic-openinference-3.1.0": {"args": True, "cached": True, "reasoning": False},
     "anthropic-traceloop-0.62.4-no_content": {"args": False, "cached": True, "reasoning": False},
     "google-genai-1.3b0": {"args": True, "cached": True, "reasoning": True},
-    "litellm-1.110.2": {"args": True, "cached": True, "reasoning": True},
-    "litellm-1.110.2-latest_semconv": {"args": True, "cached": True, "reasoning": True},
+    "litellm-1.110.2": {"args": True, "cached": False, "reasoning": False,
+                        "overwrites_parent": True},
     "google-genai-1.3b0-stream": {"args": True, "cached": True, "reasoning": True},
     # Gemini's finish reason is STOP for tool calls too: without content nothing tells of them
     "google-genai-1.3b0-no_content": {"args": False, "cached": True, "reasoning": True,
@@ -260,6 +305,9 @@ EXPECT: dict = {
     "langchain-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
     "langchain-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
     "langgraph-agent-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
+    "langchain-anthropic-openinference-0.1.80": {"args": True, "cached": True,
+                                                 "reasoning": False},
+    "langchain-anthropic-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
     "langgraph-agent-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
     "langgraph-agent-traceloop-0.62.4-no_content": {"args": False, "cached": True,
                                                     "reasoning": False, "tool_names": True},
@@ -547,7 +595,7 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
 
 
-def _run_anthropic(base_url: str, stream: bool) -> None:
+def _run_anthropic(base_url: str, stream) -> None:
     import anthropic
 
     client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-fake", max_retries=0)
@@ -631,14 +679,42 @@ def _langchain_tools():
     return [get_weather, get_time, convert_temperature]
 
 
-def _run_langchain(base_url: str) -> None:
-    """ChatOpenAI with bound tools, in a plain loop; each call is run by the LangChain tool."""
+def _run_responses(base_url: str) -> None:
+    """The Responses API in a plain tool loop: function_call items in, outputs back."""
+    fake = _load_fake_server()
+    client = _openai_client(base_url, False)
+    tools = [dict(t["function"], type="function") for t in fake.CHAT_TOOLS]
+    items: list = [{"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
+    for _ in range(5):
+        reply = client.responses.create(model="gpt-4o-mini", instructions=(
+            "You are a weather assistant."), input=items, tools=tools, temperature=0.2)
+        calls = [i for i in reply.output if i.type == "function_call"]
+        if not calls:
+            break
+        for call in calls:
+            items.append({"type": "function_call", "call_id": call.call_id, "name": call.name,
+                          "arguments": call.arguments})
+            items.append({"type": "function_call_output", "call_id": call.call_id,
+                          "output": fake.tool_result(call.name, json.loads(call.arguments))})
+
+
+def _run_langchain(base_url: str, anthropic: bool = False) -> None:
+    """ChatOpenAI (or ChatAnthropic) with bound tools, in a plain loop; each call is run by
+    the LangChain tool."""
     from langchain_core.messages import HumanMessage, SystemMessage
-    from langchain_openai import ChatOpenAI
 
     tools = {t.name: t for t in _langchain_tools()}
-    llm = ChatOpenAI(model="gpt-4o-mini", base_url=base_url, api_key="sk-fake", max_retries=0,
-                     temperature=0.2).bind_tools(list(tools.values()))
+    if anthropic:
+        from langchain_anthropic import ChatAnthropic
+
+        llm = ChatAnthropic(model=_load_fake_anthropic().REQUEST_MODEL, base_url=base_url,
+                            api_key="sk-ant-fake", max_retries=0, max_tokens=512)
+    else:
+        from langchain_openai import ChatOpenAI
+
+        llm = ChatOpenAI(model="gpt-4o-mini", base_url=base_url, api_key="sk-fake",
+                         max_retries=0, temperature=0.2)
+    llm = llm.bind_tools(list(tools.values()))
     messages = [SystemMessage("You are a weather assistant."),
                 HumanMessage("Weather and time in Paris, in Fahrenheit?")]
     for _ in range(5):
@@ -669,13 +745,14 @@ JSON_BATCH = 5
 def _write_json_lines(out: Path, spans, logs) -> None:
     """The same records through the SDK's OTLP JSON file exporters, a few per line."""
     from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-    from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
 
     span_exporter = FileSpanExporter(str(out / "traces.jsonl"))
     for start in range(0, len(spans), JSON_BATCH):
         span_exporter.export(spans[start:start + JSON_BATCH])
     span_exporter.shutdown()
-    if logs:
+    if logs:  # imported only then: it needs a newer SDK than the span exporter
+        from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+
         log_exporter = FileLogExporter(str(out / "logs.jsonl"))
         for start in range(0, len(logs), JSON_BATCH):
             log_exporter.export(logs[start:start + JSON_BATCH])
@@ -707,10 +784,16 @@ def run_scenario(scenario: str, out: Path) -> None:
                     else fake.FakeOpenAI)
     with server_class() as server:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
-            if app.startswith("anthropic"):
-                _run_anthropic(server.base_url, stream=(app == "anthropic_stream"))
+            if app == "anthropic_langchain":
+                _run_langchain(server.base_url, anthropic=True)
+            elif app.startswith("anthropic"):
+                _run_anthropic(server.base_url, stream={"anthropic_stream": True,
+                                                        "anthropic_stream_create": "create"}.get(
+                                                            app, False))
             elif app.startswith("gemini"):
                 _run_gemini(server.base_url, stream=(app == "gemini_stream"))
+            elif app == "responses":
+                _run_responses(server.base_url)
             elif app == "litellm":
                 _run_litellm(server.base_url)
             elif app == "langchain":

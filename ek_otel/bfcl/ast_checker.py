@@ -233,12 +233,6 @@ def _list_dict_check(value, allowed):
 # ---------------------------------------------------------------------------
 
 
-def _doc_name(name: str, underscore_to_dot: bool) -> str:
-    if underscore_to_dot and "." in name:
-        return name.replace(".", "_")
-    return name
-
-
 def check_simple(doc: dict, call: dict, answer: dict, language: str = "python",
                  underscore_to_dot: bool = False) -> Optional[Failure]:
     """Check one decoded call ``{name: {param: value}}`` against one answer ``{name: {param: [allowed]}}``.
@@ -251,8 +245,11 @@ def check_simple(doc: dict, call: dict, answer: dict, language: str = "python",
         >>> check_simple(doc, {"f": {}}, {"f": {"x": [2.0, ""]}}).error_type
         'simple_function_checker:missing_required'
     """
-    allowed_by_param = next(iter(answer.values()))
-    name = _doc_name(doc["name"], underscore_to_dot)
+    for allowed_by_param in answer.values():  # the first (only) value, without iter/next
+        break
+    name = doc["name"]
+    if underscore_to_dot and "." in name:  # _doc_name, inlined
+        name = name.replace(".", "_")
     parameters = doc["parameters"]
     properties = parameters["properties"]
     if name not in call:
@@ -271,6 +268,8 @@ def check_simple(doc: dict, call: dict, answer: dict, language: str = "python",
                                language)
         if failure is not None:
             return failure
+    if len(model_params) == len(allowed_by_param):
+        return None  # every model parameter is an answer parameter: none is missing
     for param, allowed in allowed_by_param.items():
         if param not in model_params and "" not in allowed:
             return Failure(

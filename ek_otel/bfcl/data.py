@@ -58,6 +58,8 @@ __all__ = [
     "FUNC_DOC_FILES",
     "parse_json_lines",
     "parse_json",
+    "parse_lines",
+    "split_lines",
     "has_long_digits",
 ]
 
@@ -175,18 +177,29 @@ def parse_json_lines(text: Any, *, exact_ints: bool = True) -> list:
         >>> parse_json_lines(b'{"id": 1}\\n')
         [{'id': 1}]
     """
-    lines = split_lines(text)
-    if _orjson is not None and not (exact_ints and has_long_digits(text)):
-        if type(text) is bytes:
+    return parse_lines(split_lines(text), exact_ints=exact_ints)
+
+
+def parse_lines(lines: list, *, exact_ints: bool = True) -> list:
+    """Parse already split JSON Lines (all str or all bytes), one value per line;
+    ``exact_ints`` as in :func:`parse_json`.
+
+    Example:
+        >>> parse_lines([b'{"id": 1}', b'[2]'])
+        [{'id': 1}, [2]]
+    """
+    if _orjson is not None and lines:
+        if type(lines[0]) is bytes:
             whole = b"[" + b",".join(lines) + b"]"
         else:
             whole = "[" + ",".join(lines) + "]"
-        try:
-            values = _orjson.loads(whole)
-        except _orjson.JSONDecodeError:
-            values = None
-        if values is not None and len(values) == len(lines):
-            return values
+        if not (exact_ints and has_long_digits(whole)):
+            try:
+                values = _orjson.loads(whole)
+            except (_orjson.JSONDecodeError, TypeError):
+                values = None
+            if values is not None and len(values) == len(lines):
+                return values
     return [parse_json(line, exact_ints=exact_ints) for line in lines]
 
 

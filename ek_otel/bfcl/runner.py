@@ -36,7 +36,7 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import BfclData, BfclEntry, parse_json, parse_json_lines, split_lines
+from .data import BfclData, BfclEntry, parse_json, parse_lines, split_lines
 from .gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_single_turn, relevance_verdict
@@ -171,9 +171,10 @@ def _parse_records(raw: bytes, path: str) -> list:
     """The records of a result file's bytes, sorted by id (one bulk parse when every line
     looks like an object, else line by line to name the line at fault)."""
     records = None
-    if _bulk_ok(split_lines(raw)):
+    lines = split_lines(raw)
+    if _bulk_ok(lines):
         try:
-            records = parse_json_lines(raw)
+            records = parse_lines(lines)
         except ValueError:
             records = None
     if records is None or not all(type(r) is dict and "id" in r for r in records):

@@ -6,7 +6,10 @@
   when stderr is not a terminal (pipes, CI, tests), so output stays clean;
 - :func:`echo_errors`: print each error as one ``FILE:LINE: message`` line on stderr;
 - :func:`nothing_read_error`: the one-line error of a command that could read nothing at all;
-- :func:`write_json`: write a JSON report to a file, or to stdout for ``-``.
+- :func:`write_json`: write a JSON report to a file, or to stdout for ``-``;
+- :func:`scoring_options` / :func:`emit_options`: the option bundles ``score`` and ``serve``
+  share (``--task``, ``--level``, ... and ``--emit-*``), defined once with their help and
+  validation; :func:`parse_headers` reads ``--emit-header``.
 
 Example:
     >>> with progress("reading", total=3) as advance:
@@ -30,7 +33,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
-           "nothing_read_error", "write_json"]
+           "nothing_read_error", "write_json", "scoring_options", "emit_options", "parse_headers"]
 
 T = TypeVar("T")
 
@@ -159,6 +162,12 @@ def write_json(data: Any, out: str) -> None:
         InputError: the file cannot be written (one line, exit 2).
 
     Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "r.json")
+        >>> write_json({"f1": 1.0, "episodes": [{"é": []}]}, p)
+        >>> open(p, encoding="utf-8").read() == json.dumps(
+        ...     {"f1": 1.0, "episodes": [{"é": []}]}, indent=2, ensure_ascii=False) + "\\n"
+        True
         >>> write_json({"f1": 1.0}, "-")
         {
           "f1": 1.0
@@ -168,12 +177,108 @@ def write_json(data: Any, out: str) -> None:
         ...
         ek_otel.errors.InputError: /no/such/dir/r.json: cannot write the JSON report: No such file or directory
     """
-    text = json.dumps(data, indent=2, ensure_ascii=False)
     if out == "-":
-        click.echo(text)
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
+    # Streamed to the file: the same text without holding it (and the encoder's millions of
+    # pieces) in memory. A report of 100k episodes is some 150 MB of JSON, which took
+    # 400 MB at its peak when built whole.
+    chunks = json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data)
     try:
         with open(out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+            f.writelines(chunks)
+            f.write("\n")
     except OSError as exc:
         raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=out) from None
+
+
+def _apply(options: list, command: Callable) -> Callable:
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def scoring_options(command: Callable) -> Callable:
+    """Decorate a command with how runs are linked to tasks and scored: ``--task``
+    (``task_id``), ``--level``, ``--strategy``, ``--matcher``, ``--pricing`` and
+    ``--task-id-key`` (``task_id_keys``), as :func:`~ek_otel.pipeline.load_settings` takes them.
+
+    Example:
+        >>> from click.testing import CliRunner
+        >>> @click.command()
+        ... @scoring_options
+        ... def show(**values): click.echo(sorted(values.items()))
+        >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k"]).output)
+        [('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
+    """
+    from ..core.toolcalls import LEVELS
+    from ..pipeline import MATCHERS, SCORE_STRATEGIES
+
+    return _apply([
+        click.option("--task", "task_id", metavar="ID",
+                     help="Score runs that carry no task id against this task."),
+        click.option("--level", type=click.Choice(LEVELS), default=LEVELS[0], show_default=True,
+                     help="What a true positive is: a whole call, or one argument."),
+        click.option("--strategy", type=click.Choice(SCORE_STRATEGIES), default="optimal",
+                     show_default=True, help="How predicted calls are paired with gold calls."),
+        click.option("--matcher", type=click.Choice(MATCHERS), default=MATCHERS[0], show_default=True,
+                     help="ek: tool-call F1; bfcl: the official BFCL checker's verdict per run "
+                          "(gold from `ek-otel gold from-bfcl`)."),
+        click.option("--pricing", metavar="FILE", help="A pricing file, for dollars."),
+        click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+                     help="Attribute key holding the task id (repeatable; tried before the defaults)."),
+    ], command)
+
+
+def emit_options(command: Callable) -> Callable:
+    """Decorate a command with where the scores are written back: ``--emit-file``,
+    ``--emit-endpoint``, ``--emit-protocol``, ``--emit-header`` (``emit_headers``; see
+    :func:`parse_headers`), ``--emit-timeout`` and ``--phoenix``.
+
+    Example:
+        >>> from click.testing import CliRunner
+        >>> @click.command()
+        ... @emit_options
+        ... def show(**values): click.echo(values["emit_protocol"])
+        >>> CliRunner().invoke(show, ["--emit-protocol", "grpc"]).output
+        'grpc\\n'
+    """
+    from ..emit.sinks import DEFAULT_TIMEOUT_S, PROTOCOLS
+
+    return _apply([
+        click.option("--emit-file", type=click.Path(dir_okay=False), metavar="FILE",
+                     help="Append the scores as OTLP JSON Lines (evaluation spans + events)."),
+        click.option("--emit-endpoint", metavar="URL",
+                     help="Send the scores to this OTLP endpoint (e.g. http://127.0.0.1:4318)."),
+        click.option("--emit-protocol", type=click.Choice(PROTOCOLS), default=PROTOCOLS[0],
+                     show_default=True, help="Protocol of --emit-endpoint."),
+        click.option("--emit-header", "emit_headers", multiple=True, metavar="KEY=VALUE",
+                     help="Header (HTTP) or metadata (gRPC) sent with every score export "
+                          "(repeatable)."),
+        click.option("--emit-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_TIMEOUT_S,
+                     show_default=True, metavar="SECONDS",
+                     help="How long one export may take, retries included."),
+        click.option("--phoenix", is_flag=True,
+                     help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) "
+                          "for Phoenix."),
+    ], command)
+
+
+def parse_headers(pairs: Iterable[str]) -> dict:
+    """``--emit-header KEY=VALUE`` values as a dict (keys lower-cased); InputError otherwise.
+
+    Example:
+        >>> parse_headers(["Authorization=Bearer t0k"])
+        {'authorization': 'Bearer t0k'}
+        >>> parse_headers(["novalue"])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: --emit-header must be KEY=VALUE, got 'novalue'
+    """
+    headers = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--emit-header must be KEY=VALUE, got {pair!r}")
+        headers[key.strip().lower()] = value.strip()
+    return headers

@@ -8,7 +8,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Optional
 
@@ -16,7 +15,7 @@ import click
 
 from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
-from ._common import stderr_console, stdout_console
+from ._common import stderr_console, stdout_console, write_json
 from .score import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
@@ -56,13 +55,4 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
     if json_out is not None:
-        text = json.dumps(run.to_dict(), indent=2, ensure_ascii=False)
-        if json_out == "-":
-            click.echo(text)
-        else:
-            try:
-                with open(json_out, "w", encoding="utf-8") as f:
-                    f.write(text + "\n")
-            except OSError as exc:
-                raise InputError(f"cannot write the JSON report: {exc.strerror or exc}",
-                                 path=json_out) from None
+        write_json(run.to_dict(), json_out)

@@ -17,28 +17,32 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Any, Optional
 
 import click
 from rich.table import Table
 
 from ..errors import InputError
-from ..emit.sinks import DEFAULT_TIMEOUT_S, PROTOCOLS, FileSink, MultiSink, OtlpSink
+from ..emit.sinks import FileSink, MultiSink, OtlpSink
 from ..ingest.bad_input import BadInputReport
 from ..pipeline import (
     GROUP_BY_CHOICES,
-    MATCHERS,
     ScoreRun,
     ScoreSettings,
     Unmatched,
-    check_tasks,
-    file_sha256,
-    load_gold,
+    load_settings,
     score_dump,
-    task_id_key_list,
 )
-from ._common import nothing_read_error, progress, stderr_console, stdout_console, write_json
+from ._common import (
+    emit_options,
+    nothing_read_error,
+    parse_headers,
+    progress,
+    scoring_options,
+    stderr_console,
+    stdout_console,
+    write_json,
+)
 
 __all__ = ["score", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
 
@@ -152,16 +156,6 @@ def unmatched_table(unmatched: tuple) -> Table:
     return table
 
 
-def _headers(pairs: tuple) -> dict:
-    headers = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"--emit-header must be KEY=VALUE, got {pair!r}")
-        headers[key.strip().lower()] = value.strip()
-    return headers
-
-
 def _check_writable(path: str, what: str) -> None:
     """Fail before any work when ``path`` cannot be written (its content is left as it is)."""
     try:
@@ -190,33 +184,11 @@ def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, head
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--gold", required=True, metavar="GOLD",
               help="The gold task file (JSON Lines, JSON array or YAML).")
-@click.option("--task", "task_id", metavar="ID",
-              help="Score episodes that carry no task id against this task.")
-@click.option("--level", type=click.Choice(["call", "arg"]), default="call", show_default=True,
-              help="What a true positive is: a whole call, or one argument.")
-@click.option("--strategy", type=click.Choice(["optimal", "best_first"]), default="optimal",
-              show_default=True, help="How predicted calls are paired with gold calls.")
-@click.option("--matcher", type=click.Choice(MATCHERS), default="ek", show_default=True,
-              help="ek: tool-call F1; bfcl: the official BFCL checker's verdict per episode "
-                   "(gold from `ek-otel gold from-bfcl`).")
+@scoring_options
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
-@click.option("--pricing", metavar="FILE", help="A pricing file, for dollars.")
-@click.option("--emit-file", metavar="FILE",
-              help="Append the scores as OTLP JSON Lines (evaluation spans + events).")
-@click.option("--emit-endpoint", metavar="URL",
-              help="Send the scores to this OTLP endpoint (e.g. http://127.0.0.1:4318).")
-@click.option("--emit-protocol", type=click.Choice(PROTOCOLS), default="http", show_default=True)
-@click.option("--emit-header", "emit_headers", multiple=True, metavar="KEY=VALUE",
-              help="A header for the OTLP endpoint (repeatable).")
-@click.option("--emit-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_TIMEOUT_S,
-              show_default=True, metavar="SECONDS",
-              help="How long one export to the endpoint may take, retries included.")
-@click.option("--phoenix", is_flag=True,
-              help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) for Phoenix.")
+@emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
-@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
-              help="Attribute key holding the task id (repeatable; tried before the defaults).")
 def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy: str, matcher: str,
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
@@ -230,21 +202,12 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
     """
-    tasks, default_task = load_gold(gold, task_id)
-    prices = None
-    if pricing is not None:
-        from ..gold.pricing import load_pricing
-
-        prices = load_pricing(pricing)
-    settings = ScoreSettings(
-        level=level, strategy=strategy, matcher=matcher, prices=prices,
-        default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
-        task_id_keys=task_id_key_list(task_id_keys),
-    )
-    check_tasks(tasks, settings)
+    tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
+                                    matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
+                                    group_by=group_by)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
-    sink = _sink(emit_file, emit_endpoint, emit_protocol, _headers(emit_headers), emit_timeout,
+    sink = _sink(emit_file, emit_endpoint, emit_protocol, parse_headers(emit_headers), emit_timeout,
                  phoenix)
     bad_input = BadInputReport()
     try:
@@ -272,35 +235,9 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
                            "protocol": emit_protocol if emit_endpoint else None,
                            "scores": run.emitted, "failed": run.emit_failures}
-        _write_report(data, json_out)
+        write_json(data, json_out)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
-
-
-def _write_report(data: dict, json_out: str) -> None:
-    """:func:`~ek_otel.cli._common.write_json`, streamed to the file: the same text, without
-    holding it (and the encoder's millions of pieces) in memory. A report of 100k episodes
-    is some 150 MB of JSON, which took 400 MB at its peak when built whole.
-
-    Example:
-        >>> import os, tempfile
-        >>> p = os.path.join(tempfile.mkdtemp(), "r.json")
-        >>> _write_report({"f1": 1.0, "episodes": [{"é": []}]}, p)
-        >>> open(p, encoding="utf-8").read() == json.dumps(
-        ...     {"f1": 1.0, "episodes": [{"é": []}]}, indent=2, ensure_ascii=False) + "\\n"
-        True
-    """
-    if json_out == "-":
-        write_json(data, json_out)
-        return
-    chunks = json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data)
-    try:
-        with open(json_out, "w", encoding="utf-8") as f:
-            f.writelines(chunks)
-            f.write("\n")
-    except OSError as exc:
-        raise InputError(f"cannot write the JSON report: {exc.strerror or exc}",
-                         path=json_out) from None
 
 
 def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:

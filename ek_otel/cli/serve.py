@@ -24,18 +24,9 @@ from ..serve.config import (
     ServeConfig,
     parse_hostport,
 )
+from ._common import emit_options, parse_headers, scoring_options
 
 __all__ = ["serve"]
-
-
-def _headers(pairs: tuple) -> dict:
-    headers = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"--emit-header must be KEY=VALUE, got {pair!r}")
-        headers[key.strip().lower()] = value.strip()
-    return headers
 
 
 class RepeatFilter(logging.Filter):
@@ -99,18 +90,7 @@ def _address(value: str):
               metavar="HOST:PORT", help="OTLP/gRPC receiver address ('off' to disable).")
 @click.option("--store", default=DEFAULT_STORE, show_default=True, type=click.Path(dir_okay=False),
               help="SQLite store: received spans, scores and the export outbox.")
-@click.option("--emit-endpoint", default=None, metavar="URL",
-              help="OTLP endpoint the scores are exported to (e.g. http://127.0.0.1:4318).")
-@click.option("--emit-protocol", type=click.Choice(["http", "grpc"]), default="http",
-              show_default=True, help="Protocol of --emit-endpoint.")
-@click.option("--emit-file", default=None, type=click.Path(dir_okay=False),
-              help="Also append the scores to this OTLP JSON Lines file.")
-@click.option("--emit-header", "emit_headers", multiple=True, metavar="KEY=VALUE",
-              help="Header (HTTP) or metadata (gRPC) sent with every score export (repeatable).")
-@click.option("--emit-timeout", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="How long one export may take, retries included.")
-@click.option("--phoenix", is_flag=True,
-              help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) for Phoenix.")
+@emit_options
 @click.option("--grace", default=DEFAULT_GRACE_S, show_default=True, type=float,
               help="Seconds with no new span, after the root span, before a run is scored.")
 @click.option("--max-wait", default=DEFAULT_MAX_WAIT_S, show_default=True, type=float,
@@ -121,18 +101,7 @@ def _address(value: str):
               help="PEM certificate: serve HTTPS and gRPC over TLS.")
 @click.option("--tls-key", default=None, type=click.Path(exists=True, dir_okay=False),
               help="PEM private key of --tls-cert.")
-@click.option("--task", "task_id", metavar="ID",
-              help="Score runs that carry no task id against this task.")
-@click.option("--level", type=click.Choice(["call", "arg"]), default="call", show_default=True,
-              help="What a true positive is: a whole call, or one argument.")
-@click.option("--strategy", type=click.Choice(["optimal", "best_first"]), default="optimal",
-              show_default=True, help="How predicted calls are paired with gold calls.")
-@click.option("--matcher", type=click.Choice(["ek", "bfcl"]), default="ek", show_default=True,
-              help="ek: tool-call F1; bfcl: the official BFCL checker's verdict.")
-@click.option("--pricing", metavar="FILE", type=click.Path(exists=True, dir_okay=False),
-              help="A pricing file, for dollars.")
-@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
-              help="Attribute key holding the task id (repeatable; tried before the defaults).")
+@scoring_options
 @click.option("--max-open-traces", default=DEFAULT_MAX_OPEN_TRACES, show_default=True, type=int,
               help="Cap on runs received but not yet scored (503 with Retry-After above).")
 @click.option("--max-pending-mib", default=DEFAULT_MAX_PENDING_BYTES // 2**20, show_default=True,
@@ -190,7 +159,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
-        emit_headers=tuple(_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
+        emit_headers=tuple(parse_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
         phoenix=phoenix,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,

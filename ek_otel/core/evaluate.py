@@ -367,6 +367,11 @@ class ProvenanceGroup:
     report: "EvaluationReport"
 
 
+def _of_overall(name: str, doc: str) -> property:
+    """A read-only property of :class:`EvaluationReport` that is ``overall.<name>``."""
+    return property(lambda self: getattr(self.overall, name), doc=doc)
+
+
 @dataclass(frozen=True)
 class EvaluationReport:
     """The corpus report of :func:`evaluate`. ``to_dict()`` gives a JSON-ready dict.
@@ -417,40 +422,15 @@ class EvaluationReport:
     groups: tuple = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
 
-    @property
-    def n_episodes(self) -> int:
-        """How many episodes were scored."""
-        return self.overall.n
-
-    @property
-    def precision(self) -> Optional[float]:
-        """Micro precision over the corpus."""
-        return self.overall.precision
-
-    @property
-    def recall(self) -> Optional[float]:
-        """Micro recall over the corpus."""
-        return self.overall.recall
-
-    @property
-    def f1(self) -> Optional[float]:
-        """Micro F1 over the corpus (never a mean of episode F1s)."""
-        return self.overall.f1
-
-    @property
-    def exact_rate(self) -> Optional[float]:
-        """Share of episodes whose calls matched exactly."""
-        return self.overall.exact_rate
-
-    @property
-    def success_rate(self) -> Optional[float]:
-        """Share of successful episodes."""
-        return self.overall.success_rate
-
-    @property
-    def value_weighted_success(self) -> Optional[float]:
-        """Task value won over task value attempted."""
-        return self.overall.value_weighted_success
+    # The corpus figures, read from ``overall``.
+    n_episodes = _of_overall("n", "How many episodes were scored.")
+    precision = _of_overall("precision", "Micro precision over the corpus.")
+    recall = _of_overall("recall", "Micro recall over the corpus.")
+    f1 = _of_overall("f1", "Micro F1 over the corpus (never a mean of episode F1s).")
+    exact_rate = _of_overall("exact_rate", "Share of episodes whose calls matched exactly.")
+    success_rate = _of_overall("success_rate", "Share of successful episodes.")
+    value_weighted_success = _of_overall("value_weighted_success",
+                                         "Task value won over task value attempted.")
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (NaN becomes None, tuples become lists, AnyOf ``{"any_of": …}``).

@@ -166,7 +166,7 @@ def compare_args(
             diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
             continue
         got = pred_args[arg]
-        if spec is not None and not spec_type_matches(got, spec):
+        if spec is not None and not _fits(got, spec):
             fp += w
             fn += w
             diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
@@ -186,6 +186,25 @@ def compare_args(
 
 
 _NO_FIELDS: Mapping = {}
+
+#: For a plain scalar, whether it fits a spec depends on its type alone:
+#: (type, id(spec)) -> (spec, spec_type_matches). Bounded; the spec is kept to check the id.
+_FITS: dict = {}
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _fits(value: Any, spec: Any) -> bool:
+    """``spec_type_matches(value, spec)``, remembered per (scalar type, spec)."""
+    kind = type(value)
+    if kind not in _SCALARS:
+        return spec_type_matches(value, spec)
+    key = (kind, id(spec))
+    known = _FITS.get(key)
+    if known is None or known[0] is not spec:
+        if len(_FITS) >= 4096:
+            _FITS.clear()
+        known = _FITS[key] = (spec, spec_type_matches(value, spec))
+    return known[1]
 
 
 def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[str, Any],
@@ -579,8 +598,11 @@ def weighted_lcs(n: int, m: int, gain: Callable[[int, int], Optional[tuple]]) ->
             g = gain(i - 1, j - 1)
             if g is not None:
                 d = prev[j - 1] or (0,) * len(g)
-                diag = tuple(round(a + b, 9) if isinstance(a + b, float) else a + b
-                             for a, b in zip(d, g))
+                sums = []
+                for a, b in zip(d, g):
+                    total = a + b
+                    sums.append(round(total, 9) if isinstance(total, float) else total)
+                diag = tuple(sums)
                 if diag > cand:
                     cand = diag
             row[j] = cand

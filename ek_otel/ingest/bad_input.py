@@ -33,6 +33,7 @@ __all__ = [
     "INVALID_ID",
     "MALFORMED_RECORD",
     "DEEP_NESTING",
+    "INVALID_UTF8",
     "UNREADABLE_FILE",
     "BadInputCase",
     "BadInputReport",
@@ -56,6 +57,9 @@ INVALID_ID = "invalid id"
 MALFORMED_RECORD = "malformed record"
 #: An AnyValue nested deeper than the cap. The value is replaced by a marker, the record kept.
 DEEP_NESTING = "nesting too deep"
+#: A string holding invalid UTF-8 (the parsers refuse the whole request for it). The bad
+#: bytes are replaced by U+FFFD, everything else is kept.
+INVALID_UTF8 = "invalid UTF-8"
 #: A file that cannot be opened or decompressed. The rest of the file is skipped.
 UNREADABLE_FILE = "unreadable file"
 

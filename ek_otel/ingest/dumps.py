@@ -59,6 +59,7 @@ from .otlp import BodyDecodeError, parse_json, parse_logs_request, parse_trace_r
 from .otlp_json import logs_from_json, spans_from_json
 from .otlp_pb import logs_from_request, spans_from_request
 from .records import LogRecord, Origin, SpanRecord
+from .wire import read_varint
 
 __all__ = [
     "STDIN",
@@ -146,33 +147,20 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
-def _read_varint(data: bytes, pos: int) -> tuple:
-    result = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
 def _length_delimited(data: bytes, start: int, end: int, field: int) -> Iterator[tuple]:
     """Yield (start, end) of each length-delimited ``field`` in data[start:end]."""
     pos = start
     while pos < end:
-        tag, pos = _read_varint(data, pos)
+        tag, pos = read_varint(data, pos, end)
         wire_type = tag & 7
         if wire_type == 0:
-            _, pos = _read_varint(data, pos)
+            _, pos = read_varint(data, pos, end)
         elif wire_type == 1:
             pos += 8
         elif wire_type == 5:
             pos += 4
         elif wire_type == 2:
-            length, pos = _read_varint(data, pos)
+            length, pos = read_varint(data, pos, end)
             if tag >> 3 == field:
                 yield pos, pos + length
             pos += length
@@ -222,7 +210,7 @@ def records_from_body(
     if content_kind(body[:_SNIFF_BYTES]) == JSON_TEXT:
         yield from _records_from_json_text(body, origin, report)
         return
-    cut: list = []  # values nested too deep for the parser, cut (the rest is kept)
+    cut: list = []  # values too deep for the parser, strings of invalid UTF-8: cut or repaired
     try:
         if is_logs_protobuf(body):
             records: Iterable[Record] = logs_from_request(parse_logs_request(body, cut), origin, report)
@@ -242,11 +230,14 @@ def _detail(exc: DecodeError) -> str:
 
 
 def _records_from_json_text(text: bytes, origin: Optional[Origin], report: BadInputReport) -> Iterator[Record]:
+    repaired: list = []  # strings of invalid UTF-8 (repaired, the rest is kept)
     try:
-        parsed = parse_json(text)
+        parsed = parse_json(text, repaired)
     except DecodeError as exc:
         report.add(INVALID_JSON, _detail(exc), origin)
         return
+    for reason, detail in repaired:
+        report.add(reason, detail, origin)
     yield from _records_from_json(parsed, origin, report)
 
 

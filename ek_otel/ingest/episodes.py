@@ -801,6 +801,10 @@ def build_episode(
         "trace_ids": trace_ids,
         "bad_spans": bad,
         "model_calls": _distinct_calls(clusters),
+        # model calls that no model span gave a token count (the package recorded none):
+        # unless an aggregate span's total covers them, the Cost is short by their tokens
+        "model_calls_without_usage": sum(
+            1 for members in clusters.values() if all(n.usage is None for n in members)),
         "uncaptured_tool_calls": uncaptured,
         "unrecorded_model_outputs": unrecorded,
     }

@@ -401,7 +401,7 @@ def flattened_output(attributes: Mapping, prefix: str) -> ModelOutput:
         return EMPTY_OUTPUT
     messages = []
     for item in value:
-        if (type(item) is dict or isinstance(item, Mapping)) and isinstance(item.get("message"), Mapping):
+        if isinstance(item, Mapping) and isinstance(item.get("message"), Mapping):
             item = item["message"]
         if type(item) is dict or isinstance(item, Mapping):
             item = dict(item)

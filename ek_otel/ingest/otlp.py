@@ -18,6 +18,9 @@ skipped (and counted as rejected), an attribute of an unexpected type is dropped
 optional :class:`~ek_otel.ingest.bad_input.BadInputReport`. That holds past the parsers'
 own limits too (upb refuses a whole request past ~100 message levels, orjson a whole text
 past 1024): the too-deep values are cut before parsing and the rest of the body is kept.
+Likewise a string holding invalid UTF-8, which both parsers refuse (the Collector forwards
+and dumps such bytes as they are): its bad bytes become U+FFFD, reported as
+:data:`~ek_otel.ingest.bad_input.INVALID_UTF8`, and the rest of the request is kept.
 
 Example:
     >>> body = (b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c",'
@@ -40,17 +43,26 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from ..errors import DecodeError
 from .anyvalue import BadValue
-from .bad_input import INVALID_ID, INVALID_JSON, MALFORMED_RECORD, UNDECODABLE_PROTOBUF, BadInputReport
+from .bad_input import (
+    INVALID_ID,
+    INVALID_JSON,
+    INVALID_UTF8,
+    MALFORMED_RECORD,
+    UNDECODABLE_PROTOBUF,
+    BadInputReport,
+)
 from .otlp_json import cap_json_nesting, logs_from_json, logs_json_to_pb, spans_from_json, traces_json_to_pb
 from .otlp_pb import (
     cap_deep_values,
     is_depth_error,
     log_id_problem,
     logs_from_request,
+    repair_utf8,
     span_id_problem,
     spans_from_request,
 )
 from .records import LogRecord, Origin, SpanRecord
+from .wire import encode_varint
 
 try:  # orjson is about 2x faster than json on OTLP bodies
     import orjson as _orjson
@@ -131,20 +143,41 @@ def _is_json_depth_error(exc: BaseException) -> bool:
     return isinstance(exc, RecursionError) or "depth limit" in str(exc)
 
 
-def parse_json(body: Any) -> Any:
+def _repair_json_utf8(body: Any) -> Optional[tuple]:
+    """``(body with each invalid UTF-8 sequence replaced by U+FFFD, detail)``, or None
+    when ``body`` is not bytes or is valid UTF-8."""
+    if not isinstance(body, (bytes, bytearray, memoryview)):
+        return None
+    try:
+        bytes(body).decode("utf-8")
+        return None
+    except UnicodeDecodeError as exc:
+        first = exc.start
+    text = bytes(body).decode("utf-8", "replace")
+    count = text.count("\ufffd") - bytes(body).count("\ufffd".encode())
+    plural = "s" if count != 1 else ""
+    return text.encode("utf-8"), f"{count} invalid byte sequence{plural} replaced with U+FFFD (first at byte {first})"
+
+
+def parse_json(body: Any, issues: Optional[list] = None) -> Any:
     """Parse JSON text (bytes or str) with orjson when installed; raises DecodeError.
 
     Text nested deeper than the parser accepts is not refused whole: arrays and objects
     deeper than :data:`~ek_otel.ingest.otlp_json.MAX_JSON_NESTING` are replaced by
     :data:`~ek_otel.ingest.anyvalue.DEPTH_MARKER` (see
     :func:`~ek_otel.ingest.otlp_json.cap_json_nesting`) and the rest is parsed, so one
-    absurdly deep attribute loses only its own value.
+    absurdly deep attribute loses only its own value. Text refused only for invalid UTF-8
+    (a cut multi-byte character in one string) is parsed with each bad sequence replaced
+    by U+FFFD, and ``(INVALID_UTF8, detail)`` is added to ``issues``.
 
     Example:
         >>> parse_json(b'{"a": 1}')
         {'a': 1}
         >>> parse_json(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b', "b": 2}')["b"]
         2
+        >>> issues = []
+        >>> parse_json(b'{"name": "caf\\xc3"}', issues), issues
+        ({'name': 'caf\ufffd'}, [('invalid UTF-8', '1 invalid byte sequence replaced with U+FFFD (first at byte 13)')])
         >>> parse_json(b"{")
         Traceback (most recent call last):
         ...
@@ -158,27 +191,47 @@ def parse_json(body: Any) -> Any:
                 return _json_loads(cap_json_nesting(body)[0])
             except (ValueError, RecursionError, TypeError):
                 pass
+        repaired = _repair_json_utf8(body)
+        if repaired is not None:
+            try:
+                parsed = parse_json(repaired[0])
+            except DecodeError:
+                pass
+            else:
+                if issues is not None:
+                    issues.append((INVALID_UTF8, repaired[1]))
+                return parsed
         raise BodyDecodeError(INVALID_JSON, str(exc)[:200]) from None
 
 
 def _parse_pb(message: Any, body: bytes, what: str, issues: Optional[list]) -> Any:
     try:
         message.ParseFromString(body)
+        return message
     except Exception as exc:  # upb raises DecodeError, but never let bad bytes crash us
-        if is_depth_error(exc):
-            # upb refuses the whole request past ~100 levels, and its limit cannot be
-            # raised from Python: cut the too-deep values at the wire level, parse the rest.
-            cut: list = []
-            try:
-                message = type(message).FromString(cap_deep_values(body, message.DESCRIPTOR, cut))
-            except Exception:  # noqa: BLE001 - not wire data after all: report the parse error
-                pass
-            else:
-                if issues is not None:
-                    issues.extend(cut)
-                return message
-        raise BodyDecodeError(UNDECODABLE_PROTOBUF, f"{what}: {str(exc)[:200]}", separator=" ") from None
-    return message
+        error = first_error = exc
+    # upb refuses the whole request for a value past ~100 levels (a limit Python cannot
+    # raise) or for one string of invalid UTF-8: fix that at the wire level, parse the rest.
+    found: list = []
+    fixes = [cap_deep_values, repair_utf8]
+    while fixes:
+        fix = fixes.pop(0 if is_depth_error(error) else -1)
+        try:
+            fixed = fix(body, message.DESCRIPTOR, found)
+        except ValueError:  # not wire data after all: report the parse error
+            break
+        if fixed is body:
+            continue
+        body = fixed
+        try:
+            message = type(message).FromString(body)
+        except Exception as exc:  # noqa: BLE001 - the other problem too, or another one
+            error = exc
+            continue
+        if issues is not None:
+            issues.extend(found)
+        return message
+    raise BodyDecodeError(UNDECODABLE_PROTOBUF, f"{what}: {str(first_error)[:200]}", separator=" ") from None
 
 
 def parse_trace_request(body: bytes, issues: Optional[list] = None) -> ExportTraceServiceRequest:
@@ -238,15 +291,8 @@ def decode_traces(
         ...
         ek_otel.ingest.otlp.BodyDecodeError: undecodable protobuf ExportTraceServiceRequest: ...
     """
-    if normalize_format(fmt) == PROTOBUF:
-        issues: list = []
-        request = parse_trace_request(body, issues)
-        _report_cut_values(report, issues, origin)
-        return list(spans_from_request(request, origin, report))
-    try:
-        return list(spans_from_json(parse_json(body), origin, report))
-    except (BadValue, TypeError, AttributeError) as exc:
-        raise DecodeError(f"not an OTLP trace request: {exc}") from None
+    return _decode(body, fmt, parse_trace_request, spans_from_request, spans_from_json, "trace",
+                   origin, report)
 
 
 def decode_logs(
@@ -267,15 +313,25 @@ def decode_logs(
         >>> [r.event_name for r in decode_logs(body, "json")]
         ['gen_ai.choice']
     """
+    return _decode(body, fmt, parse_logs_request, logs_from_request, logs_from_json, "logs",
+                   origin, report)
+
+
+def _decode(body: bytes, fmt: str, parse_request: Callable, from_request: Callable,
+            from_json: Callable, what: str, origin: Optional[Origin],
+            report: Optional[BadInputReport]) -> list:
+    """:func:`decode_traces` / :func:`decode_logs`, given the parser and record readers."""
+    issues: list = []
     if normalize_format(fmt) == PROTOBUF:
-        issues: list = []
-        request = parse_logs_request(body, issues)
+        request = parse_request(body, issues)
         _report_cut_values(report, issues, origin)
-        return list(logs_from_request(request, origin, report))
+        return list(from_request(request, origin, report))
     try:
-        return list(logs_from_json(parse_json(body), origin, report))
+        parsed = parse_json(body, issues)
+        _report_cut_values(report, issues, origin)
+        return list(from_json(parsed, origin, report))
     except (BadValue, TypeError, AttributeError) as exc:
-        raise DecodeError(f"not an OTLP logs request: {exc}") from None
+        raise DecodeError(f"not an OTLP {what} request: {exc}") from None
 
 
 def decode_payload(payload: bytes, *, origin: Optional[Origin] = None,
@@ -365,22 +421,8 @@ class SplitLogs:
     error_message: str = ""
 
 
-_ONE_BYTE_VARINTS = [bytes((n,)) for n in range(0x80)]
 _ZERO_TRACE = bytes(16)
 _ZERO_SPAN = bytes(8)
-
-
-def _varint(number: int) -> bytes:
-    if number < 0x80:
-        return _ONE_BYTE_VARINTS[number]
-    if number < 0x4000:
-        return bytes(((number & 0x7F) | 0x80, number >> 7))
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
 
 
 # Wire tags of the length-delimited fields used below: field 1, 2 and 3.
@@ -389,7 +431,7 @@ _TAG1, _TAG2, _TAG3 = b"\x0a", b"\x12", b"\x1a"
 
 def _add_field(parts: list, tag: bytes, payload: bytes) -> int:
     """Append a length-delimited field to ``parts``; return its encoded size."""
-    length = _varint(len(payload))
+    length = encode_varint(len(payload))
     parts.append(tag)
     parts.append(length)
     parts.append(payload)
@@ -421,7 +463,7 @@ def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
                 index += 1
             if inner_schema:
                 inner_size += _add_field(inner_parts, _TAG3, inner_schema)
-            length = _varint(inner_size)
+            length = encode_varint(inner_size)
             outer_parts.append(_TAG2)
             outer_parts.append(length)
             outer_parts.extend(inner_parts)
@@ -429,15 +471,19 @@ def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
         if outer_schema:
             outer_size += _add_field(outer_parts, _TAG3, outer_schema)
         request_parts.append(_TAG1)
-        request_parts.append(_varint(outer_size))
+        request_parts.append(encode_varint(outer_size))
         request_parts.extend(outer_parts)
     return b"".join(request_parts)
+
+
+#: How ``partial_success.error_message`` says a reason that it does not detail.
+_PROBLEM_TEXT = {INVALID_UTF8: "invalid UTF-8 in string values was replaced with U+FFFD"}
 
 
 def _problem_message(problems: list) -> str:
     counts: dict = {}
     for reason, detail in problems:
-        key = f"{reason}: {detail}" if reason in (INVALID_ID, MALFORMED_RECORD) else reason
+        key = f"{reason}: {detail}" if reason in (INVALID_ID, MALFORMED_RECORD) else _PROBLEM_TEXT.get(reason, reason)
         counts[key] = counts.get(key, 0) + 1
     parts = [f"{key} (x{n})" if n > 1 else key for key, n in list(counts.items())[:5]]
     if len(counts) > 5:
@@ -508,7 +554,8 @@ def split_traces(body: bytes, fmt: str) -> SplitTraces:
         request = parse_trace_request(body, problems)
     else:
         try:
-            request, problems = traces_json_to_pb(parse_json(body))
+            request, converted = traces_json_to_pb(parse_json(body, problems))
+            problems += converted
         except (BadValue, TypeError, AttributeError, ValueError) as exc:
             raise DecodeError(f"not an OTLP trace request: {exc}") from None
     chunks = _group_spans(request, problems)
@@ -556,7 +603,8 @@ def split_logs(body: bytes, fmt: str) -> SplitLogs:
         request = parse_logs_request(body, problems)
     else:
         try:
-            request, problems = logs_json_to_pb(parse_json(body))
+            request, converted = logs_json_to_pb(parse_json(body, problems))
+            problems += converted
         except (BadValue, TypeError, AttributeError, ValueError) as exc:
             raise DecodeError(f"not an OTLP logs request: {exc}") from None
     chunks = _group_logs(request, problems)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -286,27 +286,7 @@ def spans_from_json(
         ...     {"traceId": "zz", "spanId": "b7ad6b7169203331"}]}]}]}, report=r)), r.counts
         ([], {'invalid id': 1})
     """
-    issues: list = []
-    resources: dict = {}
-    for resource_json, scope_json, spans in _batches(request, *_TRACE_KEYS):
-        key = id(resource_json)
-        if key not in resources:
-            resources[key] = attributes_from_json(resource_json.get("attributes"), issues)
-            _report(report, issues, "resource", origin)
-        resource = resources[key]
-        scope = (_str(scope_json, "name"), _str(scope_json, "version"))
-        for span in spans:
-            try:
-                if not isinstance(span, dict):
-                    raise BadValue(f"span is a {type(span).__name__}, not an object")
-                record = _span_record(span, resource, scope, origin, issues)
-            except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
-                issues.clear()
-                _skip(report, exc, "span", origin)
-                continue
-            if issues:
-                _report(report, issues, f"span {record.span_id}", origin)
-            yield record
+    return _records_from_json(request, _TRACE_KEYS, "span", _span_record, origin, report)
 
 
 def logs_from_json(
@@ -320,26 +300,33 @@ def logs_from_json(
         >>> [(r.event_name, r.severity_number, r.body) for r in logs_from_json(req)]
         [('gen_ai.choice', 9, 'hi')]
     """
+    return _records_from_json(request, _LOG_KEYS, "log record", _log_record, origin, report)
+
+
+def _records_from_json(request: Any, keys: tuple, kind: str, build: Callable,
+                       origin: Optional[Origin], report: Optional[BadInputReport]) -> Iterator:
+    """The records of a parsed request: ``build(item, resource, scope, origin, issues)`` for
+    each span or log record (``kind``) of its batches; a bad one is reported and skipped."""
     issues: list = []
     resources: dict = {}
-    for resource_json, scope_json, logs in _batches(request, *_LOG_KEYS):
+    for resource_json, scope_json, items in _batches(request, *keys):
         key = id(resource_json)
         if key not in resources:
             resources[key] = attributes_from_json(resource_json.get("attributes"), issues)
             _report(report, issues, "resource", origin)
         resource = resources[key]
         scope = (_str(scope_json, "name"), _str(scope_json, "version"))
-        for log in logs:
+        for item in items:
             try:
-                if not isinstance(log, dict):
-                    raise BadValue(f"log record is a {type(log).__name__}, not an object")
-                record = _log_record(log, resource, scope, origin, issues)
+                if not isinstance(item, dict):
+                    raise BadValue(f"{kind} is a {type(item).__name__}, not an object")
+                record = build(item, resource, scope, origin, issues)
             except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
-                _skip(report, exc, "log record", origin)
+                _skip(report, exc, kind, origin)
                 continue
             if issues:
-                _report(report, issues, "log record", origin)
+                _report(report, issues, f"span {record.span_id}" if kind == "span" else kind, origin)
             yield record
 
 

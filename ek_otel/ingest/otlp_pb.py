@@ -15,14 +15,15 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from opentelemetry.proto.common.v1 import common_pb2
 
 from .anyvalue import DEPTH_MARKER, MAX_DEPTH, attributes_from_pb, value_from_pb
-from .bad_input import DEEP_NESTING, INVALID_ID, BadInputReport
+from .bad_input import DEEP_NESTING, INVALID_ID, INVALID_UTF8, BadInputReport
 from .otlp_records import span_record
 from .records import LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
+from .wire import encode_varint, read_varint, skip_field
 
 __all__ = [
     "spans_from_request",
@@ -32,6 +33,7 @@ __all__ = [
     "MAX_MESSAGE_LEVEL",
     "is_depth_error",
     "cap_deep_values",
+    "repair_utf8",
 ]
 
 _ZERO_TRACE = bytes(16)
@@ -213,6 +215,7 @@ _CONTAINER_FIELDS = (5, 6)  # AnyValue.array_value, AnyValue.kvlist_value
 _MARKER_BYTES = DEPTH_MARKER.encode()
 _MARKER_VALUE = bytes((0x0A, len(_MARKER_BYTES))) + _MARKER_BYTES  # AnyValue{string_value}
 _MESSAGE_FIELDS: dict = {}
+_STRING = common_pb2.KeyValue.DESCRIPTOR.fields_by_name["key"].TYPE_STRING
 # Messages that say where a cut value was: full name -> (field read, label made of it).
 _LABELS = {
     "opentelemetry.proto.trace.v1.Span": (2, lambda raw: f"span {raw.hex()}"),
@@ -241,34 +244,11 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")[:60]
 
 
-def _read_varint(data: bytes, pos: int, end: int) -> tuple:
-    result = shift = 0
-    while True:
-        if pos >= end:
-            raise ValueError("truncated varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
-def _encode_varint(number: int) -> bytes:
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
-
-def _message_fields(descriptor: Any) -> dict:
+def _wire_fields(descriptor: Any) -> dict:
+    """number -> field, for the string and message fields of ``descriptor`` (cached)."""
     fields = _MESSAGE_FIELDS.get(descriptor.full_name)
     if fields is None:
-        fields = {f.number: f.message_type for f in descriptor.fields if f.message_type is not None}
+        fields = {f.number: f for f in descriptor.fields if f.type == _STRING or f.message_type is not None}
         _MESSAGE_FIELDS[descriptor.full_name] = fields
     return fields
 
@@ -284,73 +264,52 @@ def _too_small(size: int, level: int, depth: int) -> bool:
 def _holds_container(data: bytes, start: int, end: int) -> bool:
     pos = start
     while pos < end:
-        tag, pos = _read_varint(data, pos, end)
+        tag, pos = read_varint(data, pos, end)
         wire = tag & 7
         if wire == 2 and tag >> 3 in _CONTAINER_FIELDS:
             return True
-        pos = _skip_field(data, pos, end, wire)
+        pos = skip_field(data, pos, end, wire)
     return False
 
 
-def _skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
-    if wire == 0:
-        return _read_varint(data, pos, end)[1]
-    if wire == 1:
-        pos += 8
-    elif wire == 5:
-        pos += 4
-    elif wire == 2:
-        length, pos = _read_varint(data, pos, end)
-        pos += length
-    else:
-        raise ValueError(f"wire type {wire}")
-    if pos > end:
-        raise ValueError("truncated field")
-    return pos
-
-
-def _cap_message(data: bytes, start: int, end: int, descriptor: Any, level: int, depth: int,
-                 notes: list) -> Optional[bytes]:
-    """The content of ``data[start:end]`` with too-deep containers cut, or None if unchanged."""
+def _rewrite_message(data: bytes, start: int, end: int, descriptor: Any, level: int, depth: int,
+                     notes: list, rewrite_field: Callable) -> Optional[bytes]:
+    """The content of ``data[start:end]`` (a ``descriptor`` message at ``level``, inside
+    ``depth`` AnyValues) with each string or message field replaced by
+    ``rewrite_field(field, data, start, end, level, depth, notes)`` where that returns bytes,
+    or None if nothing changed. Notes added below a span, event, attribute... are prefixed
+    with where they were (``_LABELS``)."""
     name = descriptor.full_name
-    if name == _ANY_VALUE and (depth >= MAX_DEPTH or level + 3 > MAX_MESSAGE_LEVEL):
-        if not _holds_container(data, start, end):
-            return None
-        notes.append(f"more than {MAX_DEPTH} levels" if depth >= MAX_DEPTH
-                     else f"more than {depth} levels (the most protobuf parses here)")
-        return _MARKER_VALUE
-    fields = _message_fields(descriptor)
+    fields = _wire_fields(descriptor)
     label = _LABELS.get(name)
     if label is None and name == _KEY_VALUE and depth == 0:
         label = _ATTRIBUTE_LABEL
+    sub_depth = depth + 1 if name == _ANY_VALUE else depth
     first_note = len(notes)
     label_value = b""
     parts: Optional[list] = None
     last = pos = start
     while pos < end:
-        tag, pos = _read_varint(data, pos, end)
+        tag, pos = read_varint(data, pos, end)
         wire, number = tag & 7, tag >> 3
         if wire != 2:
-            pos = _skip_field(data, pos, end, wire)
+            pos = skip_field(data, pos, end, wire)
             continue
         tag_end = pos
-        length, pos = _read_varint(data, pos, end)
+        length, pos = read_varint(data, pos, end)
         sub_start, pos = pos, pos + length
         if pos > end:
             raise ValueError("truncated field")
         if label is not None and number == label[0]:
             label_value = data[sub_start:pos]
-        sub = fields.get(number)
-        if sub is None:
+        field = fields.get(number)
+        if field is None:
             continue
-        sub_depth = depth + 1 if name == _ANY_VALUE else depth
-        if _too_small(length, level + 1, sub_depth):
-            continue
-        new = _cap_message(data, sub_start, pos, sub, level + 1, sub_depth, notes)
+        new = rewrite_field(field, data, sub_start, pos, level + 1, sub_depth, notes)
         if new is not None:
             if parts is None:
                 parts = []
-            parts += (data[last:tag_end], _encode_varint(len(new)), new)
+            parts += (data[last:tag_end], encode_varint(len(new)), new)
             last = pos
     if label is not None and len(notes) > first_note:
         where = label[1](label_value)
@@ -359,6 +318,21 @@ def _cap_message(data: bytes, start: int, end: int, descriptor: Any, level: int,
         return None
     parts.append(data[last:end])
     return b"".join(parts)
+
+
+def _cap_field(field: Any, data: bytes, start: int, end: int, level: int, depth: int,
+               notes: list) -> Optional[bytes]:
+    """A message field with too-deep containers cut (a ``_rewrite_message`` rule)."""
+    descriptor = field.message_type
+    if descriptor is None or _too_small(end - start, level, depth):
+        return None
+    if descriptor.full_name == _ANY_VALUE and (depth >= MAX_DEPTH or level + 3 > MAX_MESSAGE_LEVEL):
+        if not _holds_container(data, start, end):
+            return None
+        notes.append(f"more than {MAX_DEPTH} levels" if depth >= MAX_DEPTH
+                     else f"more than {depth} levels (the most protobuf parses here)")
+        return _MARKER_VALUE
+    return _rewrite_message(data, start, end, descriptor, level, depth, notes, _cap_field)
 
 
 def cap_deep_values(body: bytes, descriptor: Any, issues: list) -> bytes:
@@ -376,7 +350,7 @@ def cap_deep_values(body: bytes, descriptor: Any, issues: list) -> bytes:
     Example:
         >>> from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
         ...     ExportTraceServiceRequest)
-        >>> def field(tag, payload): return bytes([tag]) + _encode_varint(len(payload)) + payload
+        >>> def field(tag, payload): return bytes([tag]) + encode_varint(len(payload)) + payload
         >>> value = field(0x0A, b"leaf")  # AnyValue{string_value}
         >>> for _ in range(60):  # AnyValue{array_value{values{...}}}: too deep for upb
         ...     value = field(0x2A, field(0x0A, value))
@@ -390,6 +364,58 @@ def cap_deep_values(body: bytes, descriptor: Any, issues: list) -> bytes:
         [('nesting too deep', "span 0202020202020202: 'deep': more than 32 levels")]
     """
     notes: list = []
-    new = _cap_message(body, 0, len(body), descriptor, 0, 0, notes)
+    new = _rewrite_message(body, 0, len(body), descriptor, 0, 0, notes, _cap_field)
     issues.extend((DEEP_NESTING, note) for note in notes)
+    return body if new is None else new
+
+
+# ---------------------------------------------------------------------------
+# Strings that are not valid UTF-8
+# ---------------------------------------------------------------------------
+
+def _repair_field(field: Any, data: bytes, start: int, end: int, level: int, depth: int,
+                  notes: list) -> Optional[bytes]:
+    """A string field with invalid UTF-8 replaced, or a message field with its strings
+    repaired (a ``_rewrite_message`` rule)."""
+    if field.type == _STRING:
+        raw = data[start:end]
+        try:
+            raw.decode("utf-8")
+            return None
+        except UnicodeDecodeError:
+            notes.append(field.name)
+            return raw.decode("utf-8", "replace").encode("utf-8")
+    if level > MAX_MESSAGE_LEVEL:  # too deep to parse anyway: cap_deep_values cuts it
+        return None
+    return _rewrite_message(data, start, end, field.message_type, level, depth, notes, _repair_field)
+
+
+def repair_utf8(body: bytes, descriptor: Any, issues: list) -> bytes:
+    """Rewrite a serialized request so that every ``string`` field is valid UTF-8.
+
+    protobuf (upb) refuses a whole request for one proto3 ``string`` holding invalid UTF-8,
+    but the Collector does not validate strings (its pdata marshaller copies bytes), so a
+    batch it forwards, or dumps with its file exporter, can hold one span with a truncated
+    multi-byte character. Each invalid sequence becomes U+FFFD (as
+    ``bytes.decode("utf-8", "replace")`` does), every repaired string adds an
+    ``(INVALID_UTF8, detail)`` pair to ``issues`` saying where it was, and everything else is
+    copied byte for byte. Raises ValueError for a body that is not protobuf wire data.
+
+    Example:
+        >>> from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ...     ExportTraceServiceRequest)
+        >>> req = ExportTraceServiceRequest()
+        >>> span = req.resource_spans.add().scope_spans.add().spans.add()
+        >>> span.span_id, span.name = b"\\x02" * 8, "cafe!"
+        >>> bad = req.SerializeToString().replace(b"cafe!", b"caf\\xc3!")   # a cut character
+        >>> issues = []
+        >>> fixed = repair_utf8(bad, ExportTraceServiceRequest.DESCRIPTOR, issues)
+        >>> ExportTraceServiceRequest.FromString(fixed).resource_spans[0].scope_spans[0].spans[0].name
+        'caf\\ufffd!'
+        >>> issues
+        [('invalid UTF-8', 'span 0202020202020202: name')]
+    """
+    notes: list = []
+    new = _rewrite_message(body, 0, len(body), descriptor, 0, 0, notes, _repair_field)
+    issues.extend((INVALID_UTF8, note) for note in notes)
     return body if new is None else new

@@ -272,7 +272,7 @@ def loads(text: str) -> Any:
         >>> loads("{bad")
         Traceback (most recent call last):
         ...
-        json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)
+        json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: ...
     """
     if _orjson_loads is not None and type(text) is str:
         try:
@@ -807,7 +807,8 @@ def _invocation_parameter(attributes: Mapping, name: str) -> Any:
         if key in attributes:
             raw = attributes.get(key)
             params = _parsed_parameters(raw) if isinstance(raw, str) else raw
-            if (type(params) is dict or isinstance(params, Mapping)) and params.get(name) is not None:
+            if (type(params) is dict or isinstance(params, Mapping)) and params.get(
+                    name) is not None:
                 return params.get(name)
     return None
 

@@ -10,6 +10,20 @@ non-retryable). Status codes:
   store is not ready (the SDK and the Collector retry it after the given delay);
 - UNAUTHENTICATED when a token is required and missing.
 
+Memory bound. grpcio receives a unary request whole before the handler runs, so a byte
+budget checked in the handler comes too late (30 concurrent 40 MiB requests once peaked at
+1.7 GB). The Export methods are therefore served as client-streaming handlers (the wire
+format is the same, unary clients see no difference): the handler runs *before* the message
+is read, takes one of :attr:`GrpcReceiver.max_receives` receive slots, and only then reads
+the one message. With no slot free it answers UNAVAILABLE + ``RetryInfo`` at once, the body
+unread (an unread stream holds no more than its HTTP/2 flow-control window). Received
+request bodies therefore hold at most ``max_receives * max_body_bytes``, which is at most
+``max_inflight_bytes`` (``max_receives = max_inflight_bytes // max_body_bytes``, at least
+1): 4 x 64 MiB = 256 MiB by default, plus the parse of those bodies. grpcio's own
+``maximum_concurrent_rpcs`` (RESOURCE_EXHAUSTED without ``RetryInfo``, which OTLP clients
+do not retry) only bounds RPCs waiting for a worker thread, and is set well above what the
+quick UNAVAILABLE answers let pile up.
+
 The loadbalancing exporter of the Collector speaks only OTLP/gRPC: this receiver is what
 lets several ek-otel instances sit behind one Collector tier, routed by trace id.
 
@@ -24,15 +38,16 @@ from __future__ import annotations
 
 import hmac
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import grpc
 
 from ..errors import DecodeError
 from .assembler import Overloaded
 from .config import ServeConfig
-from .intake import InflightBudget, Intake
+from .intake import InflightBudget, Intake, response_body
 
 __all__ = ["TRACE_METHOD", "LOGS_METHOD", "retry_status", "GrpcReceiver"]
 
@@ -53,28 +68,6 @@ def retry_status(code: int, message: str, retry_after_s: int) -> bytes:
     return status.SerializeToString()
 
 
-def _trace_response(rejected: int, message: str) -> bytes:
-    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-        ExportTraceServiceResponse,
-    )
-
-    resp = ExportTraceServiceResponse()
-    if rejected or message:
-        resp.partial_success.rejected_spans = rejected
-        resp.partial_success.error_message = message
-    return resp.SerializeToString()
-
-
-def _logs_response(rejected: int, message: str) -> bytes:
-    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
-
-    resp = ExportLogsServiceResponse()
-    if rejected or message:
-        resp.partial_success.rejected_log_records = rejected
-        resp.partial_success.error_message = message
-    return resp.SerializeToString()
-
-
 class GrpcReceiver:
     """A grpcio server exposing the two OTLP Export methods.
 
@@ -92,6 +85,12 @@ class GrpcReceiver:
         self.budget = InflightBudget(config.max_inflight_bytes, config.retry_after_s)
         self.port: Optional[int] = None
         limit = config.max_body_bytes
+        #: Requests received (read and held) at once; see the module doc for the bound.
+        self.max_receives = max(1, config.max_inflight_bytes // limit)
+        self._receive_slots = threading.BoundedSemaphore(self.max_receives)
+        #: Requests being received or accepted now (at most :attr:`max_receives`).
+        self.receiving = 0
+        self._count_lock = threading.Lock()
         self.server = grpc.server(
             ThreadPoolExecutor(max_workers, thread_name_prefix="ek-otel-grpc"),
             options=[
@@ -107,7 +106,8 @@ class GrpcReceiver:
         }
         by_service: dict = {}
         for (service, method), fn in handlers.items():
-            by_service.setdefault(service, {})[method] = grpc.unary_unary_rpc_method_handler(
+            # client-streaming: the handler runs before the message is read (module doc)
+            by_service.setdefault(service, {})[method] = grpc.stream_unary_rpc_method_handler(
                 fn, request_deserializer=None, response_serializer=None)
         self.server.add_generic_rpc_handlers(
             tuple(grpc.method_handlers_generic_handler(s, m) for s, m in by_service.items()))
@@ -157,11 +157,27 @@ class GrpcReceiver:
                                                       message, retry_after_s)),))
         context.abort(grpc.StatusCode.UNAVAILABLE, message)
 
-    def _export(self, signal: str, body: bytes, context: grpc.ServicerContext):
+    def _export(self, signal: str, requests: Iterator[bytes], context: grpc.ServicerContext):
         if not self._authorized(context):
             context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
         if not self.ready():
             self._unavailable(context, "not ready; retry later", self.config.retry_after_s)
+        if not self._receive_slots.acquire(blocking=False):
+            self._unavailable(context, f"{self.max_receives} requests being received (cap); "
+                              "retry later", self.config.retry_after_s)
+        with self._count_lock:
+            self.receiving += 1
+        try:
+            body = next(iter(requests), None)
+            if body is None:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "no request message")
+            return self._accept(signal, body, context)
+        finally:
+            with self._count_lock:
+                self.receiving -= 1
+            self._receive_slots.release()
+
+    def _accept(self, signal: str, body: bytes, context: grpc.ServicerContext):
         try:
             self.budget.acquire(len(body))
         except Overloaded as exc:
@@ -180,10 +196,10 @@ class GrpcReceiver:
             self.budget.release(len(body))
         return prepared
 
-    def _traces(self, body: bytes, context: grpc.ServicerContext) -> bytes:
-        prepared = self._export("spans", body, context)
-        return _trace_response(prepared.rejected, prepared.error_message)
+    def _traces(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+        prepared = self._export("spans", requests, context)
+        return response_body("traces", "protobuf", prepared.rejected, prepared.error_message)
 
-    def _logs(self, body: bytes, context: grpc.ServicerContext) -> bytes:
-        prepared = self._export("logs", body, context)
-        return _logs_response(prepared.rejected, prepared.error_message)
+    def _logs(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
+        prepared = self._export("logs", requests, context)
+        return response_body("logs", "protobuf", prepared.rejected, prepared.error_message)

@@ -41,7 +41,7 @@ from ..errors import DecodeError
 from .assembler import Overloaded
 from .body import BodyTooLarge, Decompressor, UnsupportedMediaType, format_of
 from .config import ServeConfig
-from .intake import InflightBudget, Intake
+from .intake import InflightBudget, Intake, response_body
 
 __all__ = ["status_body", "response_body", "make_app", "HttpReceiver"]
 
@@ -69,35 +69,6 @@ def status_body(fmt: str, code: int, message: str) -> bytes:
     from google.rpc import status_pb2
 
     return status_pb2.Status(code=code, message=message).SerializeToString()
-
-
-def response_body(signal: str, fmt: str, rejected: int = 0, message: str = "") -> bytes:
-    """An ``Export{Trace,Logs}ServiceResponse``, with ``partial_success`` when something was
-    rejected."""
-    if fmt == "json":
-        if not rejected and not message:
-            return b"{}"
-        field = "rejectedSpans" if signal == "traces" else "rejectedLogRecords"
-        return json.dumps({"partialSuccess": {field: str(rejected), "errorMessage": message}}).encode()
-    if signal == "traces":
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceResponse,
-        )
-
-        resp = ExportTraceServiceResponse()
-        if rejected or message:
-            resp.partial_success.rejected_spans = rejected
-            resp.partial_success.error_message = message
-    else:
-        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-            ExportLogsServiceResponse,
-        )
-
-        resp = ExportLogsServiceResponse()
-        if rejected or message:
-            resp.partial_success.rejected_log_records = rejected
-            resp.partial_success.error_message = message
-    return resp.SerializeToString()
 
 
 def _error(fmt: str, status: int, code: int, message: str, headers: Optional[dict] = None):

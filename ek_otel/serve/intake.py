@@ -30,13 +30,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..errors import DecodeError
+from ..ingest.bad_input import INVALID_UTF8
 from .assembler import Overloaded, TraceIndex
 from .groupcommit import GroupCommitWriter
 from .store import IncomingChunk
-from .utf8 import REPAIRED, repair_json, repair_protobuf
 
-__all__ = ["Prepared", "Intake", "InflightBudget", "drop_own_output"]
+__all__ = ["Prepared", "Intake", "InflightBudget", "drop_own_output", "response_body"]
 
 
 @dataclass(frozen=True)
@@ -131,29 +130,40 @@ def drop_own_output(signal: str, body: bytes, fmt: str) -> bytes:
     return json.dumps({key: keep}).encode()
 
 
-def _join(*messages: str) -> str:
-    return "; ".join(m for m in messages if m)
+def response_body(signal: str, fmt: str, rejected: int = 0, message: str = "") -> bytes:
+    """An ``Export{Trace,Logs}ServiceResponse`` (``signal``: ``"traces"`` or ``"logs"``),
+    with ``partial_success`` when something was rejected; what both receivers answer.
 
+    Example:
+        >>> response_body("logs", "json"), response_body("traces", "json", 1, "invalid id")
+        (b'{}', b'{"partialSuccess": {"rejectedSpans": "1", "errorMessage": "invalid id"}}')
+    """
+    if fmt == "json":
+        if not rejected and not message:
+            return b"{}"
+        import json
 
-def _repair_utf8(signal: str, body: bytes, fmt: str) -> Optional[bytes]:
-    """The body with invalid UTF-8 replaced, or None when that changes nothing (the body is
-    undecodable for another reason) or the wire format is broken."""
-    if fmt == "protobuf":
-        if signal == "spans":
-            from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-                ExportTraceServiceRequest as Request,
-            )
-        else:
-            from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-                ExportLogsServiceRequest as Request,
-            )
-        try:
-            repaired = repair_protobuf(body, Request.DESCRIPTOR)
-        except DecodeError:
-            return None
+        field = "rejectedSpans" if signal == "traces" else "rejectedLogRecords"
+        return json.dumps({"partialSuccess": {field: str(rejected), "errorMessage": message}}).encode()
+    if signal == "traces":
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceResponse,
+        )
+
+        resp = ExportTraceServiceResponse()
+        if rejected or message:
+            resp.partial_success.rejected_spans = rejected
+            resp.partial_success.error_message = message
     else:
-        repaired = repair_json(body)
-    return None if repaired == body else repaired
+        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+            ExportLogsServiceResponse,
+        )
+
+        resp = ExportLogsServiceResponse()
+        if rejected or message:
+            resp.partial_success.rejected_log_records = rejected
+            resp.partial_success.error_message = message
+    return resp.SerializeToString()
 
 
 class InflightBudget:
@@ -206,17 +216,14 @@ class Intake:
         """Split a traces or logs body by trace id (CPU work: run it off the event loop).
 
         A body that is undecodable only because of invalid UTF-8 in strings is accepted
-        once repaired (:mod:`ek_otel.serve.utf8`), with a note in ``error_message``.
+        with each bad sequence replaced by U+FFFD (the ingest parsers repair it, see
+        :func:`~ek_otel.ingest.otlp_pb.repair_utf8`), with a note in ``error_message``.
         """
-        try:
-            return self._split(signal, self._drop_own(signal, body, fmt), fmt, "")
-        except DecodeError:
-            repaired = _repair_utf8(signal, body, fmt)
-            if repaired is None:
-                raise
-        with self._lock:
-            self.repaired_requests += 1
-        return self._split(signal, self._drop_own(signal, repaired, fmt), fmt, REPAIRED)
+        prepared = self._split(signal, self._drop_own(signal, body, fmt), fmt)
+        if INVALID_UTF8 in prepared.error_message:
+            with self._lock:
+                self.repaired_requests += 1
+        return prepared
 
     def _drop_own(self, signal: str, body: bytes, fmt: str) -> bytes:
         kept = drop_own_output(signal, body, fmt)
@@ -225,7 +232,7 @@ class Intake:
                 self.own_output_requests += 1
         return kept
 
-    def _split(self, signal: str, body: bytes, fmt: str, note: str) -> Prepared:
+    def _split(self, signal: str, body: bytes, fmt: str) -> Prepared:
         from ..ingest.otlp import split_logs, split_traces
 
         if signal == "spans":
@@ -235,13 +242,12 @@ class Intake:
                               bool(c.root_span_ids))
                 for c in split.chunks
             )
-            return Prepared("spans", chunks, split.rejected_spans,
-                            _join(split.error_message, note))
+            return Prepared("spans", chunks, split.rejected_spans, split.error_message)
         split = split_logs(body, fmt)
         # Log records with no trace id cannot belong to an episode: they are not stored.
         chunks = tuple(IncomingChunk("logs", c.trace_id, c.payload)
                        for c in split.chunks if c.trace_id)
-        return Prepared("logs", chunks, split.rejected, _join(split.error_message, note))
+        return Prepared("logs", chunks, split.rejected, split.error_message)
 
     def admit(self, prepared: Prepared) -> None:
         """Raise :class:`Overloaded` when storing this request would break a cap."""

@@ -62,39 +62,19 @@ class ScoringResult:
 
 
 def load_scoring(gold: str, options: Mapping[str, Any]) -> tuple:
-    """``(tasks, ScoreSettings)`` from a gold file and serve's scoring options, the way
-    ``ek-otel score`` builds them (``task``, ``level``, ``strategy``, ``matcher``,
-    ``pricing``, ``task_id_keys``).
+    """``(tasks, ScoreSettings)`` from a gold file and serve's scoring options
+    (``task``, ``level``, ``strategy``, ``matcher``, ``pricing``, ``task_id_keys``), with the
+    same :func:`~ek_otel.pipeline.load_settings` as ``ek-otel score``.
 
     Raises:
         GoldFileError: an empty gold file, or a ``task`` that is not in it.
     """
-    from ..errors import GoldFileError
-    from ..gold.native import load_tasks
-    from ..ingest.semconv import DEFAULT_TASK_ID_KEYS
-    from ..pipeline import ScoreSettings, check_tasks, file_sha256
+    from ..pipeline import load_settings
 
-    tasks_list = load_tasks(gold)
-    if not tasks_list:
-        raise GoldFileError(gold, None, "the gold file holds no task")
-    tasks = {t.task_id: t for t in tasks_list}
-    task_id = options.get("task")
-    if task_id is not None and task_id not in tasks:
-        raise GoldFileError(gold, None, f"--task {task_id!r} is not a task of this gold file")
-    default = task_id if task_id is not None else (
-        tasks_list[0].task_id if len(tasks_list) == 1 else None)
-    prices = None
-    if options.get("pricing"):
-        from ..gold.pricing import load_pricing
-
-        prices = load_pricing(options["pricing"])
-    keys = tuple(dict.fromkeys([*(options.get("task_id_keys") or ()), *DEFAULT_TASK_ID_KEYS]))
-    settings = ScoreSettings(
-        level=options.get("level", "call"), strategy=options.get("strategy", "optimal"),
-        matcher=options.get("matcher", "ek"), prices=prices, default_task_id=default,
-        gold_sha256=file_sha256(gold), task_id_keys=keys)
-    check_tasks(tasks, settings)
-    return tasks, settings
+    return load_settings(
+        gold, task_id=options.get("task"), level=options.get("level", "call"),
+        strategy=options.get("strategy", "optimal"), matcher=options.get("matcher", "ek"),
+        pricing=options.get("pricing"), task_id_keys=options.get("task_id_keys") or ())
 
 
 def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:

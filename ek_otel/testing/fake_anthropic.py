@@ -32,10 +32,10 @@ Example:
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Optional
+from typing import Any
+
+from ._fake_server import FakeServer, ScriptHandler
 
 __all__ = [
     "AnthropicUsage",
@@ -231,105 +231,38 @@ def message_events(turn: AnthropicTurn) -> list:
     return events
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-        return
-
-    def _send_json(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("request-id", "req_ek_fake")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _send_stream(self, events: list) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for name, data in events:
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
+class _Handler(ScriptHandler):
+    json_headers = (("request-id", "req_ek_fake"),)
 
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
-        length = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            self._send_json(400, {"type": "error", "error": {"type": "invalid_request_error",
-                                                             "message": "invalid JSON"}})
+        request = self.read_request({"type": "error", "error": {"type": "invalid_request_error",
+                                                                "message": "invalid JSON"}})
+        if request is None:
             return
-        path = self.path.split("?")[0].rstrip("/")
-        self.server.requests.append((path, body))
+        path, body = request
         if not path.endswith("/messages"):
-            self._send_json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                             "message": f"no route {path}"}})
+            self.send_json(404, {"type": "error", "error": {"type": "not_found_error",
+                                                            "message": f"no route {path}"}})
             return
         turn = self.server.script[_turn_index(body, self.server.script)]
         if body.get("stream"):
-            self._send_stream(message_events(turn))
+            self.send_stream(f"event: {name}\ndata: {json.dumps(data)}\n\n"
+                             for name, data in message_events(turn))
         else:
-            self._send_json(200, message(turn))
+            self.send_json(200, message(turn))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    script: tuple = ANTHROPIC_SCRIPT
-    requests: list
-
-
-class FakeAnthropic:
+class FakeAnthropic(FakeServer):
     """A running fake server; a context manager, or start()/stop().
 
     ``base_url`` is ``http://127.0.0.1:PORT`` (what ``anthropic.Anthropic(base_url=...)``
     expects: the client adds ``/v1/messages``); ``requests`` lists ``(path, body)``.
     """
 
+    handler = _Handler
+
     def __init__(self, script: tuple = ANTHROPIC_SCRIPT, host: str = "127.0.0.1", port: int = 0):
-        self.script = tuple(script)
-        self._host = host
-        self._port = port
-        self._server: Optional[_Server] = None
-
-    def start(self) -> "FakeAnthropic":
-        """Bind a random loopback port and serve in a daemon thread."""
-        server = _Server((self._host, self._port), _Handler)
-        server.script = self.script
-        server.requests = []
-        self._server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket (safe to call twice)."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:PORT``."""
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    @property
-    def requests(self) -> list:
-        """The ``(path, body)`` of every request received so far."""
-        return list(self._server.requests) if self._server is not None else []
-
-    def __enter__(self) -> "FakeAnthropic":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        super().__init__(script, host, port)
 
 
 # ---------------------------------------------------------------------------
@@ -374,10 +307,36 @@ def _blocks(content: Any) -> list:
     return out
 
 
-def run_messages_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> list:
+def _collect_events(events: Any) -> list:
+    """Content blocks from the raw events of ``messages.create(stream=True)``."""
+    blocks: dict = {}
+    for event in events:
+        kind = getattr(event, "type", "")
+        if kind == "content_block_start":
+            block = event.content_block.model_dump(exclude_none=True)
+            block["_json"] = ""
+            blocks[event.index] = block
+        elif kind == "content_block_delta":
+            block = blocks[event.index]
+            if event.delta.type == "text_delta":
+                block["text"] = block.get("text", "") + event.delta.text
+            elif event.delta.type == "input_json_delta":
+                block["_json"] += event.delta.partial_json
+    out = []
+    for index in sorted(blocks):
+        block = blocks[index]
+        raw = block.pop("_json")
+        if block["type"] == "tool_use":
+            block["input"] = json.loads(raw or "{}")
+        out.append(block)
+    return out
+
+
+def run_messages_loop(client: Any, *, stream: Any = False, max_turns: int = 5) -> list:
     """Drive an ``anthropic.Anthropic`` client through the script: call, run tools, repeat.
 
-    With ``stream=True`` it uses ``client.messages.stream(...)`` and ``get_final_message()``.
+    With ``stream=True`` it uses ``client.messages.stream(...)`` and ``get_final_message()``;
+    with ``stream="create"``, ``client.messages.create(stream=True)`` and its raw events.
     Returns the final message list.
     """
     messages: list = [{"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
@@ -385,12 +344,13 @@ def run_messages_loop(client: Any, *, stream: bool = False, max_turns: int = 5) 
         kwargs = dict(model=REQUEST_MODEL, max_tokens=512,  # anthropic 2.x: no temperature
                       system="You are a weather assistant.", tools=ANTHROPIC_TOOLS,
                       messages=messages)
-        if stream:
+        if stream == "create":
+            blocks = _blocks(_collect_events(client.messages.create(stream=True, **kwargs)))
+        elif stream:
             with client.messages.stream(**kwargs) as events:
-                reply = events.get_final_message()
+                blocks = _blocks(events.get_final_message().content)
         else:
-            reply = client.messages.create(**kwargs)
-        blocks = _blocks(reply.content)
+            blocks = _blocks(client.messages.create(**kwargs).content)
         messages.append({"role": "assistant", "content": blocks})
         uses = [b for b in blocks if b["type"] == "tool_use"]
         if not uses:

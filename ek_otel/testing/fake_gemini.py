@@ -26,10 +26,9 @@ Example:
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Optional
+
+from ._fake_server import FakeServer, ScriptHandler
 
 __all__ = ["GeminiUsage", "GeminiCall", "GeminiTurn", "GEMINI_SCRIPT", "REQUEST_MODEL",
            "RESPONSE_MODEL", "FakeGemini", "expected_summary", "generate_content_response"]
@@ -163,86 +162,25 @@ def stream_chunks(turn: GeminiTurn) -> list:
     return chunks
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-    def _send_json(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class _Handler(ScriptHandler):
     def do_POST(self) -> None:  # noqa: N802
-        length = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            self._send_json(400, {"error": {"code": 400, "message": "invalid JSON"}})
+        request = self.read_request({"error": {"code": 400, "message": "invalid JSON"}})
+        if request is None:
             return
-        path = self.path.split("?")[0]
-        self.server.requests.append((path, body))
+        path, body = request
         turn = self.server.script[_turn_index(body, self.server.script)]
-        answer = generate_content_response(turn)
         if path.endswith(":streamGenerateContent"):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.end_headers()
-            for chunk in stream_chunks(turn):
-                self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-            self.wfile.flush()
-            self.close_connection = True
+            self.send_stream(f"data: {json.dumps(chunk)}\r\n\r\n" for chunk in stream_chunks(turn))
         elif path.endswith(":generateContent"):
-            self._send_json(200, answer)
+            self.send_json(200, generate_content_response(turn))
         else:
-            self._send_json(404, {"error": {"code": 404, "message": f"no route {path}"}})
+            self.send_json(404, {"error": {"code": 404, "message": f"no route {path}"}})
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    script: tuple = GEMINI_SCRIPT
-    requests: list
-
-
-class FakeGemini:
+class FakeGemini(FakeServer):
     """A running fake server (context manager); ``base_url`` is ``http://127.0.0.1:PORT``."""
 
+    handler = _Handler
+
     def __init__(self, script: tuple = GEMINI_SCRIPT, host: str = "127.0.0.1", port: int = 0):
-        self.script = tuple(script)
-        self._host, self._port = host, port
-        self._server: Optional[_Server] = None
-
-    def start(self) -> "FakeGemini":
-        server = _Server((self._host, self._port), _Handler)
-        server.script, server.requests = self.script, []
-        self._server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def base_url(self) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    @property
-    def requests(self) -> list:
-        return list(self._server.requests) if self._server is not None else []
-
-    def __enter__(self) -> "FakeGemini":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        super().__init__(script, host, port)

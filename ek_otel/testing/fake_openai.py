@@ -27,10 +27,10 @@ Example:
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Optional
+from typing import Any
+
+from ._fake_server import FakeServer, ScriptHandler
 
 __all__ = [
     "ScriptedCall",
@@ -276,112 +276,42 @@ def response_object(turn: Turn, created: int = 1_760_000_000, temperature: float
     }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-        return
-
-    def _send_json(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _send_stream(self, chunks: list) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for chunk in chunks:
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
-        self.close_connection = True
-
+class _Handler(ScriptHandler):
     def do_POST(self) -> None:  # noqa: N802 (http.server naming)
-        length = int(self.headers.get("Content-Length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            self._send_json(400, {"error": {"message": "invalid JSON", "type": "invalid_request"}})
+        request = self.read_request({"error": {"message": "invalid JSON", "type": "invalid_request"}})
+        if request is None:
             return
+        path, body = request
         script = self.server.script
-        path = self.path.split("?")[0].rstrip("/")
-        self.server.requests.append((path, body))
         if path.endswith("/chat/completions"):
             turn = script[_turn_index_for_chat(body, script)]
             if body.get("stream"):
-                self._send_stream(chat_completion_chunks(turn))
+                chunks = chat_completion_chunks(turn)
+                self.send_stream([*(f"data: {json.dumps(c)}\n\n" for c in chunks), "data: [DONE]\n\n"])
             else:
-                self._send_json(200, chat_completion(turn))
+                self.send_json(200, chat_completion(turn))
         elif path.endswith("/responses"):
             turn = script[_turn_index_for_responses(body, script)]
             temperature = body.get("temperature")
             if not isinstance(temperature, (int, float)):
                 temperature = 1.0
-            self._send_json(200, response_object(turn, temperature=float(temperature)))
+            self.send_json(200, response_object(turn, temperature=float(temperature)))
         else:
-            self._send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+            self.send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    script: tuple = DEFAULT_SCRIPT
-    requests: list
-
-
-class FakeOpenAI:
+class FakeOpenAI(FakeServer):
     """A running fake server; use it as a context manager, or call start()/stop().
 
     ``base_url`` ends with ``/v1`` (what ``openai.OpenAI(base_url=...)`` expects) and
     ``requests`` lists every ``(path, json_body)`` received.
     """
 
+    handler = _Handler
+    base_path = "/v1"
+
     def __init__(self, script: tuple = DEFAULT_SCRIPT, host: str = "127.0.0.1", port: int = 0):
-        self.script = tuple(script)
-        self._host = host
-        self._port = port
-        self._server: Optional[_Server] = None
-        self._thread: Optional[threading.Thread] = None
-
-    def start(self) -> "FakeOpenAI":
-        """Bind a random loopback port and serve in a daemon thread."""
-        server = _Server((self._host, self._port), _Handler)
-        server.script = self.script
-        server.requests = []
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket (safe to call twice)."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:PORT/v1``."""
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    @property
-    def requests(self) -> list:
-        """The ``(path, body)`` of every request received so far."""
-        return list(self._server.requests) if self._server is not None else []
-
-    def __enter__(self) -> "FakeOpenAI":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        super().__init__(script, host, port)
 
 
 # ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ek_otel.ingest.bad_input import (
     DEEP_NESTING,
     INVALID_ID,
     INVALID_JSON,
+    INVALID_UTF8,
     UNDECODABLE_PROTOBUF,
     UNREADABLE_FILE,
     BadInputReport,
@@ -26,6 +27,7 @@ from ek_otel.ingest.bad_input import (
 from ek_otel.ingest.dumps import read_dump
 from ek_otel.ingest.otlp import decode_logs, decode_traces
 from ek_otel.ingest.records import LogRecord, Origin, SpanRecord
+from ek_otel.ingest.wire import encode_varint
 
 
 def _frame(body: bytes) -> bytes:
@@ -291,12 +293,22 @@ def test_truncated_protobuf_file_frames_and_gzip(tmp_path, telemetry):
 
 
 def _field(tag: int, payload: bytes) -> bytes:
-    size, prefix = len(payload), bytearray([tag])
-    while size > 0x7F:
-        prefix.append((size & 0x7F) | 0x80)
-        size >>= 7
-    prefix.append(size)
-    return bytes(prefix) + payload
+    return bytes([tag]) + encode_varint(len(payload)) + payload
+
+
+def _read_bad_and_ok_span(tmp_path, stem: str, key: bytes, value: bytes, name: bytes = b""):
+    """Read one request, spans ``name`` (default ``stem``; attribute ``key`` = the AnyValue
+    ``value``) and ``ok`` of another trace, from ``STEM.pb`` and twice from the frames
+    ``STEM.bin``: ``(the .pb path, report, records)``."""
+    bad = (_field(0x0A, b"\x01" * 16) + _field(0x12, b"\x02" * 8) + _field(0x2A, name or stem.encode())
+           + _field(0x4A, _field(0x0A, key) + _field(0x12, value)))
+    ok = _field(0x0A, b"\x03" * 16) + _field(0x12, b"\x04" * 8) + _field(0x2A, b"ok")
+    body = _field(0x0A, _field(0x12, _field(0x12, bad) + _field(0x12, ok)))
+    path = tmp_path / f"{stem}.pb"
+    path.write_bytes(body)
+    (tmp_path / f"{stem}.bin").write_bytes(_frame(body) + _frame(body))
+    report = BadInputReport()
+    return path, report, _read([str(path), str(tmp_path / f"{stem}.bin")], report)
 
 
 def test_protobuf_dump_with_a_value_too_deep_for_the_parser_keeps_its_other_traces(tmp_path):
@@ -305,15 +317,7 @@ def test_protobuf_dump_with_a_value_too_deep_for_the_parser_keeps_its_other_trac
     value = _field(0x0A, b"leaf")
     for _ in range(60):
         value = _field(0x2A, _field(0x0A, value))
-    deep = (_field(0x0A, b"\x01" * 16) + _field(0x12, b"\x02" * 8) + _field(0x2A, b"deep")
-            + _field(0x4A, _field(0x0A, b"d") + _field(0x12, value)))
-    ok = _field(0x0A, b"\x03" * 16) + _field(0x12, b"\x04" * 8) + _field(0x2A, b"ok")
-    body = _field(0x0A, _field(0x12, _field(0x12, deep) + _field(0x12, ok)))
-    path = tmp_path / "deep.pb"
-    path.write_bytes(body)
-    (tmp_path / "deep.bin").write_bytes(_frame(body) + _frame(body))
-    report = BadInputReport()
-    records = _read([str(path), str(tmp_path / "deep.bin")], report)
+    path, report, records = _read_bad_and_ok_span(tmp_path, "deep", b"d", value)
     assert [r.name for r in records] == ["deep", "ok"] * 3
     assert report.counts == {DEEP_NESTING: 3}
     assert [str(c.origin) for c in report.cases] == [str(path), f"{tmp_path / 'deep.bin'}:1",
@@ -335,6 +339,37 @@ def test_json_line_too_deep_for_the_parser_keeps_its_other_spans(tmp_path, telem
     assert [r.name for r in records if r.trace_id.startswith("0af7")] == ["deep", "ok"]
     assert len(records) == len(_expected(telemetry)) + 2
     assert report.counts == {DEEP_NESTING: 1} and report.cases[0].origin == Origin(str(path), 2)
+
+
+def test_protobuf_dump_with_invalid_utf8_in_one_attribute_keeps_its_other_spans(tmp_path):
+    """The Collector's file exporter copies string bytes as they are: one attribute with a cut
+    multi-byte character made upb refuse the whole request. Now only the bad bytes are
+    replaced (U+FFFD) and the case is reported with its file and frame."""
+    path, report, records = _read_bad_and_ok_span(tmp_path, "utf8", b"gen_ai.prompt",
+                                                   _field(0x0A, b"caf\xc3!"), name=b"bad")
+    assert [r.name for r in records] == ["bad", "ok"] * 3
+    assert [r.attributes for r in records[::2]] == [{"gen_ai.prompt": "caf\ufffd!"}] * 3
+    assert report.counts == {INVALID_UTF8: 3}
+    assert [str(c.origin) for c in report.cases] == [str(path), f"{tmp_path / 'utf8.bin'}:1",
+                                                      f"{tmp_path / 'utf8.bin'}:2"]
+    assert "span 0202020202020202: 'gen_ai.prompt': string_value" in report.cases[0].detail
+
+
+def test_json_line_with_invalid_utf8_in_one_attribute_keeps_its_other_spans(tmp_path, telemetry):
+    lines = [line.encode() for line in _jsonl_one_span_per_line(telemetry)]
+    request = {"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331", "name": "bad",
+         "attributes": [{"key": "gen_ai.prompt", "value": {"stringValue": "cafe!"}}]},
+        {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "00f067aa0ba902b7", "name": "ok"}]}]}]}
+    lines.insert(1, json.dumps(request).encode().replace(b"cafe!", b"caf\xc3!"))
+    path = tmp_path / "dump.jsonl"
+    path.write_bytes(b"\n".join(lines))
+    report = BadInputReport()
+    records = _read([str(path)], report)
+    bad, ok = [r for r in records if r.trace_id.startswith("0af7")]
+    assert (bad.name, bad.attributes, ok.name) == ("bad", {"gen_ai.prompt": "caf\ufffd!"}, "ok")
+    assert len(records) == len(_expected(telemetry)) + 2
+    assert report.counts == {INVALID_UTF8: 1} and report.cases[0].origin == Origin(str(path), 2)
 
 
 def test_bad_records_inside_good_lines(tmp_path):

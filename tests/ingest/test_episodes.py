@@ -652,3 +652,32 @@ def test_a_non_decimal_digit_index_is_not_a_list_index():
     span = make("call_llm", 1, **{"openinference.span.kind": "LLM",
                                    "llm.output_messages.¹.message.role": "assistant"})
     assert build_episode([span]).meta["bad_spans"] == 0
+
+
+def test_litellm_request_span_calls_in_completion_function_call_keys():
+    """litellm 1.110.2 (its own litellm_request span per call) writes ``"parts": []`` in
+    gen_ai.output.messages for a tool-call answer, and the calls as legacy
+    ``gen_ai.completion.N.function_call.*`` keys: the calls are read from there."""
+    span = make("litellm_request", 1, **{
+        "gen_ai.operation.name": "chat", "gen_ai.response.id": "r1",
+        "gen_ai.response.finish_reasons": '["tool_calls"]',
+        "gen_ai.usage.input_tokens": "120", "gen_ai.usage.output_tokens": "40",
+        "gen_ai.output.messages": '[{"role": "assistant", "parts": [], '
+                                  '"finish_reason": "tool_calls"}]',
+        "gen_ai.completion.0.function_call.name": "get_weather",
+        "gen_ai.completion.0.function_call.arguments": '{"city": "Paris"}',
+        "gen_ai.completion.1.function_call.name": "get_time",
+        "gen_ai.completion.1.function_call.arguments": '{"timezone": "UTC"}'})
+    episode = build_episode([span])
+    assert episode.calls == (("get_weather", {"city": "Paris"}),
+                             ("get_time", {"timezone": "UTC"}))
+    assert episode.cost.input_tokens == 120 and episode.provenance.args_captured
+
+
+def test_an_empty_answer_that_says_it_called_tools_is_uncaptured():
+    span = make("chat", 1, **{
+        "gen_ai.operation.name": "chat", "gen_ai.response.finish_reasons": ["tool_calls"],
+        "gen_ai.output.messages": '[{"role": "assistant", "parts": []}]'})
+    episode = build_episode([span])
+    assert episode.calls == () and episode.provenance.args_captured is False
+    assert episode.meta["uncaptured_tool_calls"] == 1

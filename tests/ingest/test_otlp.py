@@ -17,6 +17,7 @@ from ek_otel.ingest.bad_input import (
     BAD_ATTRIBUTE,
     DEEP_NESTING,
     INVALID_ID,
+    INVALID_UTF8,
     MALFORMED_RECORD,
     BadInputReport,
 )
@@ -29,6 +30,7 @@ from ek_otel.ingest.otlp import (
     split_traces,
 )
 from ek_otel.ingest.records import Origin
+from ek_otel.ingest.wire import encode_varint
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 SPAN_ID = "b7ad6b7169203331"
@@ -273,12 +275,7 @@ def test_json_too_deep_for_the_parser_loses_only_that_value_not_the_line(depth):
 
 
 def _length_delimited(tag: int, payload: bytes) -> bytes:
-    size, prefix = len(payload), bytearray([tag])
-    while size > 0x7F:
-        prefix.append((size & 0x7F) | 0x80)
-        size >>= 7
-    prefix.append(size)
-    return bytes(prefix) + payload
+    return bytes([tag]) + encode_varint(len(payload)) + payload
 
 
 def _deep_pb_value(depth: int, kvlist: bool = False) -> bytes:
@@ -332,6 +329,24 @@ def test_protobuf_nested_beyond_the_parser_limit_loses_only_that_value(depth):
     (chunk,) = split.chunks
     assert chunk.span_ids == ("02" * 8, "03" * 8)
     assert [r.name for r in decode_payload(chunk.payload)] == ["deep", "ok"]
+
+
+@pytest.mark.parametrize("order", ["deep first", "bad UTF-8 first"])
+def test_protobuf_with_invalid_utf8_and_a_too_deep_value_keeps_both_spans(order):
+    """Both fallbacks in one request (upb names whichever it meets first): each is fixed."""
+    body = _pb_body_with_deep_span(_deep_pb_value(60))
+    bad = _length_delimited(0x12, _pb_span(b"\x04" * 8, b"caf\xc3"))
+    outer = _length_delimited(0x0A, _length_delimited(0x12, bad))
+    body = body + outer if order == "deep first" else outer + body
+    with pytest.raises(Exception):
+        ExportTraceServiceRequest.FromString(body)
+    report = BadInputReport()
+    names = sorted(s.name for s in decode_traces(body, "protobuf", report=report))
+    assert names == ["caf\ufffd", "deep", "ok"]
+    assert report.counts == {DEEP_NESTING: 1, INVALID_UTF8: 1}
+    split = split_traces(body, "protobuf")
+    assert split.rejected_spans == 0 and "invalid UTF-8" in split.error_message
+    assert sum(len(c.span_ids) for c in split.chunks) == 3
 
 
 def test_protobuf_kvlists_nested_past_the_parser_limit_are_cut_where_it_parses():

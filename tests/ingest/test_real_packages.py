@@ -90,6 +90,8 @@ def test_corpus_matches_the_fake_server_script(scenario):
 def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, form):
     exp = expected(scenario)
     records = exp["records"]
+    if records.get("overwrites_parent") or records.get("package_bugs"):
+        pytest.skip("the package loses calls or tokens: see its own test")
     (episode,) = episodes_of(scenario, form)
     assert episode.task_id == exp["task_id"]
     if records["args"]:
@@ -206,7 +208,8 @@ def test_langfuse_export_points_at_a_parent_it_never_sends():
     assert episode.provenance.conversation_id == "sess-1"
 
 
-ANTHROPIC = [s for s in SCENARIOS if expected(s).get("server") == "anthropic"]
+ANTHROPIC = [s for s in SCENARIOS if expected(s).get("server") == "anthropic"
+             and not expected(s)["records"].get("package_bugs")]
 LANGCHAIN = [s for s in SCENARIOS if s.startswith(("langchain-", "langgraph-"))
              and expected(s)["records"]["args"]]
 
@@ -299,7 +302,7 @@ def test_langchain_tool_runs_join_the_requested_calls_by_id(scenario):
     assert all(s.observation is not None for s in episode.trajectory)
 
 
-@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("langgraph-agent-")])
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("langgraph-")])
 def test_langgraph_agent_steps_belong_to_the_agent(scenario):
     """LangChain 1.x create_agent: graph-node CHAIN/task spans between the agent and its
     model and tool runs; every step is scoped to the named agent, one step per call."""
@@ -331,3 +334,38 @@ def test_gemini_output_tokens_include_thoughts():
     (episode,) = episodes_of("google-genai-1.3b0", "pb")
     assert episode.cost.output_tokens == raw["candidates_tokens"] + raw["thoughts_tokens"]
     assert episode.cost.reasoning_tokens == raw["thoughts_tokens"]
+
+
+def test_litellm_in_an_app_span_keeps_only_its_last_call():
+    """litellm 1.110.2's OTel callback, called inside the app's span, writes each call's
+    gen_ai.* attributes onto THAT span: the last call overwrites the others (and leaves
+    stale gen_ai.completion.N keys of earlier calls beside it). The per-call data is left
+    only as Python reprs on raw_gen_ai_request children. Pinned here so that a litellm
+    that stops doing this is noticed; the episode can hold only the last call's usage."""
+    exp = expected("litellm-1.110.2")
+    records, _ = read("litellm-1.110.2", "pb")
+    spans = [r for r in records if hasattr(r, "parent_span_id")]
+    (root,) = [s for s in spans if not s.parent_span_id]
+    last = DEFAULT_SCRIPT[-1]
+    assert root.attributes["gen_ai.response.id"] == last.response_id
+    assert sc.usage_of(root.attributes).input_tokens == last.usage.input_tokens
+    raw = [s for s in spans if s.name == "raw_gen_ai_request"]
+    assert sorted(s.attributes["llm.openai.id"] for s in raw) == exp["response_ids"]
+    assert all(s.parent_span_id == root.span_id for s in raw)
+    (episode,) = episodes_of("litellm-1.110.2", "pb")
+    assert episode.cost.input_tokens == last.usage.input_tokens  # not the run's total
+
+
+def test_old_traceloop_anthropic_stream_loses_usage_and_parallel_calls():
+    """opentelemetry-instrumentation-anthropic 0.44.3, messages.create(stream=True): no token
+    counts at all, and of two parallel tool_use blocks only the last (both are written as
+    gen_ai.completion.0.tool_calls.0). The episode says so: no invented call or count, and
+    meta counts the model calls without usage."""
+    exp = expected("anthropic-traceloop-0.44.3-stream")
+    (episode,) = episodes_of("anthropic-traceloop-0.44.3-stream", "pb")
+    assert [s.call_id for s in episode.trajectory] == [c["call_id"] for c in exp["calls"][1:]]
+    assert episode.cost.input_tokens == episode.cost.output_tokens == 0
+    assert episode.meta["model_calls_without_usage"] == len(fake_anthropic.ANTHROPIC_SCRIPT)
+    (plain,) = episodes_of("anthropic-traceloop-0.44.3", "pb")  # not streamed: all recorded
+    assert len(plain.trajectory) == len(exp["calls"]) and plain.cost.input_tokens == 590
+    assert plain.meta["model_calls_without_usage"] == 0

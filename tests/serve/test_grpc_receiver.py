@@ -101,3 +101,39 @@ def test_partial_success_for_rejected_spans(start_server):
     bad.trace_id, bad.span_id = b"\x00" * 16, b"\x01" * 8
     resp = ExportTraceServiceResponse.FromString(call(server.grpc_target, req.SerializeToString()))
     assert resp.partial_success.rejected_spans == 1
+
+
+def test_requests_past_the_receive_slots_are_unavailable_with_retry_info_before_being_read(
+        start_server):
+    """Regression: grpcio read every concurrent request whole before the in-flight cap was
+    checked (30 x 40 MiB peaked at 1.7 GB RSS). Now at most max_inflight // max_body requests
+    are read at once (here 8 // 4 = 2); the next is refused at once with UNAVAILABLE +
+    RetryInfo, unread, and goes through on retry once a slot is free."""
+    import threading
+
+    server = start_server(max_body_bytes=4 * 2**20, max_inflight_bytes=8 * 2**20)
+    assert server.app.grpc.max_receives == 2
+    release = threading.Event()
+    body = request(0x57, attr_size=2 * 2**20)   # a 2 MiB message
+
+    def slow_client(trace_byte):
+        release.wait(30)   # a client that has opened its stream but not sent its message yet
+        yield request(trace_byte)
+
+    with grpc.insecure_channel(server.grpc_target) as ch:
+        streaming = ch.stream_unary(METHOD, request_serializer=None, response_deserializer=None)
+        holders = [streaming.future(slow_client(0x58 + i), timeout=30) for i in range(2)]
+        wait_for(lambda: server.app.grpc.receiving == 2, 10, "both slots taken")
+        with pytest.raises(grpc.RpcError) as err:
+            call(server.grpc_target, body)
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        status = status_pb2.Status.FromString(
+            dict(err.value.trailing_metadata())["grpc-status-details-bin"])
+        info = error_details_pb2.RetryInfo()
+        assert status.details[0].Unpack(info) and info.retry_delay.seconds == 1
+        assert server.counts()["spans"] == 0
+        release.set()
+        for holder in holders:
+            ExportTraceServiceResponse.FromString(holder.result(30))
+    ExportTraceServiceResponse.FromString(call(server.grpc_target, body))   # the retry
+    assert server.counts()["spans"] == 3

@@ -17,6 +17,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from ek_otel.ingest.wire import encode_varint
+
 from serve_helpers import emit_run, make_provider, wait_for
 
 
@@ -289,7 +291,7 @@ def test_a_value_too_deep_for_the_protobuf_parser_costs_only_that_value(start_se
     and the partial success says what was cut."""
 
     def field(tag: int, payload: bytes) -> bytes:
-        return bytes([tag]) + _varint(len(payload)) + payload
+        return bytes([tag]) + encode_varint(len(payload)) + payload
 
     value = field(0x0A, b"leaf")
     for _ in range(60):
@@ -304,15 +306,6 @@ def test_a_value_too_deep_for_the_protobuf_parser_costs_only_that_value(start_se
     partial = ExportTraceServiceResponse.FromString(resp).partial_success
     assert partial.rejected_spans == 0 and "nesting too deep" in partial.error_message
     assert server.counts()["payloads"] == 2
-
-
-def _varint(number: int) -> bytes:
-    out = bytearray()
-    while number > 0x7F:
-        out.append((number & 0x7F) | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
 
 
 def test_sdk_protobuf_exporter_with_gzip(start_server):

@@ -1,0 +1,66 @@
+"""The protobuf wire format, read and written by hand where a parser cannot be used: to
+split requests by trace id without decoding them, to sniff what a dump holds, and to cut
+or repair the values a parser refuses (:mod:`ek_otel.ingest.otlp_pb`).
+
+Example:
+    >>> encode_varint(300), read_varint(encode_varint(300), 0, 2)
+    (b'\\xac\\x02', (300, 2))
+    >>> skip_field(b"\\x02ab", 0, 3, 2)  # a length-delimited field of 2 bytes
+    3
+"""
+
+from __future__ import annotations
+
+__all__ = ["read_varint", "encode_varint", "skip_field"]
+
+_ONE_BYTE_VARINTS = [bytes((n,)) for n in range(0x80)]
+
+
+def read_varint(data: bytes, pos: int, end: int) -> tuple:
+    """``(value, position after it)`` of the varint at ``data[pos:end]``; ValueError when it
+    is truncated or longer than 64 bits."""
+    result = shift = 0
+    while True:
+        if pos >= end:
+            raise ValueError("truncated varint")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def encode_varint(number: int) -> bytes:
+    """``number`` (>= 0) as a varint (the one- and two-byte cases, most lengths, are fast)."""
+    if number < 0x80:
+        return _ONE_BYTE_VARINTS[number]
+    if number < 0x4000:
+        return bytes(((number & 0x7F) | 0x80, number >> 7))
+    out = bytearray()
+    while number > 0x7F:
+        out.append((number & 0x7F) | 0x80)
+        number >>= 7
+    out.append(number)
+    return bytes(out)
+
+
+def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
+    """The position after the value of a field of wire type ``wire`` starting at ``pos``;
+    ValueError for a group (deprecated, never in OTLP) or a field past ``end``."""
+    if wire == 0:
+        return read_varint(data, pos, end)[1]
+    if wire == 1:
+        pos += 8
+    elif wire == 5:
+        pos += 4
+    elif wire == 2:
+        length, pos = read_varint(data, pos, end)
+        pos += length
+    else:
+        raise ValueError(f"wire type {wire}")
+    if pos > end:
+        raise ValueError("truncated field")
+    return pos

@@ -1,0 +1,87 @@
+"""Reading result and data files fast without reading them differently: long-integer scan,
+line splitting as the official ``load_file``, byte-level data parsing, garbage collector."""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import re
+
+import pytest
+
+from ek_otel.bfcl.data import BfclData, has_long_digits, parse_json_lines, split_lines
+from ek_otel.bfcl.runner import find_result_files, read_result_file, score_result_files
+
+
+def test_long_digit_scan_agrees_with_the_regex():
+    rng = random.Random(7)
+    alphabet = "0123456789.e-, \"é٣१𝟗\u2028abc"  # other scripts' digits are not ASCII digits
+    pattern = re.compile(r"[0-9]{19}")
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
+        if rng.random() < 0.3:
+            text += "7" * rng.randint(15, 22)
+        expected = pattern.search(text) is not None
+        assert has_long_digits(text) is expected, text
+        assert has_long_digits(text.encode("utf-8")) is expected, text
+
+
+def test_lines_split_as_the_official_load_file():
+    # BFCL writes result files with ensure_ascii=False: a model's U+2028 stays raw, and
+    # must not split the line (str.splitlines would).
+    record = {"id": "irrelevance_0", "result": "first\u2028second\x85third\u2029"}
+    text = json.dumps(record, ensure_ascii=False) + "\r\n\n" + json.dumps({"id": "x_1"}) + "\r"
+    assert parse_json_lines(text) == [record, {"id": "x_1"}]
+    assert parse_json_lines(text.encode("utf-8")) == [record, {"id": "x_1"}]
+    assert split_lines(text) == [json.dumps(record, ensure_ascii=False), '{"id": "x_1"}']
+
+
+def test_a_result_file_with_raw_line_separators_in_strings_reads(tmp_path):
+    path = tmp_path / "m" / "BFCL_v4_irrelevance_result.json"
+    path.parent.mkdir()
+    records = [{"id": f"irrelevance_{i}", "result": f"text\u2028{i}"} for i in (1, 0)]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+                    encoding="utf-8")
+    read = read_result_file(str(path))
+    assert [r["id"] for r in read.records] == ["irrelevance_0", "irrelevance_1"]
+    assert read.records[0]["result"] == "text\u20280"
+
+
+def test_a_bad_result_line_is_named(tmp_path):
+    from ek_otel.errors import InputError
+
+    path = tmp_path / "m" / "BFCL_v4_parallel_result.json"
+    path.parent.mkdir()
+    path.write_bytes(b'{"id": "parallel_0", "result": []}\r\n\r\n{"id": "parallel_1", \r\n')
+    with pytest.raises(InputError, match=r"_result\.json:3: bad JSON"):
+        read_result_file(str(path))
+
+
+def test_data_with_crlf_line_ends_reads_as_with_lf(tmp_path, bfcl_data):
+    for name in ("BFCL_v4_live_simple.json", "possible_answer/BFCL_v4_live_simple.json",
+                 "BFCL_v4_live_irrelevance.json"):
+        target = tmp_path / name
+        target.parent.mkdir(exist_ok=True)
+        target.write_bytes(bfcl_data.read_bytes(name).replace(b"\n", b"\r\n"))
+    crlf = BfclData.locate(str(tmp_path))
+    assert [(e.id, e.question, e.answer) for e in crlf.entries("live_simple")] == \
+        [(e.id, e.question, e.answer) for e in bfcl_data.entries("live_simple")]
+    assert [(i, json.loads(line)) for i, line in crlf.question_lines("live_irrelevance")] == \
+        [(i, json.loads(line)) for i, line in bfcl_data.question_lines("live_irrelevance")]
+
+
+def test_scoring_leaves_the_garbage_collector_as_it_was(tmp_path, bfcl_data):
+    path = tmp_path / "m" / "BFCL_v4_irrelevance_result.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"id": "irrelevance_0", "result": []}) + "\n")
+    assert gc.isenabled()
+    run = score_result_files(find_result_files([str(tmp_path)]), bfcl_data)
+    assert run.scores[0].correct_count == 1
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        score_result_files(find_result_files([str(tmp_path)]), bfcl_data)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
