@@ -2,9 +2,11 @@
 """Regenerate tests/ingest/corpus/: spans and GenAI log events from the REAL packages.
 
 Each scenario runs the real ``openai`` client (and, for the agent scenarios, the real OpenAI
-Agents SDK) under one real instrumentation package, against the fake OpenAI server of
-``ek_otel/testing/fake_openai.py`` (two parallel tool calls, one more tool call, a final
-answer, with known usage). Spans and log records are captured with the OTel SDK's in-memory
+Agents SDK; or LangChain/LangGraph, or litellm) under one real instrumentation package,
+against the fake OpenAI server of ``ek_otel/testing/fake_openai.py`` (two parallel tool
+calls, one more tool call, a final answer, with known usage); the ``anthropic`` and
+``google-genai`` scenarios run those clients against ``fake_anthropic.py`` and
+``fake_gemini.py`` (the same calls, each provider's own usage semantics). Spans and log records are captured with the OTel SDK's in-memory
 exporters and written with the SDK's real OTLP protobuf encoders:
 
     tests/ingest/corpus/<scenario>/traces.pb     one ExportTraceServiceRequest
@@ -31,6 +33,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -247,6 +250,7 @@ SCENARIOS: dict = {
 #: ``args``: arguments captured; ``cached``/``reasoning``: those token details recorded;
 #: ``model``: the model name recorded when it is not the response model;
 #: ``output_tokens_extra``: output tokens the package over-reports (a known package bug);
+#: ``call_id_prefix``: the package records another id of each call (the item id);
 #: ``tool_names``: without content, executed-tool spans still name each call (no args);
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
@@ -260,7 +264,9 @@ EXPECT: dict = {
     "openinference-openai-0.1.66": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.62.4": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.62.4-stream": {"args": True, "cached": True, "reasoning": False},
-    "traceloop-0.62.4-responses": {"args": True, "cached": True, "reasoning": True},
+    # Traceloop records the Responses item id (fc_...) as the call id, not call_id
+    "traceloop-0.62.4-responses": {"args": True, "cached": True, "reasoning": True,
+                                   "call_id_prefix": "fc_"},
     "openinference-openai-0.1.66-responses": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.52.6": {"args": True, "cached": True, "reasoning": True},
     "traceloop-0.44.3": {"args": True, "cached": True, "reasoning": False},
@@ -319,38 +325,38 @@ TASK_ID = "weather-paris"
 # ---------------------------------------------------------------------------
 
 
+_FAKES_PACKAGE = "ek_corpus_fakes"
+
+
+def _load_fake(name: str):
+    """``ek_otel/testing/<name>.py``, loaded by path: the venvs do not have ek-otel
+    installed, and the fakes need only the standard library. The folder is mounted as a
+    stand-in package (its ``__init__`` is not run), so that the fakes' relative imports
+    (``from ._fake_server import ...``) work."""
+    qualified = f"{_FAKES_PACKAGE}.{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    if _FAKES_PACKAGE not in sys.modules:
+        package = importlib.util.module_from_spec(
+            importlib.machinery.ModuleSpec(_FAKES_PACKAGE, None, is_package=True))
+        package.__path__ = [str(FAKE_SERVER_PATH.parent)]
+        sys.modules[_FAKES_PACKAGE] = package
+    return importlib.import_module(qualified)
+
+
 def _load_fake_server():
-    """ek_otel/testing/fake_openai.py, loaded by path (it needs only the standard library,
-    and the venvs do not have ek-otel installed)."""
-    if "ek_fake_openai" in sys.modules:
-        return sys.modules["ek_fake_openai"]
-    spec = importlib.util.spec_from_file_location("ek_fake_openai", FAKE_SERVER_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ek_fake_openai"] = module
-    spec.loader.exec_module(module)
-    return module
+    """ek_otel/testing/fake_openai.py (see :func:`_load_fake`)."""
+    return _load_fake(FAKE_SERVER_PATH.stem)
 
 
 def _load_fake_anthropic():
-    """ek_otel/testing/fake_anthropic.py, loaded by path (standard library only)."""
-    if "ek_fake_anthropic" in sys.modules:
-        return sys.modules["ek_fake_anthropic"]
-    spec = importlib.util.spec_from_file_location("ek_fake_anthropic", FAKE_ANTHROPIC_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ek_fake_anthropic"] = module
-    spec.loader.exec_module(module)
-    return module
+    """ek_otel/testing/fake_anthropic.py (see :func:`_load_fake`)."""
+    return _load_fake(FAKE_ANTHROPIC_PATH.stem)
 
 
 def _load_fake_gemini():
-    """ek_otel/testing/fake_gemini.py, loaded by path (standard library only)."""
-    if "ek_fake_gemini" in sys.modules:
-        return sys.modules["ek_fake_gemini"]
-    spec = importlib.util.spec_from_file_location("ek_fake_gemini", FAKE_GEMINI_PATH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ek_fake_gemini"] = module
-    spec.loader.exec_module(module)
-    return module
+    """ek_otel/testing/fake_gemini.py (see :func:`_load_fake`)."""
+    return _load_fake(FAKE_GEMINI_PATH.stem)
 
 
 def _fake_for(app: str):

@@ -12,6 +12,8 @@ from collections import Counter
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from ek_otel.ingest.anyvalue import attributes_to_pb
+
 from serve_helpers import OtlpTestSink, ServerProcess, free_port, wait_for
 
 PB = {"Content-Type": "application/x-protobuf"}
@@ -43,13 +45,7 @@ def run_request(trace_ids, *, task_of=lambda i: f"task-{i % 20}", late=False) ->
             s.start_time_unix_nano, s.end_time_unix_nano = 1_000_000, 2_000_000
             if parent:
                 s.parent_span_id = parent
-            for k, v in (attrs or {}).items():
-                a = s.attributes.add()
-                a.key = k
-                if isinstance(v, int):
-                    a.value.int_value = v
-                else:
-                    a.value.string_value = v
+            attributes_to_pb(attrs or {}, s.attributes)
 
         index = int(tid[-4:], 16)
         tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather"}

@@ -17,6 +17,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
+from ek_otel.ingest.anyvalue import attributes_to_pb
 from ek_otel.ingest.wire import encode_varint
 
 from serve_helpers import emit_run, make_provider, wait_for
@@ -43,13 +44,7 @@ def pb_request(trace_id: bytes, span_ids, parent=b"", attrs=None) -> bytes:
         span.start_time_unix_nano, span.end_time_unix_nano = 1_000 + i, 2_000 + i
         if i or parent:
             span.parent_span_id = parent or span_ids[0]
-        for k, v in (attrs or {}).items():
-            a = span.attributes.add()
-            a.key = k
-            if isinstance(v, int):
-                a.value.int_value = v
-            else:
-                a.value.string_value = v
+        attributes_to_pb(attrs or {}, span.attributes)
     return req.SerializeToString()
 
 
