@@ -203,7 +203,6 @@ def score_episode(
         episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar
     )
     tp, fp, fn = alignment.counts(level)
-    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
     exact = alignment.exact
 
     explanation = explain_alignment(alignment)
@@ -229,12 +228,7 @@ def score_episode(
         trace_id=getattr(provenance, "trace_id", "") or "",
         metric="tool_call",
         level=level,
-        tp=tp,
-        fp=fp,
-        fn=fn,
-        precision=precision,
-        recall=recall,
-        f1=f1,
+        **_counts_and_rates(tp, fp, fn),
         exact=exact,
         success=exact,
         explanation=explanation,
@@ -246,6 +240,18 @@ def score_episode(
         settings=_settings(level, used_strategy, bool(task.ordered), _canon_name(canonicalizer),
                            has_types, task.turns is not None, args_captured),
     )
+
+
+def _counts_and_rates(tp: float, fp: float, fn: float) -> dict:
+    """``tp``/``fp``/``fn`` and the precision, recall and F1 they give, as keyword arguments
+    of a score or a cut.
+
+    Example:
+        >>> _counts_and_rates(1.0, 1.0, 0.0)
+        {'tp': 1.0, 'fp': 1.0, 'fn': 0.0, 'precision': 0.5, 'recall': 1.0, 'f1': 0.6666666666666666}
+    """
+    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
+    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1}
 
 
 #: The settings dicts made so far, shared by the scores that have the same (a corpus has a
@@ -317,7 +323,6 @@ class CutFigures:
         tp = sum(s.tp for s, _ in scored)
         fp = sum(s.fp for s, _ in scored)
         fn = sum(s.fn for s, _ in scored)
-        precision, recall, f1 = precision_recall_f1(tp, fp, fn)
         n = len(scored)
         successes = sum(1 for s, _ in scored if s.success)
         total_value = sum(v for _, v in scored)
@@ -325,12 +330,7 @@ class CutFigures:
         return cls(
             n=n,
             successes=successes,
-            tp=tp,
-            fp=fp,
-            fn=fn,
-            precision=precision,
-            recall=recall,
-            f1=f1,
+            **_counts_and_rates(tp, fp, fn),
             exact_rate=sum(1 for s, _ in scored if s.exact) / n,
             success_rate=successes / n,
             value_weighted_success=(won_value / total_value) if total_value else None,

@@ -377,26 +377,38 @@ def traces_json_to_pb(request: Any) -> tuple:
     """
     out = ExportTraceServiceRequest()
     problems: list = []
+    for scoped_pb, span, record in _records_to_pb(
+        request, _TRACE_KEYS, "span", out.resource_spans, "scope_spans",
+        lambda span, issues: _span_record(span, {}, ("", ""), None, issues), problems,
+    ):
+        _span_to_pb(record, scoped_pb.spans.add(), span)
+    return out, problems
+
+
+def _records_to_pb(request: Any, keys: tuple, kind: str, batches_pb: Any, scoped_field: str,
+                   build: Callable, problems: list) -> Iterator[tuple]:
+    """Yield ``(scoped_pb, item, build(item, issues))`` for each span or log record (``kind``)
+    of a parsed request, adding one ``batches_pb`` entry (and one ``scoped_field`` entry in
+    it) per batch; a bad item is left out, and every problem goes to ``problems``."""
     issues: list = []
-    for resource, scope, spans in _batches(request, *_TRACE_KEYS):
-        batch_pb = out.resource_spans.add()
-        scoped_pb = batch_pb.scope_spans.add()
+    for resource, scope, items in _batches(request, *keys):
+        batch_pb = batches_pb.add()
+        scoped_pb = getattr(batch_pb, scoped_field).add()
         _fill_resource_and_scope(batch_pb, scoped_pb, resource, scope, issues)
         problems.extend(issues)
         issues.clear()
-        for span in spans:
+        for item in items:
             try:
-                if not isinstance(span, dict):
-                    raise BadValue(f"span is a {type(span).__name__}, not an object")
-                record = _span_record(span, {}, ("", ""), None, issues)
+                if not isinstance(item, dict):
+                    raise BadValue(f"{kind} is a {type(item).__name__}, not an object")
+                built = build(item, issues)
             except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
                 problems.append((INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD, str(exc)))
                 continue
             problems.extend(issues)
             issues.clear()
-            _span_to_pb(record, scoped_pb.spans.add(), span)
-    return out, problems
+            yield scoped_pb, item, built
 
 
 def _span_to_pb(record: SpanRecord, span_pb: Any, span: dict) -> None:
@@ -423,6 +435,18 @@ def _span_to_pb(record: SpanRecord, span_pb: Any, span: dict) -> None:
         span_pb.status.message = record.status_message
 
 
+def _log_to_pb_parts(log: dict, issues: list) -> tuple:
+    """``(record, event name, severity text, observed time, time, flags)`` of a JSON log record."""
+    return (
+        _log_record(log, {}, ("", ""), None, issues),
+        _str(log, "eventName", "event_name"),
+        _str(log, "severityText", "severity_text"),
+        _u64(log, "observedTimeUnixNano", "observed_time_unix_nano"),
+        _u64(log, "timeUnixNano", "time_unix_nano"),
+        _u64(log, "flags", "flags"),
+    )
+
+
 def logs_json_to_pb(request: Any) -> tuple:
     """Convert a parsed OTLP-JSON logs request to ``(ExportLogsServiceRequest, problems)``.
 
@@ -434,44 +458,25 @@ def logs_json_to_pb(request: Any) -> tuple:
     """
     out = ExportLogsServiceRequest()
     problems: list = []
-    issues: list = []
-    for resource, scope, logs in _batches(request, *_LOG_KEYS):
-        batch_pb = out.resource_logs.add()
-        scoped_pb = batch_pb.scope_logs.add()
-        _fill_resource_and_scope(batch_pb, scoped_pb, resource, scope, issues)
-        problems.extend(issues)
-        issues.clear()
-        for log in logs:
-            try:
-                if not isinstance(log, dict):
-                    raise BadValue(f"log record is a {type(log).__name__}, not an object")
-                record = _log_record(log, {}, ("", ""), None, issues)
-                event_name = _str(log, "eventName", "event_name")
-                severity_text = _str(log, "severityText", "severity_text")
-                observed = _u64(log, "observedTimeUnixNano", "observed_time_unix_nano")
-                time_ns = _u64(log, "timeUnixNano", "time_unix_nano")
-                flags = _u64(log, "flags", "flags")
-            except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
-                issues.clear()
-                problems.append((INVALID_ID if isinstance(exc, InvalidId) else MALFORMED_RECORD, str(exc)))
-                continue
-            problems.extend(issues)
-            issues.clear()
-            log_pb = scoped_pb.log_records.add(
-                time_unix_nano=time_ns,
-                observed_time_unix_nano=observed,
-                severity_number=record.severity_number,
-                severity_text=severity_text,
-                event_name=event_name,
-                flags=flags & 0xFFFFFFFF,
-            )
-            if record.trace_id:
-                log_pb.trace_id = bytes.fromhex(record.trace_id)
-            if record.span_id:
-                log_pb.span_id = bytes.fromhex(record.span_id)
-            if record.body is not None:
-                value_to_pb(record.body, log_pb.body)
-            attributes_to_pb(record.attributes, log_pb.attributes)
+    for scoped_pb, _, built in _records_to_pb(
+        request, _LOG_KEYS, "log record", out.resource_logs, "scope_logs", _log_to_pb_parts, problems,
+    ):
+        record, event_name, severity_text, observed, time_ns, flags = built
+        log_pb = scoped_pb.log_records.add(
+            time_unix_nano=time_ns,
+            observed_time_unix_nano=observed,
+            severity_number=record.severity_number,
+            severity_text=severity_text,
+            event_name=event_name,
+            flags=flags & 0xFFFFFFFF,
+        )
+        if record.trace_id:
+            log_pb.trace_id = bytes.fromhex(record.trace_id)
+        if record.span_id:
+            log_pb.span_id = bytes.fromhex(record.span_id)
+        if record.body is not None:
+            value_to_pb(record.body, log_pb.body)
+        attributes_to_pb(record.attributes, log_pb.attributes)
     return out, problems
 
 

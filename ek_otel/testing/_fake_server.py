@@ -21,12 +21,120 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterable, Optional
 
-__all__ = ["ScriptServer", "ScriptHandler", "FakeServer"]
+__all__ = ["ScriptServer", "ScriptHandler", "FakeServer", "ScriptCall", "ScriptTurn",
+           "TOOL_SPECS", "tool_specs", "tool_result", "turn_index_by_role", "summary_calls",
+           "summary_tail"]
+
+
+# ---------------------------------------------------------------------------
+# The script: what every fake answers from
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptCall:
+    """One tool call the fake model requests."""
+
+    call_id: str
+    name: str
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class ScriptTurn:
+    """One scripted model answer: tool calls, or a final text when ``calls`` is empty."""
+
+    response_id: str
+    usage: Any
+    calls: tuple = ()
+    text: str = ""
+
+
+#: The pretend tools the scripts call: ``(name, description, JSON schema of the arguments)``.
+TOOL_SPECS: tuple = (
+    ("get_weather", "Current weather in a city.",
+     {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+      "required": ["city"]}),
+    ("get_time", "Local time in a time zone.",
+     {"type": "object", "properties": {"timezone": {"type": "string"}},
+      "required": ["timezone"]}),
+    ("convert_temperature", "Convert a temperature.",
+     {"type": "object", "properties": {"value": {"type": "number"}, "to": {"type": "string"}},
+      "required": ["value", "to"]}),
+)
+
+
+def tool_specs() -> list:
+    """:data:`TOOL_SPECS` as fresh ``(name, description, schema)`` tuples (the schema a copy).
+
+    Example:
+        >>> [name for name, _, _ in tool_specs()]
+        ['get_weather', 'get_time', 'convert_temperature']
+    """
+    return [(name, description, copy.deepcopy(schema)) for name, description, schema in TOOL_SPECS]
+
+
+def tool_result(name: str, args: dict) -> str:
+    """What the client's (pretend) tools return, as JSON text.
+
+    Example:
+        >>> tool_result("get_time", {"timezone": "UTC"})
+        '{"timezone": "UTC", "time": "14:00"}'
+    """
+    if name == "get_weather":
+        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
+    if name == "get_time":
+        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
+    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
+
+
+def turn_index_by_role(body: dict, key: str, role: str, script: tuple) -> int:
+    """The script turn a request is at: how many ``role`` entries its ``key`` list carries.
+
+    Example:
+        >>> turn_index_by_role({"messages": [{"role": "assistant"}, "x"]}, "messages",
+        ...                    "assistant", ("a", "b", "c"))
+        1
+    """
+    seen = sum(1 for m in body.get(key) or () if isinstance(m, dict) and m.get("role") == role)
+    return min(seen, len(script) - 1)
+
+
+def summary_calls(script: tuple) -> list:
+    """The calls of a whole script in order, as ``expected_summary`` gives them (a call
+    without a ``call_id`` gets None).
+
+    Example:
+        >>> summary_calls((ScriptTurn("r", None, calls=(ScriptCall("c1", "f", {"a": 1}),)),))
+        [{'tool': 'f', 'args': {'a': 1}, 'call_id': 'c1'}]
+    """
+    return [
+        {"tool": c.name, "args": dict(c.arguments), "call_id": getattr(c, "call_id", None)}
+        for turn in script
+        for c in turn.calls
+    ]
+
+
+def summary_tail(script: tuple, response_model: str) -> dict:
+    """The turn count, response ids, model and final text of ``expected_summary``.
+
+    Example:
+        >>> summary_tail((ScriptTurn("r1", None), ScriptTurn("r2", None, text="ok")), "m")
+        {'turns': 2, 'response_ids': ['r1', 'r2'], 'response_model': 'm', 'final_text': 'ok'}
+    """
+    return {
+        "turns": len(script),
+        "response_ids": [t.response_id for t in script],
+        "response_model": response_model,
+        "final_text": script[-1].text,
+    }
 
 
 class ScriptServer(ThreadingHTTPServer):
@@ -92,9 +200,11 @@ class FakeServer:
 
     handler: type = ScriptHandler
     base_path: str = ""
+    #: The script of a server made without one.
+    default_script: tuple = ()
 
-    def __init__(self, script: tuple, host: str = "127.0.0.1", port: int = 0):
-        self.script = tuple(script)
+    def __init__(self, script: Optional[tuple] = None, host: str = "127.0.0.1", port: int = 0):
+        self.script = tuple(self.default_script if script is None else script)
         self._host = host
         self._port = port
         self._server: Optional[ScriptServer] = None

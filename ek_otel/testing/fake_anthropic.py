@@ -35,7 +35,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._fake_server import FakeServer, ScriptHandler
+from ._fake_server import (FakeServer, ScriptCall, ScriptHandler, ScriptTurn, summary_calls,
+                           summary_tail, tool_result, tool_specs, turn_index_by_role)
 
 __all__ = [
     "AnthropicUsage",
@@ -72,22 +73,14 @@ class AnthropicUsage:
 
 
 @dataclass(frozen=True)
-class AnthropicCall:
+class AnthropicCall(ScriptCall):
     """One ``tool_use`` block the fake model returns."""
-
-    call_id: str
-    name: str
-    arguments: dict
 
 
 @dataclass(frozen=True)
-class AnthropicTurn:
-    """One scripted answer: ``tool_use`` blocks (after an optional text), or a final text."""
-
-    response_id: str
-    usage: AnthropicUsage
-    calls: tuple = ()
-    text: str = ""
+class AnthropicTurn(ScriptTurn):
+    """One scripted answer: ``tool_use`` blocks (after an optional text), or a final text
+    (``usage`` an :class:`AnthropicUsage`)."""
 
 
 ANTHROPIC_SCRIPT: tuple = (
@@ -124,11 +117,6 @@ def expected_summary(script: tuple = ANTHROPIC_SCRIPT) -> dict:
         >>> s["anthropic_usage"]["input_tokens"], s["anthropic_usage"]["cache_creation_input_tokens"]
         (282, 52)
     """
-    calls = [
-        {"tool": c.name, "args": dict(c.arguments), "call_id": c.call_id}
-        for turn in script
-        for c in turn.calls
-    ]
     usage = {
         "input_tokens": sum(t.usage.total_input_tokens for t in script),
         "output_tokens": sum(t.usage.output_tokens for t in script),
@@ -143,20 +131,15 @@ def expected_summary(script: tuple = ANTHROPIC_SCRIPT) -> dict:
     }
     return {
         "server": "anthropic",
-        "calls": calls,
+        "calls": summary_calls(script),
         "usage": usage,
         "anthropic_usage": raw,
-        "turns": len(script),
-        "response_ids": [t.response_id for t in script],
-        "response_model": RESPONSE_MODEL,
-        "final_text": script[-1].text,
+        **summary_tail(script, RESPONSE_MODEL),
     }
 
 
 def _turn_index(body: dict, script: tuple) -> int:
-    assistant_turns = sum(1 for m in body.get("messages") or ()
-                          if isinstance(m, dict) and m.get("role") == "assistant")
-    return min(assistant_turns, len(script) - 1)
+    return turn_index_by_role(body, "messages", "assistant", script)
 
 
 def _usage(u: AnthropicUsage) -> dict:
@@ -260,9 +243,7 @@ class FakeAnthropic(FakeServer):
     """
 
     handler = _Handler
-
-    def __init__(self, script: tuple = ANTHROPIC_SCRIPT, host: str = "127.0.0.1", port: int = 0):
-        super().__init__(script, host, port)
+    default_script = ANTHROPIC_SCRIPT
 
 
 # ---------------------------------------------------------------------------
@@ -271,30 +252,9 @@ class FakeAnthropic(FakeServer):
 
 #: The tool definitions the scripted client offers.
 ANTHROPIC_TOOLS: list = [
-    {"name": "get_weather", "description": "Current weather in a city.",
-     "input_schema": {"type": "object", "properties": {
-         "city": {"type": "string"}, "unit": {"type": "string"}}, "required": ["city"]}},
-    {"name": "get_time", "description": "Local time in a time zone.",
-     "input_schema": {"type": "object", "properties": {"timezone": {"type": "string"}},
-                      "required": ["timezone"]}},
-    {"name": "convert_temperature", "description": "Convert a temperature.",
-     "input_schema": {"type": "object", "properties": {
-         "value": {"type": "number"}, "to": {"type": "string"}}, "required": ["value", "to"]}},
+    {"name": name, "description": description, "input_schema": schema}
+    for name, description, schema in tool_specs()
 ]
-
-
-def tool_result(name: str, args: dict) -> str:
-    """What the client's (pretend) tools return, as JSON text (as the OpenAI fake's).
-
-    Example:
-        >>> tool_result("get_time", {"timezone": "UTC"})
-        '{"timezone": "UTC", "time": "14:00"}'
-    """
-    if name == "get_weather":
-        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
-    if name == "get_time":
-        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
-    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
 
 
 def _blocks(content: Any) -> list:

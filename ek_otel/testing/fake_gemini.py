@@ -28,7 +28,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ._fake_server import FakeServer, ScriptHandler
+from ._fake_server import (FakeServer, ScriptHandler, ScriptTurn, summary_calls, summary_tail,
+                           turn_index_by_role)
 
 __all__ = ["GeminiUsage", "GeminiCall", "GeminiTurn", "GEMINI_SCRIPT", "REQUEST_MODEL",
            "RESPONSE_MODEL", "FakeGemini", "expected_summary", "generate_content_response"]
@@ -56,13 +57,8 @@ class GeminiCall:
 
 
 @dataclass(frozen=True)
-class GeminiTurn:
-    """One scripted answer: function calls, or a final text."""
-
-    response_id: str
-    usage: GeminiUsage
-    calls: tuple = ()
-    text: str = ""
+class GeminiTurn(ScriptTurn):
+    """One scripted answer: function calls, or a final text (``usage`` a :class:`GeminiUsage`)."""
 
 
 GEMINI_SCRIPT: tuple = (
@@ -84,8 +80,6 @@ def expected_summary(script: tuple = GEMINI_SCRIPT) -> dict:
         >>> u["input_tokens"], u["output_tokens"], u["cached_input_tokens"], u["reasoning_tokens"]
         (590, 83, 256, 24)
     """
-    calls = [{"tool": c.name, "args": dict(c.arguments), "call_id": None}
-             for turn in script for c in turn.calls]
     usage = {
         "input_tokens": sum(t.usage.prompt_tokens for t in script),
         "output_tokens": sum(t.usage.candidates_tokens + t.usage.thoughts_tokens for t in script),
@@ -94,15 +88,12 @@ def expected_summary(script: tuple = GEMINI_SCRIPT) -> dict:
     }
     raw = {"candidates_tokens": sum(t.usage.candidates_tokens for t in script),
            "thoughts_tokens": sum(t.usage.thoughts_tokens for t in script)}
-    return {"server": "gemini", "calls": calls, "usage": usage, "gemini_usage": raw,
-            "turns": len(script), "response_ids": [t.response_id for t in script],
-            "response_model": RESPONSE_MODEL, "final_text": script[-1].text}
+    return {"server": "gemini", "calls": summary_calls(script), "usage": usage,
+            "gemini_usage": raw, **summary_tail(script, RESPONSE_MODEL)}
 
 
 def _turn_index(body: dict, script: tuple) -> int:
-    model_turns = sum(1 for c in body.get("contents") or ()
-                      if isinstance(c, dict) and c.get("role") == "model")
-    return min(model_turns, len(script) - 1)
+    return turn_index_by_role(body, "contents", "model", script)
 
 
 def _usage(u: GeminiUsage) -> dict:
@@ -181,6 +172,4 @@ class FakeGemini(FakeServer):
     """A running fake server (context manager); ``base_url`` is ``http://127.0.0.1:PORT``."""
 
     handler = _Handler
-
-    def __init__(self, script: tuple = GEMINI_SCRIPT, host: str = "127.0.0.1", port: int = 0):
-        super().__init__(script, host, port)
+    default_script = GEMINI_SCRIPT

@@ -30,7 +30,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._fake_server import FakeServer, ScriptHandler
+from ._fake_server import (FakeServer, ScriptCall, ScriptHandler, ScriptTurn, summary_calls,
+                           summary_tail, tool_result, tool_specs)
 
 __all__ = [
     "ScriptedCall",
@@ -50,12 +51,8 @@ RESPONSE_MODEL = "gpt-4o-mini-2024-07-18"
 
 
 @dataclass(frozen=True)
-class ScriptedCall:
+class ScriptedCall(ScriptCall):
     """One tool call the fake model requests."""
-
-    call_id: str
-    name: str
-    arguments: dict
 
 
 @dataclass(frozen=True)
@@ -69,13 +66,9 @@ class ScriptedUsage:
 
 
 @dataclass(frozen=True)
-class Turn:
-    """One scripted model answer: tool calls, or a final text when ``calls`` is empty."""
-
-    response_id: str
-    usage: ScriptedUsage
-    calls: tuple = ()
-    text: str = ""
+class Turn(ScriptTurn):
+    """One scripted model answer: tool calls, or a final text when ``calls`` is empty
+    (``usage`` a :class:`ScriptedUsage`)."""
 
 
 DEFAULT_SCRIPT: tuple = (
@@ -109,25 +102,13 @@ def expected_summary(script: tuple = DEFAULT_SCRIPT) -> dict:
         >>> [c["tool"] for c in s["calls"]], s["usage"]["input_tokens"]
         (['get_weather', 'get_time', 'convert_temperature'], 590)
     """
-    calls = [
-        {"tool": c.name, "args": dict(c.arguments), "call_id": c.call_id}
-        for turn in script
-        for c in turn.calls
-    ]
     usage = {
         "input_tokens": sum(t.usage.input_tokens for t in script),
         "output_tokens": sum(t.usage.output_tokens for t in script),
         "cached_input_tokens": sum(t.usage.cached_tokens for t in script),
         "reasoning_tokens": sum(t.usage.reasoning_tokens for t in script),
     }
-    return {
-        "calls": calls,
-        "usage": usage,
-        "turns": len(script),
-        "response_ids": [t.response_id for t in script],
-        "response_model": RESPONSE_MODEL,
-        "final_text": script[-1].text,
-    }
+    return {"calls": summary_calls(script), "usage": usage, **summary_tail(script, RESPONSE_MODEL)}
 
 
 def _turn_index_for_chat(body: dict, script: tuple) -> int:
@@ -309,9 +290,7 @@ class FakeOpenAI(FakeServer):
 
     handler = _Handler
     base_path = "/v1"
-
-    def __init__(self, script: tuple = DEFAULT_SCRIPT, host: str = "127.0.0.1", port: int = 0):
-        super().__init__(script, host, port)
+    default_script = DEFAULT_SCRIPT
 
 
 # ---------------------------------------------------------------------------
@@ -320,35 +299,10 @@ class FakeOpenAI(FakeServer):
 
 #: The tool definitions the scripted client offers (the script's calls use these).
 CHAT_TOOLS: list = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Current weather in a city.",
-        "parameters": {"type": "object", "properties": {
-            "city": {"type": "string"}, "unit": {"type": "string"}},
-            "required": ["city"]}}},
-    {"type": "function", "function": {
-        "name": "get_time", "description": "Local time in a time zone.",
-        "parameters": {"type": "object", "properties": {"timezone": {"type": "string"}},
-                       "required": ["timezone"]}}},
-    {"type": "function", "function": {
-        "name": "convert_temperature", "description": "Convert a temperature.",
-        "parameters": {"type": "object", "properties": {
-            "value": {"type": "number"}, "to": {"type": "string"}},
-            "required": ["value", "to"]}}},
+    {"type": "function", "function": {"name": name, "description": description,
+                                      "parameters": schema}}
+    for name, description, schema in tool_specs()
 ]
-
-
-def tool_result(name: str, args: dict) -> str:
-    """What the client's (pretend) tools return, as JSON text.
-
-    Example:
-        >>> tool_result("get_time", {"timezone": "UTC"})
-        '{"timezone": "UTC", "time": "14:00"}'
-    """
-    if name == "get_weather":
-        return json.dumps({"city": args.get("city"), "temperature_c": 18.5})
-    if name == "get_time":
-        return json.dumps({"timezone": args.get("timezone"), "time": "14:00"})
-    return json.dumps({"value": 65.3, "unit": "fahrenheit"})
 
 
 def _collect_stream(stream: Any) -> dict:
