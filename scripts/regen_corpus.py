@@ -320,6 +320,40 @@ EXPECT: dict = {
 }
 
 TASK_ID = "weather-paris"
+
+# ---------------------------------------------------------------------------
+# Framework scenario modules: scripts/corpus_frameworks/*.py
+# ---------------------------------------------------------------------------
+# Each module adds its own scenarios without touching the tables above. It defines
+# ENVIRONMENTS, SCENARIOS and EXPECT (same shapes as above), optionally NO_DEPS, and
+#   run_scenario(scenario, out, kit)  -- inside the venv: run the framework and write
+#                                        traces.pb / logs.pb / *.jsonl into ``out``;
+# and optionally
+#   regenerate(scenario, kit) -> Path -- the whole outer step (a Node scenario, say).
+# ``kit`` is this module, so the plug-in can reuse _providers(), _write_json_lines(),
+# the fake servers and TASK_ID.
+FRAMEWORKS_DIR = Path(__file__).resolve().parent / "corpus_frameworks"
+PLUGINS: dict = {}  # scenario -> plug-in module
+
+
+def _load_plugins() -> None:
+    if not FRAMEWORKS_DIR.is_dir():
+        return
+    for path in sorted(FRAMEWORKS_DIR.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        spec = importlib.util.spec_from_file_location(f"ek_corpus_fw_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        ENVIRONMENTS.update(module.ENVIRONMENTS)
+        NO_DEPS.update(getattr(module, "NO_DEPS", {}))
+        SCENARIOS.update(module.SCENARIOS)
+        EXPECT.update(module.EXPECT)
+        for scenario in module.SCENARIOS:
+            PLUGINS[scenario] = module
+
+
+_load_plugins()
 # ---------------------------------------------------------------------------
 # Outer driver (host Python): venvs, subprocesses, expected.json
 # ---------------------------------------------------------------------------
@@ -389,6 +423,9 @@ def ensure_venv(name: str, root: Path) -> Path:
 
 def regenerate(scenario: str, root: Path) -> Path:
     """Run one scenario in its venv and write its corpus folder; returns the folder."""
+    plugin = PLUGINS.get(scenario)
+    if plugin is not None and hasattr(plugin, "regenerate"):
+        return plugin.regenerate(scenario, sys.modules[__name__])
     env_name, app, _instr, extra_env = SCENARIOS[scenario]
     python = ensure_venv(env_name, root)
     out = CORPUS / scenario
@@ -767,6 +804,9 @@ def _write_json_lines(out: Path, spans, logs) -> None:
 
 def run_scenario(scenario: str, out: Path) -> None:
     """Inside the scenario's venv: run it and write traces.pb (and logs.pb)."""
+    if scenario in PLUGINS:
+        PLUGINS[scenario].run_scenario(scenario, out, sys.modules[__name__])
+        return
     _env, app, instrumentors, _extra = SCENARIOS[scenario]
     langfuse = "langfuse_openai" in instrumentors
     if any(name.startswith("logfire") for name in instrumentors):
