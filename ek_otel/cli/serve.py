@@ -146,7 +146,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         token = os.environ.get(auth_token_env)
         if not token:
             raise InputError(f"--auth-token-env {auth_token_env}: the variable is not set or empty")
-    from ..serve.scoring import load_scoring
+    from ..serve.worker import load_scoring
 
     options = [("level", level), ("strategy", strategy), ("matcher", matcher)]
     if task_id is not None:

@@ -27,13 +27,13 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Callable, Optional
 
 from ..errors import InputError
-from .assembler import TraceIndex
+from .trace_index import TraceIndex
 from .config import ServeConfig
 from .groupcommit import GroupCommitWriter
 from .intake import Intake
 from .outbox import OutboxExporter
 from .scheduler import Scheduler
-from .scoring import ScoringSetup, worker_init
+from .worker import ScoringSetup, worker_init
 from .store import Store, StoreLock
 
 __all__ = ["ServeApp", "serve", "DEFAULT_DRAIN_S", "DEFAULT_FLUSH_S"]

@@ -45,7 +45,7 @@ from typing import Callable, Iterator, Optional
 import grpc
 
 from ..errors import DecodeError
-from .assembler import Overloaded
+from .trace_index import Overloaded
 from .config import ServeConfig
 from .intake import InflightBudget, Intake, response_body
 

@@ -38,7 +38,7 @@ from typing import Callable, Optional
 from aiohttp import ClientPayloadError, web
 
 from ..errors import DecodeError
-from .assembler import Overloaded
+from .trace_index import Overloaded
 from .body import BodyTooLarge, Decompressor, UnsupportedMediaType, format_of
 from .config import ServeConfig
 from .intake import InflightBudget, Intake, response_body

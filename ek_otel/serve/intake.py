@@ -6,7 +6,7 @@ The steps, shared by OTLP/HTTP and OTLP/gRPC:
    (:func:`~ek_otel.ingest.otlp.split_traces`); an undecodable body raises
    :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
 2. :meth:`Intake.admit` refuses the request with
-   :class:`~ek_otel.serve.assembler.Overloaded` (503 / UNAVAILABLE + retry) when it would
+   :class:`~ek_otel.serve.trace_index.Overloaded` (503 / UNAVAILABLE + retry) when it would
    break a memory cap. Nothing is dropped silently: the client keeps the data and retries.
 3. :meth:`Intake.commit` hands the chunks to the group-commit writer; the returned future
    resolves once they are durable (and the trace index knows them). Only then is the
@@ -17,7 +17,7 @@ Example:
     >>> b.acquire(60); b.acquire(60)
     Traceback (most recent call last):
     ...
-    ek_otel.serve.assembler.Overloaded: 120 request bytes in flight (cap 100); retry later
+    ek_otel.serve.trace_index.Overloaded: 120 request bytes in flight (cap 100); retry later
     >>> b.release(60); b.acquire(60); b.in_flight
     60
 """
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..ingest.bad_input import INVALID_UTF8
-from .assembler import Overloaded, TraceIndex
+from .trace_index import Overloaded, TraceIndex
 from .groupcommit import GroupCommitWriter
 from .store import IncomingChunk
 
@@ -195,7 +195,7 @@ class Intake:
     Args:
         writer: The group-commit writer of the store.
         index: The open-trace index (caps, completion).
-        on_stored: Called after each request's chunks are durable (wakes the assembler).
+        on_stored: Called after each request's chunks are durable (wakes the scheduler).
         clock: Wall-clock seconds (arrival times are stored, to survive restarts).
     """
 

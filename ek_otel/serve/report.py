@@ -27,7 +27,7 @@ import sqlite3
 from typing import Optional
 
 from ..errors import InputError
-from .scoring import load_scoring
+from .worker import load_scoring
 from .store import Store
 
 __all__ = ["load_run"]

@@ -44,7 +44,7 @@ from ..errors import InputError
 __all__ = [
     "SCHEMA",
     "IncomingChunk",
-    "OpenTrace",
+    "OpenTraceRow",
     "ScoreRow",
     "OutboxRow",
     "Store",
@@ -207,8 +207,8 @@ class IncomingChunk:
 
 
 @dataclass(frozen=True)
-class OpenTrace:
-    """A trace with payloads not yet scored (what the assembler tracks in memory)."""
+class OpenTraceRow:
+    """A trace with payloads not yet scored (what the TraceIndex tracks in memory)."""
 
     trace_id: str
     first_seen: float
@@ -371,15 +371,15 @@ class Store:
             stored.append((size, revisions, bool(has_root)))
         return stored
 
-    # -- assembling -----------------------------------------------------------------------
+    # -- scoring --------------------------------------------------------------------------
 
-    def open_traces(self) -> list[OpenTrace]:
-        """Every trace with payloads not yet scored (to rebuild the assembler on start)."""
+    def open_traces(self) -> list[OpenTraceRow]:
+        """Every trace with payloads not yet scored (to rebuild the TraceIndex on start)."""
         rows = self.conn.execute(
             "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
             "FROM traces WHERE state='open' ORDER BY first_seen"
         ).fetchall()
-        return [OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+        return [OpenTraceRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
 
     def max_payload_id(self, trace_id: str) -> int:
         """The highest payload id of a trace (0 when none): what a scoring run covers."""
@@ -416,7 +416,7 @@ class Store:
         """Commit one scored revision: score row, outbox row, covered payloads, trace state.
 
         One outbox row is added per name in ``sinks`` (when the episode matched a task).
-        Returns ``(recorded, open_trace)``: ``open_trace`` is the trace's :class:`OpenTrace`
+        Returns ``(recorded, open_trace)``: ``open_trace`` is the trace's :class:`OpenTraceRow`
         when it still has payloads not covered (newer than ``upto``: it stays open for the
         next revision), else None. A revision that is not the trace's next one (a scoring
         redone by mistake) is not recorded (``recorded`` False) and changes nothing.
@@ -466,12 +466,12 @@ class Store:
         )
         return True, (self._open_trace(trace_id) if state == "open" else None)
 
-    def _open_trace(self, trace_id: str) -> Optional[OpenTrace]:
+    def _open_trace(self, trace_id: str) -> Optional[OpenTraceRow]:
         r = self.conn.execute(
             "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
             "FROM traces WHERE trace_id=? AND state='open'", (trace_id,)
         ).fetchone()
-        return None if r is None else OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
+        return None if r is None else OpenTraceRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
 
     # -- outbox -----------------------------------------------------------------------------
 

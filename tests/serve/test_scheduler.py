@@ -7,10 +7,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 
-from ek_otel.serve.assembler import TraceIndex
+from ek_otel.serve.trace_index import TraceIndex
 from ek_otel.serve.groupcommit import GroupCommitWriter
 from ek_otel.serve.scheduler import MAX_SCORING_FAILURES, Scheduler
-from ek_otel.serve.scoring import ScoringResult, ScoringSetup
+from ek_otel.serve.worker import ScoringResult, ScoringSetup
 from ek_otel.serve.store import IncomingChunk, Store
 
 

@@ -1,4 +1,6 @@
-"""Scoring one closed trace: raw payloads → records (dedup by span id) → episode → score.
+"""The scoring worker's entry points: one closed trace, from raw payloads to a score.
+
+Payloads → records (deduplicated by span id) → episode → score.
 
 This is the only place the server decodes attributes, once per trace revision, and it runs
 off the event loop: in a worker process (:func:`score_trace`, with a per-process cache of

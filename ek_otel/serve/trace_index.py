@@ -16,7 +16,7 @@ Example:
     >>> idx.admit({"t2": 70})
     Traceback (most recent call last):
     ...
-    ek_otel.serve.assembler.Overloaded: pending bytes at the cap (110 > 100); retry later
+    ek_otel.serve.trace_index.Overloaded: pending bytes at the cap (110 > 100); retry later
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ class TraceIndex:
             return e.revision
 
     def finish_scoring(self, trace_id: str, reopened: Optional[object] = None) -> None:
-        """Forget a scored trace, or keep it open (``reopened``: the store's OpenTrace)."""
+        """Forget a scored trace, or keep it open (``reopened``: the store's OpenTraceRow)."""
         with self._lock:
             e = self._traces.pop(trace_id, None)
             if e is not None:
