@@ -19,7 +19,7 @@ and, for logs, by a digest of the payload.
 
 Example:
     >>> s = Store(":memory:")
-    >>> chunk = IncomingChunk("spans", "ab" * 16, b"raw", ("01" * 8,), True)
+    >>> chunk = IncomingChunk("traces", "ab" * 16, b"raw", ("01" * 8,), True)
     >>> s.ingest([chunk], now=10.0)               # (bytes stored, next revision, has root)
     [(3, 0, True)]
     >>> s.ingest([chunk], now=11.0)               # the same spans again: nothing new
@@ -27,7 +27,7 @@ Example:
     >>> [(t.trace_id[:4], t.has_root, t.pending_bytes) for t in s.open_traces()]
     [('abab', True, 3)]
     >>> s.payloads_for("ab" * 16, upto=10**9)
-    [('spans', b'raw')]
+    [('traces', b'raw')]
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ CREATE INDEX IF NOT EXISTS traces_state ON traces(state);
 CREATE TABLE IF NOT EXISTS payloads(
     id INTEGER PRIMARY KEY,
     trace_id TEXT NOT NULL,
-    signal TEXT NOT NULL,            -- spans | logs
+    signal TEXT NOT NULL,            -- traces | logs ('spans' in stores of ek-otel 0.1.0)
     digest BLOB NOT NULL,
     data BLOB NOT NULL,
     received REAL NOT NULL,
@@ -196,7 +196,7 @@ class StoreLock:
 class IncomingChunk:
     """One trace's share of a request, as the receiver hands it to the store.
 
-    ``signal`` is ``"spans"`` or ``"logs"``; ``span_ids`` is empty for logs.
+    ``signal`` is the OTLP signal, ``"traces"`` or ``"logs"``; ``span_ids`` is empty for logs.
     """
 
     signal: str
@@ -335,7 +335,7 @@ class Store:
         stored = []
         cur = self.conn.cursor()
         for chunk in chunks:
-            if chunk.signal == "spans":
+            if chunk.signal == "traces":
                 before = self.conn.total_changes
                 cur.executemany(
                     "INSERT OR IGNORE INTO spans(trace_id, span_id) VALUES(?, ?)",
@@ -389,11 +389,16 @@ class Store:
         return row[0] or 0
 
     def payloads_for(self, trace_id: str, upto: int) -> list[tuple[str, bytes]]:
-        """All ``(signal, data)`` payloads of a trace with id ≤ ``upto``, in arrival order."""
+        """All ``(signal, data)`` payloads of a trace with id ≤ ``upto``, in arrival order.
+
+        ``signal`` is ``"traces"`` or ``"logs"`` (a store of ek-otel 0.1.0 recorded traces as
+        ``"spans"``: read as ``"traces"``).
+        """
         return [
             (r[0], bytes(r[1]))
             for r in self.conn.execute(
-                "SELECT signal, data FROM payloads WHERE trace_id=? AND id<=? ORDER BY id",
+                "SELECT CASE signal WHEN 'spans' THEN 'traces' ELSE signal END, data "
+                "FROM payloads WHERE trace_id=? AND id<=? ORDER BY id",
                 (trace_id, upto),
             )
         ]

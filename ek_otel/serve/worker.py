@@ -86,7 +86,7 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
     checked on arrival, so this only happens to a store written by another version).
 
     Example:
-        >>> decode_trace([("spans", b""), ("logs", b"")])
+        >>> decode_trace([("traces", b""), ("logs", b"")])
         ([], [])
     """
     from ..errors import DecodeError
@@ -97,7 +97,7 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
     seen: set = set()
     for signal, data in payloads:
         try:
-            if signal == "spans":
+            if signal == "traces":
                 for span in decode_payload(data):
                     if span.span_id not in seen:
                         seen.add(span.span_id)

@@ -52,7 +52,7 @@ def test_pool_breaks_do_not_count_against_bystanders(tmp_path):
     ids = [f"{i + 1:032x}" for i in range(6)]
     for tid in ids:
         (size, _, root), = writer.call(
-            lambda s, tid=tid: s.ingest([IncomingChunk("spans", tid, b"p", ("01" * 8,), True)],
+            lambda s, tid=tid: s.ingest([IncomingChunk("traces", tid, b"p", ("01" * 8,), True)],
                                         now=0.0))
         index.observe(tid, size, has_root=root, now=0.0)
     pool = BreakablePool()

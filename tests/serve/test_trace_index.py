@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ek_otel.serve.trace_index import Overloaded, TraceIndex
+from ek_otel.errors import Overloaded
+from ek_otel.serve.trace_index import TraceIndex
 from ek_otel.serve.store import OpenTraceRow
 
 
