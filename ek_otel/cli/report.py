@@ -13,7 +13,7 @@ from typing import Optional
 
 import click
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
 from .score import slices_table, tasks_table, unmatched_table
@@ -43,7 +43,10 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
 
     if not os.path.exists(store):
         raise InputError("no such store (start `ek-otel serve --store` first)", path=store)
-    run = load_run(store, gold=gold, k=k)
+    try:
+        run = load_run(store, gold=gold, k=k)
+    except ConfigError as exc:
+        raise InputError(exc.describe({"gold": "--gold"})) from None
     out = stderr_console() if json_out == "-" else stdout_console()
     out.print(tasks_table(run))
     sliced = slices_table(run)

@@ -26,7 +26,7 @@ import json
 import sqlite3
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from .worker import load_scoring
 from .store import Store
 
@@ -52,7 +52,8 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
             raise InputError("not an ek-otel store (no scores table)", path=store_path)
         gold = gold or store.meta("gold")
         if not gold:
-            raise InputError("the store records no gold file; pass --gold", path=store_path)
+            raise ConfigError("the store records no gold file: pass one as {gold}",
+                                  fields=("gold",), path=store_path)
         options = {k_: (tuple(v) if isinstance(v, list) else v)
                    for k_, v in json.loads(store.meta("score_options") or "[]")}
         rows = store.latest_scores()
