@@ -1,5 +1,7 @@
 """What both receivers answer: the Export responses, and ONE table from error to status.
 
+The codes follow the OTLP specification (https://opentelemetry.io/docs/specs/otlp/).
+
 Every refusal is an exception; :func:`refusal_for` looks it up in :data:`STATUS_TABLE`
 (first match wins, so a class comes before its bases) and gives the HTTP status and the gRPC
 code together, so OTLP/HTTP and OTLP/gRPC can never classify an error differently. The
