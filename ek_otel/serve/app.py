@@ -34,7 +34,8 @@ from .intake import Intake
 from .outbox import OutboxExporter
 from .scheduler import Scheduler
 from .worker import ScoringSetup, worker_init
-from .store import Store, StoreLock
+from .store import Store
+from .store_lock import StoreLock
 
 __all__ = ["ServeApp", "serve", "DEFAULT_DRAIN_S", "DEFAULT_FLUSH_S"]
 
