@@ -81,7 +81,7 @@ _FLAGS = {
     "emit_endpoint": "--emit-endpoint", "tls_cert": "--tls-cert", "tls_key": "--tls-key",
     "grace_s": "--grace", "max_wait_s": "--max-wait", "max_open_traces": "--max-open-traces",
     "max_pending_bytes": "--max-pending-mib", "scorer_processes": "--scorers",
-    "synchronous": "--synchronous",
+    "synchronous": "--synchronous", "store": "--store",
 }
 
 
@@ -178,7 +178,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
             synchronous=synchronous.upper(),
             score_options=tuple(options),
         ).validate()
-    except ConfigError as exc:
+        code = run(config, log=lambda line: click.echo(line, err=True))
+    except ConfigError as exc:  # a setting the library names by its field: show the flag
         raise InputError(exc.describe(_FLAGS)) from None
-    code = run(config, log=lambda line: click.echo(line, err=True))
     raise SystemExit(code)

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from ..errors import InputError
+from ..errors import ConfigError
 
 __all__ = [
     "SCHEMA",
@@ -127,7 +127,7 @@ def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> 
     return conn
 
 
-class NotAStore(InputError):
+class NotAStore(ConfigError):
     """The file is a SQLite database of something else (``ek-otel serve`` refuses it).
 
     Example:
@@ -137,7 +137,7 @@ class NotAStore(InputError):
         >>> Store(path)
         Traceback (most recent call last):
         ...
-        ek_otel.serve.store.NotAStore: ...app.db: not an ek-otel store (it holds other tables: users); pass another --store
+        ek_otel.serve.store.NotAStore: ...app.db: not an ek-otel store (it holds other tables: users); choose another store
     """
 
 
@@ -209,8 +209,9 @@ class Store:
             if tables and "meta" not in tables:
                 # Another application's database: never add our tables to it.
                 self.conn.close()
-                raise NotAStore(f"{path}: not an ek-otel store (it holds other tables: "
-                                f"{', '.join(sorted(tables)[:5])}); pass another --store")
+                raise NotAStore(f"not an ek-otel store (it holds other tables: "
+                                f"{', '.join(sorted(tables)[:5])}); choose another {{store}}",
+                                fields=("store",), path=path)
             self.conn.executescript(SCHEMA)
 
     def close(self) -> None:

@@ -105,7 +105,9 @@ def test_a_store_that_is_not_ours_is_one_line_and_exit_2(gold_file, tmp_path):
     conn.execute("CREATE TABLE users(name)")
     conn.commit()
     conn.close()
-    for store, message in ((corrupt, "not a database"), (foreign, "not an ek-otel store")):
+    for store, message in ((corrupt, "not a database"),
+                           (foreign, "not an ek-otel store (it holds other tables: users); "
+                                     "choose another --store\n")):
         proc = _serve(gold_file, store)
         assert proc.returncode == 2, proc.stderr
         assert message in proc.stderr and "Traceback" not in proc.stderr
