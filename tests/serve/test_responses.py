@@ -11,37 +11,29 @@ import pytest
 from google.rpc import error_details_pb2, status_pb2
 
 from ek_otel.errors import ConfigError, DecodeError, InputError, Overloaded, PermanentError
+from ek_otel.serve import responses
 from ek_otel.serve.body import BodyTooLarge, UnsupportedMediaType
-from ek_otel.serve.responses import (
-    STATUS_TABLE,
-    BodyTimeout,
-    ClientGone,
-    MethodNotAllowed,
-    NotReady,
-    Unauthenticated,
-    refusal_for,
-)
 
 METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
 @pytest.mark.parametrize("error, http, code, retry", [
-    (Unauthenticated("no token"), 401, "UNAUTHENTICATED", None),
-    (MethodNotAllowed("GET"), 405, "UNIMPLEMENTED", None),
+    (responses.Unauthenticated("no token"), 401, "UNAUTHENTICATED", None),
+    (responses.MethodNotAllowed("GET"), 405, "UNIMPLEMENTED", None),
     (UnsupportedMediaType("text/plain"), 415, "INVALID_ARGUMENT", None),
     (BodyTooLarge("over"), 413, "RESOURCE_EXHAUSTED", None),
-    (BodyTimeout("slow"), 408, "DEADLINE_EXCEEDED", None),
-    (ClientGone("reset"), 400, "INVALID_ARGUMENT", None),
+    (responses.BodyTimeout("slow"), 408, "DEADLINE_EXCEEDED", None),
+    (responses.ClientGone("reset"), 400, "INVALID_ARGUMENT", None),
     (DecodeError("truncated"), 400, "INVALID_ARGUMENT", None),
     (RecursionError("deep"), 400, "INVALID_ARGUMENT", None),
     (InputError("no request message"), 400, "INVALID_ARGUMENT", None),
     (ConfigError("{x} is wrong", fields=("x",)), 400, "INVALID_ARGUMENT", None),
     (Overloaded("at the cap", retry_after_s=4), 503, "UNAVAILABLE", 4),
-    (NotReady("starting", retry_after_s=2), 503, "UNAVAILABLE", 2),
+    (responses.NotReady("starting", retry_after_s=2), 503, "UNAVAILABLE", 2),
     (ZeroDivisionError("a bug of ours"), 503, "UNAVAILABLE", 7),
 ])
 def test_each_error_has_one_http_status_and_one_grpc_code(error, http, code, retry):
-    refusal = refusal_for(error, retry_after_s=7)
+    refusal = responses.refusal_for(error, retry_after_s=7)
     assert (refusal.http_status, refusal.grpc_code.name, refusal.retry_after_s) == (http, code, retry)
     assert refusal.ours == isinstance(error, ZeroDivisionError)
     assert ("Retry-After" in refusal.http_headers()) == (retry is not None)
@@ -50,11 +42,11 @@ def test_each_error_has_one_http_status_and_one_grpc_code(error, http, code, ret
 
 def test_no_row_is_shadowed_by_an_earlier_row_of_a_base_class():
     seen: list = []
-    for row in STATUS_TABLE:
+    for row in responses.STATUS_TABLE:
         for err in row.errors:
             assert not any(issubclass(err, earlier) for earlier in seen), err
         seen.extend(row.errors)
-    assert STATUS_TABLE[-2].errors == (PermanentError,)
+    assert responses.STATUS_TABLE[-2].errors == (PermanentError,)
 
 
 def _http(url, body, headers):
