@@ -21,10 +21,10 @@ import time
 from concurrent.futures import Executor, Future
 from typing import Callable, Optional, Sequence
 
-from .trace_index import TraceIndex
 from .groupcommit import GroupCommitWriter
-from .worker import ScoringResult, ScoringSetup, score_traces
 from .store import Store
+from .trace_index import TraceIndex
+from .worker import ScoringResult, ScoringSetup, score_traces
 
 __all__ = ["Scheduler", "MAX_SCORING_FAILURES"]
 
