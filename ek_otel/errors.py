@@ -14,6 +14,7 @@ __all__ = [
     "InputError",
     "DecodeError",
     "GoldFileError",
+    "UnknownTaskError",
     "PricingError",
     "BfclDataError",
     "ComparabilityError",
@@ -58,6 +59,20 @@ class GoldFileError(InputError):
 
     def __init__(self, path: str, line: Optional[int], message: str):
         super().__init__(message, path=path, line=line)
+
+
+class UnknownTaskError(GoldFileError):
+    """A task id asked for (the default task of runs without one) that the gold file lacks.
+
+    Example:
+        >>> e = UnknownTaskError("gold.jsonl", "t9")
+        >>> e.task_id, str(e)
+        ('t9', "gold.jsonl: task 't9' is not a task of this gold file")
+    """
+
+    def __init__(self, path: str, task_id: str):
+        self.task_id = task_id
+        super().__init__(path, None, f"task {task_id!r} is not a task of this gold file")
 
 
 class PricingError(InputError):

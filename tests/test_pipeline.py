@@ -19,7 +19,8 @@ from ek_otel.gold.native import load_tasks
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
 from ek_otel.ingest.records import LogRecord, SpanRecord
-from ek_otel.pipeline import (
+from ek_otel.pipeline import read_episodes, score_dump
+from ek_otel.scoring import (
     LATE_EVICTED,
     NO_ROOT_SPAN,
     NO_TASK_ID,
@@ -28,8 +29,6 @@ from ek_otel.pipeline import (
     Unmatched,
     file_sha256,
     score_and_envelope,
-    read_episodes,
-    score_dump,
     score_episodes,
 )
 
@@ -335,7 +334,7 @@ def test_bfcl_matcher_uses_the_official_verdict():
 
 def test_bfcl_matcher_refuses_gold_it_cannot_check():
     from ek_otel.errors import BfclDataError
-    from ek_otel.pipeline import check_tasks
+    from ek_otel.scoring import check_tasks
 
     check_tasks({"simple_python_0": _bfcl_task()}, ScoreSettings(matcher="bfcl"))
     with pytest.raises(BfclDataError, match="weather-paris"):
@@ -388,7 +387,7 @@ def test_read_episodes_checks_paths_before_reading():
 
 def test_load_gold_default_task_rules(tmp_path):
     from ek_otel.errors import GoldFileError
-    from ek_otel.pipeline import load_gold
+    from ek_otel.scoring import load_gold
 
     tasks, default = load_gold(str(GOLD))
     assert len(tasks) > 1 and default is None  # several tasks: no default

@@ -80,19 +80,14 @@ class ServeApp:
     # -- pieces -----------------------------------------------------------------------------
 
     def _default_sinks(self) -> dict:
-        sinks: dict = {}
+        from ..emit.sinks import make_sinks
+
         cfg = self.config
-        if cfg.emit_file:
-            from ..emit.sinks import FileSink
-
-            sinks["file"] = (FileSink(cfg.emit_file, phoenix=cfg.phoenix), cfg.emit_file)
-        if cfg.emit_endpoint:
-            from ..emit.sinks import OtlpSink
-
-            sinks["otlp"] = (OtlpSink(cfg.emit_endpoint, cfg.emit_protocol,
-                                      headers=dict(cfg.emit_headers),
-                                      timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix), None)
-        return sinks
+        sinks = make_sinks(file=cfg.emit_file or None, endpoint=cfg.emit_endpoint or None,
+                           protocol=cfg.emit_protocol, headers=dict(cfg.emit_headers),
+                           timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix)
+        return {name: (sink, cfg.emit_file if name == "file" else None)
+                for name, sink in sinks.items()}
 
     def _make_executor(self):
         n = self.config.scorer_processes

@@ -1,8 +1,8 @@
 """Reading back what ``ek-otel serve`` scored, for ``ek-otel report``.
 
 Each trace appears once, at its latest revision, from the score envelopes the server
-recorded; the corpus goes through the same :func:`~ek_otel.pipeline.aggregate` and
-:class:`~ek_otel.pipeline.ScoreRun` as ``ek-otel score`` (one report, not two).
+recorded; the corpus goes through the same :func:`~ek_otel.scoring.run.aggregate` and
+:class:`~ek_otel.scoring.run.ScoreRun` as ``ek-otel score`` (one report, not two).
 
 Example:
     >>> import json, os, tempfile
@@ -34,7 +34,7 @@ __all__ = ["load_run"]
 
 
 def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = None):
-    """The :class:`~ek_otel.pipeline.ScoreRun` of everything a server scored.
+    """The :class:`~ek_otel.scoring.run.ScoreRun` of everything a server scored.
 
     Args:
         store_path: The SQLite store of ``ek-otel serve``.
@@ -42,7 +42,7 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
         k: The k of pass@k / pass^k (default: the smallest repeated trial count).
     """
     from ..emit.envelope import ScoreEnvelope
-    from ..pipeline import ScoreRun, Unmatched, aggregate
+    from ..scoring import ScoreRun, Unmatched, aggregate
 
     store = None
     try:

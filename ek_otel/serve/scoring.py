@@ -64,12 +64,12 @@ class ScoringResult:
 def load_scoring(gold: str, options: Mapping[str, Any]) -> tuple:
     """``(tasks, ScoreSettings)`` from a gold file and serve's scoring options
     (``task``, ``level``, ``strategy``, ``matcher``, ``pricing``, ``task_id_keys``), with the
-    same :func:`~ek_otel.pipeline.load_settings` as ``ek-otel score``.
+    same :func:`~ek_otel.scoring.link.load_settings` as ``ek-otel score``.
 
     Raises:
         GoldFileError: an empty gold file, or a ``task`` that is not in it.
     """
-    from ..pipeline import load_settings
+    from ..scoring.link import load_settings
 
     return load_settings(
         gold, task_id=options.get("task"), level=options.get("level", "call"),
@@ -109,7 +109,7 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
 
 class TraceScorer:
     """Builds and scores the episode of one trace against the gold tasks, with the same
-    :func:`~ek_otel.pipeline.score_and_envelope` as ``ek-otel score``.
+    :func:`~ek_otel.scoring.link.score_and_envelope` as ``ek-otel score``.
 
     Args:
         gold: The gold task file.
@@ -134,7 +134,7 @@ class TraceScorer:
         import json
 
         from ..core.episode import RunProvenance
-        from ..pipeline import Unmatched, score_and_envelope
+        from ..scoring.link import Unmatched, score_and_envelope
 
         episode = self.episode_of(trace_id, payloads)
         run = getattr(episode, "run", None) or RunProvenance()
