@@ -43,6 +43,7 @@ __all__ = [
     "episode_ids",
     "load_gold",
     "load_settings",
+    "load_scoring",
     "check_tasks",
     "link_task",
     "score_linked",
@@ -154,6 +155,33 @@ def load_settings(
         default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
         task_id_keys=task_id_key_list(task_id_keys),
     )
+    check_tasks(tasks, settings)
+    return tasks, settings
+
+
+def load_scoring(gold: str, settings_json: str = "") -> tuple:
+    """``(tasks, ScoreSettings)`` from a gold file and settings that travelled as JSON
+    (:meth:`~ek_otel.scoring.settings.ScoreSettings.to_json`): how a worker process of
+    ``ek-otel serve``, and ``ek-otel report``, get the settings the command line made. Empty
+    JSON means the defaults for this gold file (:func:`load_settings` without options).
+
+    Raises:
+        GoldFileError: a broken or empty gold file, or tasks the matcher cannot score;
+            ValueError: JSON that is not scoring settings.
+
+    Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "g.jsonl")
+        >>> _ = open(p, "w").write('{"task_id": "only"}')
+        >>> _, sent = load_settings(p, level="arg")
+        >>> tasks, settings = load_scoring(p, sent.to_json())
+        >>> list(tasks), settings == sent, load_scoring(p)[1].level
+        (['only'], True, 'call')
+    """
+    if not settings_json:
+        return load_settings(gold)
+    settings = ScoreSettings.from_json(settings_json)
+    tasks, _ = load_gold(gold)
     check_tasks(tasks, settings)
     return tasks, settings
 

@@ -27,7 +27,6 @@ import sqlite3
 from typing import Optional
 
 from ..errors import InputError
-from .scoring import load_scoring
 from .store import Store
 
 __all__ = ["load_run"]
@@ -42,7 +41,7 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
         k: The k of pass@k / pass^k (default: the smallest repeated trial count).
     """
     from ..emit.envelope import ScoreEnvelope
-    from ..scoring import ScoreRun, Unmatched, aggregate
+    from ..scoring import ScoreRun, Unmatched, aggregate, load_scoring
 
     store = None
     try:
@@ -53,8 +52,7 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
         gold = gold or store.meta("gold")
         if not gold:
             raise InputError("the store records no gold file; pass --gold", path=store_path)
-        options = {k_: (tuple(v) if isinstance(v, list) else v)
-                   for k_, v in json.loads(store.meta("score_options") or "[]")}
+        settings_json = store.meta("score_settings") or ""
         rows = store.latest_scores()
         revisions = store.revision_count()
     except sqlite3.DatabaseError as exc:  # not a database, corrupt, locked...
@@ -62,7 +60,7 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
     finally:
         if store is not None:
             store.close()
-    tasks, settings = load_scoring(gold, options)
+    tasks, settings = load_scoring(gold, settings_json)
     envelopes, unmatched, scored = [], [], []
     for row in rows:
         if row.matched and row.envelope:
