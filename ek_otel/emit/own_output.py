@@ -29,7 +29,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..ingest.wire import read_varint, skip_field
+from ..ingest.wire import length_delimited_fields as _fields
 from .attributes import SCOPE_NAME, SERVICE_NAME
 
 __all__ = ["is_own_output", "drop_own_output"]
@@ -78,23 +78,6 @@ def drop_own_output(signal: str, body: bytes, fmt: str) -> bytes:
 
 
 # -- protobuf ----------------------------------------------------------------------------------
-
-def _fields(data: bytes, start: int, end: int):
-    """``(field number, value start, value end)`` of the length-delimited fields in a message
-    (other wire types are skipped)."""
-    pos = start
-    while pos < end:
-        tag, pos = read_varint(data, pos, end)
-        wire = tag & 7
-        if wire == 2:
-            length, value = read_varint(data, pos, end)
-            pos = value + length
-            if pos > end:
-                raise ValueError("truncated field")
-            yield tag >> 3, value, pos
-        else:
-            pos = skip_field(data, pos, end, wire)
-
 
 def _string_at(data: bytes, start: int, end: int, number: int) -> str:
     for field, a, b in _fields(data, start, end):

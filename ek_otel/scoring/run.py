@@ -262,15 +262,14 @@ def evaluate_corpus(
     episodes: Iterable[Any],
     tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]],
     *,
-    level: str = "call",
-    strategy: str = "optimal",
-    prices: Any = None,
     k: Optional[int] = None,
     group_by_provenance: bool = False,
-    canonicalizer: Any = None,
+    **scoring: Any,
 ) -> EvaluationReport:
     """:func:`ek_otel.core.evaluate.evaluate` (documented there): every episode is its own
-    trial, linked by its task id alone; nothing is written back.
+    trial, linked by its task id alone; nothing is written back. ``scoring`` holds the
+    keyword arguments of :func:`~ek_otel.core.evaluate.score_episode` (``level``,
+    ``strategy``, ``prices``, ``canonicalizer``).
 
     Example:
         >>> from ek_otel.core.episode import Episode, TaskSpec
@@ -288,15 +287,15 @@ def evaluate_corpus(
             task_id = str(episode.task_id)
             return Unmatched(trace_id, task_id, UNKNOWN_TASK if task_id else NO_TASK_ID,
                              root_span_id)
-        return score_episode(episode, task, level=level, canonicalizer=canonicalizer,
-                             strategy=strategy, prices=prices)
+        return score_episode(episode, task, **scoring)
 
     trial = itertools.count()
     done = _score_all(episodes, score_one, lambda _episode: next(trial))
     scored = list(done.latest.values())
     if not group_by_provenance:
         check_comparable(key for _, key in scored)
-    settings = {"level": level, "strategy": strategy,
-                "canonicalizer": canonicalizer_name(canonicalizer), "priced": prices is not None}
+    settings = {"level": scoring.get("level", "call"), "strategy": scoring.get("strategy", "optimal"),
+                "canonicalizer": canonicalizer_name(scoring.get("canonicalizer")),
+                "priced": scoring.get("prices") is not None}
     return aggregate_scores(scored, by_id, k=k, unmatched=done.unmatched, settings=settings,
                             group_by_provenance=group_by_provenance)
