@@ -17,6 +17,7 @@ __all__ = [
     "UnknownTaskError",
     "PricingError",
     "BfclDataError",
+    "BfclDataNotFound",
     "ComparabilityError",
 ]
 
@@ -81,6 +82,26 @@ class PricingError(InputError):
 
 class BfclDataError(EkOtelError):
     """BFCL data (questions, possible answers) that cannot be found or read."""
+
+
+class BfclDataNotFound(BfclDataError):
+    """No BFCL data where it was looked for (``path``, or the installed ``bfcl_eval``).
+
+    Example:
+        >>> str(BfclDataNotFound("/data"))[:30]
+        '/data: no BFCL data found: giv'
+    """
+
+    #: How to install the data.
+    INSTALL = "`pip install --no-deps bfcl-eval==2026.3.23`"
+    #: What to do about it, in library terms (the CLI words it with its flags).
+    HINT = ("give a directory holding BFCL_v4_*.json and possible_answer/, or a "
+            f"bfcl_eval-*.whl, or install it with {INSTALL}")
+
+    def __init__(self, path: Optional[str] = None):
+        self.path = path
+        where = f"{path}: " if path else ""
+        super().__init__(f"{where}no BFCL data found: {self.HINT}")
 
 
 class ComparabilityError(EkOtelError):

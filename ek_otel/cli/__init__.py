@@ -24,7 +24,7 @@ from typing import Optional
 import click
 
 from .._version import __version__
-from ..errors import EkOtelError, GoldFileError, UnknownTaskError
+from ..errors import BfclDataNotFound, EkOtelError, GoldFileError, UnknownTaskError
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "error_line"]
 
@@ -59,6 +59,11 @@ def error_line(exc: EkOtelError) -> str:
     """
     if isinstance(exc, UnknownTaskError):
         exc = GoldFileError(exc.path, exc.line, f"--task {exc.task_id!r} is not a task of this gold file")
+    elif isinstance(exc, BfclDataNotFound):
+        where = f"{exc.path}: " if exc.path else ""
+        return (f"{where}no BFCL data found: pass --data DIR (holding BFCL_v4_*.json and "
+                f"possible_answer/) or --data PATH/TO/bfcl_eval-*.whl, or install it with "
+                f"{exc.INSTALL}")
     return str(exc)
 
 
