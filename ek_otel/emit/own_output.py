@@ -97,6 +97,15 @@ def _service_name(data: bytes, start: int, end: int) -> str:
     return ""
 
 
+def _scope_name_pb(data: bytes, start: int, end: int) -> str:
+    """The scope name of a ``Scope{Spans,Logs}`` (its scope: field 1, written first by every
+    encoder, so the spans after it are not walked)."""
+    for field, a, b in _fields(data, start, end):
+        if field == 1:
+            return _string_at(data, a, b, 1)
+    return ""
+
+
 def _own_scopes_pb(body: bytes) -> set:
     """``(resource index, scope index)`` of the scopes that are ours, read at the wire level
     (``Resource{Spans,Logs}``: resource 1, scope batches 2; a scope batch's scope: 1, its
@@ -110,11 +119,7 @@ def _own_scopes_pb(body: bytes) -> set:
             if number == 1:
                 service = _service_name(body, a, b)
             elif number == 2:
-                scope_name = ""
-                for inner, sa, sb in _fields(body, a, b):
-                    if inner == 1:
-                        scope_name = _string_at(body, sa, sb, 1)
-                scopes.append(scope_name)
+                scopes.append(_scope_name_pb(body, a, b))
         for s_index, scope_name in enumerate(scopes):
             if is_own_output({"service.name": service}, scope_name):
                 own.add((r_index, s_index))
