@@ -27,7 +27,7 @@ from typing import Any, Optional
 from ..core.evaluate import EvaluationReport, to_jsonable
 from ..core.scores import EpisodeScore
 
-__all__ = ["report_to_dict", "run_to_dict"]
+__all__ = ["report_to_dict", "run_to_dict", "dollars_of"]
 
 
 def _figures(cut: Any) -> dict:
@@ -84,12 +84,25 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
     return out
 
 
+def dollars_of(scores: Sequence[EpisodeScore]) -> Optional[float]:
+    """The summed dollars of scores; None unless every one of them is priced (or none given).
+
+    Example:
+        >>> dollars_of([EpisodeScore("t", dollars=0.25), EpisodeScore("t", dollars=0.5)])
+        0.75
+        >>> dollars_of([EpisodeScore("t", dollars=0.25), EpisodeScore("t")]), dollars_of([])
+        (None, None)
+    """
+    if not scores or any(s.dollars is None for s in scores):
+        return None
+    return round(sum(s.dollars for s in scores), 12)
+
+
 def _dollars_by_task(scores: Sequence[EpisodeScore]) -> Callable[[str], Optional[float]]:
     by_task: dict = {}
     for s in scores:
-        by_task.setdefault(s.task_id, []).append(s.dollars)
-    return lambda task_id: (None if not by_task.get(task_id) or None in by_task[task_id]
-                            else round(sum(by_task[task_id]), 12))
+        by_task.setdefault(s.task_id, []).append(s)
+    return lambda task_id: dollars_of(by_task.get(task_id, ()))
 
 
 def _to_dict(report: EvaluationReport, episodes: list, unmatched: Sequence[Any], revisions: int,

@@ -40,6 +40,7 @@ from ..core.evaluate import (
 )
 from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
+from .report import dollars_of, run_to_dict
 from .settings import ScoreSettings
 
 __all__ = [
@@ -99,10 +100,7 @@ class ScoreRun:
             for envelope in self.envelopes:
                 by_task.setdefault(envelope.task_id, []).append(envelope.score)
             object.__setattr__(self, "_scores_by_task", by_task)  # once per run, not per task
-        scores = by_task.get(task_id, ())
-        if not scores or any(s.dollars is None for s in scores):
-            return None
-        return round(sum(s.dollars for s in scores), 12)
+        return dollars_of(by_task.get(task_id, ()))
 
     def to_dict(self) -> dict:
         """The JSON report of ``ek-otel score --json`` (:func:`ek_otel.scoring.report.run_to_dict`).
@@ -112,8 +110,6 @@ class ScoreRun:
             >>> d["aggregate"]["episodes"], d["aggregate"]["f1"], d["episodes"]
             (0, None, [])
         """
-        from .report import run_to_dict
-
         return run_to_dict(self)
 
 
