@@ -13,10 +13,10 @@ from typing import Optional
 
 import click
 
-from ..errors import ConfigError, InputError
+from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
-from .score import slices_table, tasks_table, unmatched_table
+from ._tables import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
 
@@ -43,10 +43,7 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
 
     if not os.path.exists(store):
         raise InputError("no such store (start `ek-otel serve --store` first)", path=store)
-    try:
-        run = load_run(store, gold=gold, k=k)
-    except ConfigError as exc:
-        raise InputError(exc.describe({"gold": "--gold"})) from None
+    run = load_run(store, gold=gold, k=k)
     out = stderr_console() if json_out == "-" else stdout_console()
     out.print(tasks_table(run))
     sliced = slices_table(run)

@@ -14,7 +14,7 @@ import os
 
 import click
 
-from ..errors import ConfigError, InputError
+from ..errors import InputError
 from ..serve.config import (
     DEFAULT_GRACE_S,
     DEFAULT_MAX_OPEN_TRACES,
@@ -73,16 +73,6 @@ def _raise_fd_limit() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     except (ImportError, ValueError, OSError):  # not POSIX, or not allowed: keep the limit
         pass
-
-
-#: ServeConfig fields → the flags that set them (for errors in the CLI's terms).
-_FLAGS = {
-    "gold": "--gold", "http": "--http", "grpc": "--grpc", "emit_protocol": "--emit-protocol",
-    "emit_endpoint": "--emit-endpoint", "tls_cert": "--tls-cert", "tls_key": "--tls-key",
-    "grace_s": "--grace", "max_wait_s": "--max-wait", "max_open_traces": "--max-open-traces",
-    "max_pending_bytes": "--max-pending-mib", "scorer_processes": "--scorers",
-    "synchronous": "--synchronous", "store": "--store",
-}
 
 
 def _address(value: str):
@@ -156,29 +146,20 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         token = os.environ.get(auth_token_env)
         if not token:
             raise InputError(f"--auth-token-env {auth_token_env}: the variable is not set or empty")
-    from ..serve.worker import load_scoring
+    from ..scoring.link import load_settings
 
-    options = [("level", level), ("strategy", strategy), ("matcher", matcher)]
-    if task_id is not None:
-        options.append(("task", task_id))
-    if pricing:
-        options.append(("pricing", os.path.abspath(pricing)))
-    if task_id_keys:
-        options.append(("task_id_keys", tuple(task_id_keys)))
-    load_scoring(gold, dict(options))  # a bad gold file or option fails now, with one line
-    try:
-        config = ServeConfig(
-            gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
-            emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
-            emit_headers=tuple(parse_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
-            phoenix=phoenix,
-            grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
-            tls_key=tls_key, max_open_traces=max_open_traces,
-            max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers,
-            synchronous=synchronous.upper(),
-            score_options=tuple(options),
-        ).validate()
-        code = run(config, log=lambda line: click.echo(line, err=True))
-    except ConfigError as exc:  # a setting the library names by its field: show the flag
-        raise InputError(exc.describe(_FLAGS)) from None
+    # A bad gold file or option fails now, with one line; the settings travel as JSON.
+    _, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
+                                matcher=matcher, pricing=pricing, task_id_keys=task_id_keys)
+    config = ServeConfig(
+        gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
+        emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
+        emit_headers=tuple(parse_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
+        phoenix=phoenix,
+        grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
+        tls_key=tls_key, max_open_traces=max_open_traces,
+        max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),
+        score_settings=settings.to_json(),
+    ).validate()  # a ConfigError names fields: the CLI's error_line shows them as flags
+    code = run(config, log=lambda line: click.echo(line, err=True))
     raise SystemExit(code)
