@@ -106,8 +106,9 @@ def _address(value: str):
               help="Cap on runs received but not yet scored (503 with Retry-After above).")
 @click.option("--max-pending-mib", default=DEFAULT_MAX_PENDING_BYTES // 2**20, show_default=True,
               type=int, help="Cap on span bytes received but not yet scored, in MiB (503 above).")
-@click.option("--scorers", default=1, show_default=True, type=int,
-              help="Scoring worker processes (0: a thread in the server process).")
+@click.option("--scorers", default=None, type=int,
+              help="Scoring worker processes (0: a thread in the server process).  "
+                   "[default: one per available core]")
 @click.option("--synchronous", type=click.Choice(["FULL", "NORMAL"], case_sensitive=False),
               default="FULL", show_default=True,
               help="SQLite durability: FULL survives power loss, NORMAL only process crashes.")
@@ -158,7 +159,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         phoenix=phoenix,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
-        max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),
+        max_pending_bytes=max_pending_mib * 2**20, synchronous=synchronous.upper(),
+        **({} if scorers is None else {"scorer_processes": scorers}),
         score_settings=settings.to_json(),
     ).validate()  # a ConfigError names fields: the CLI's error_line shows them as flags
     code = run(config, log=lambda line: click.echo(line, err=True))

@@ -135,7 +135,7 @@ class ServeApp:
         self.scheduler = Scheduler(
             self.index, self.writer, Store(store_path, readonly=True), setup,
             self._make_executor, sinks=tuple(sinks), on_scored=self._wake_outbox,
-            tick_s=min(0.1, max(0.01, cfg.grace_s / 4)))
+            tick_s=min(0.1, max(0.01, cfg.grace_s / 4)), warm_workers=cfg.scorer_processes)
         self.scheduler.start()
         self.intake = Intake(self.writer, self.index, on_stored=self.scheduler.wake)
         if open_traces:

@@ -24,7 +24,7 @@ from typing import Callable, Optional, Sequence
 from .groupcommit import GroupCommitWriter
 from .store import Store
 from .trace_index import TraceIndex
-from .worker import ScoringResult, ScoringSetup, score_traces
+from .worker import ScoringResult, ScoringSetup, score_traces, warm_up
 
 __all__ = ["Scheduler", "MAX_SCORING_FAILURES"]
 
@@ -49,13 +49,16 @@ class Scheduler:
         max_jobs: Most scoring jobs in flight at once.
         batch: Most traces per job (one round trip to a worker, one commit).
         tick_s: Polling period.
+        warm_workers: Warm-up jobs (:func:`~ek_otel.serve.worker.warm_up`) submitted when the
+            executor starts: one per worker process gets them all ready before the first
+            trace is due.
     """
 
     def __init__(self, index: TraceIndex, writer: GroupCommitWriter, reader: Store,
                  setup: ScoringSetup, make_executor: Callable[[], Executor], *,
                  sinks: Sequence[str] = (), on_scored: Optional[Callable[[], None]] = None,
                  max_jobs: int = 4, batch: int = 32, tick_s: float = 0.1,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, warm_workers: int = 0):
         self.index = index
         self.writer = writer
         self.reader = reader
@@ -77,6 +80,7 @@ class Scheduler:
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
         self._ignore_grace = False
+        self.warm_workers = warm_workers
 
     @property
     def busy(self) -> bool:
@@ -86,6 +90,7 @@ class Scheduler:
     def start(self) -> None:
         """Start the executor and the loop thread."""
         self.executor = self.make_executor()
+        self._warm_up()
         self._thread = threading.Thread(target=self._run, name="ek-otel-scheduler", daemon=True)
         self._thread.start()
 
@@ -177,9 +182,17 @@ class Scheduler:
             submitted += len(items)
         return submitted
 
+    def _warm_up(self) -> None:
+        for _ in range(self.warm_workers):
+            try:
+                self.executor.submit(warm_up, self.setup)  # a failure shows when scoring
+            except Exception:  # pragma: no cover - a broken pool is rebuilt by the next tick
+                return
+
     def _restart_executor(self) -> None:
         old = self.executor
         self.executor = self.make_executor()
+        self._warm_up()
         if old is not None:
             try:
                 old.shutdown(wait=False, cancel_futures=True)

@@ -27,6 +27,7 @@ __all__ = [
     "score_trace",
     "score_traces",
     "worker_init",
+    "warm_up",
 ]
 
 
@@ -170,6 +171,17 @@ def score_trace(setup: ScoringSetup, trace_id: str, revision: int, upto: int) ->
 def score_traces(setup: ScoringSetup, items: tuple) -> list:
     """Worker entry point for a batch of ``(trace_id, revision, upto)``: one result each."""
     return [score_trace(setup, trace_id, revision, upto) for trace_id, revision, upto in items]
+
+
+def warm_up(setup: ScoringSetup) -> int:
+    """Worker entry point run once per worker when the pool starts: import the scoring code
+    and load the gold file now, while the first spans arrive, not after the first trace is
+    due (a spawned worker takes about half a second to get ready). Returns the pid.
+    """
+    from ..ingest import episodes, otlp  # noqa: F401  (imported for their cost, now)
+
+    _worker_state(setup)
+    return os.getpid()
 
 
 def worker_init() -> None:
