@@ -179,17 +179,16 @@ def write_json(data: Any, out: str) -> None:
         ...
         ek_otel.errors.InputError: /no/such/dir/r.json: cannot write the JSON report: No such file or directory
     """
+    from ._indented_json import indented_json_chunks
+
     if out == "-":
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(b"".join(indented_json_chunks(data)).decode("utf-8"), nl=False)
         return
-    # Streamed to the file: the same text without holding it (and the encoder's millions of
-    # pieces) in memory. A report of 100k episodes is some 150 MB of JSON, which took
-    # 400 MB at its peak when built whole.
-    chunks = json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data)
+    # Streamed to the file, in chunks: the same text without holding it whole (a report of
+    # 100k episodes is some 150 MB of JSON, which took 400 MB at its peak when built whole).
     try:
-        with open(out, "w", encoding="utf-8") as f:
-            f.writelines(chunks)
-            f.write("\n")
+        with open(out, "wb") as f:
+            f.writelines(indented_json_chunks(data))
     except OSError as exc:
         raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=out) from None
 

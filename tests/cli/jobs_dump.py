@@ -158,7 +158,7 @@ def baseline(out_dir: str, jobs: int = 0) -> dict:
     argv = [sys.executable, "-m", "ek_otel", "score", paths["dump"], "--gold", paths["gold"],
             "--json", report, "--emit-file", emit] + (["--jobs", str(jobs)] if jobs else [])
     done = subprocess.run(argv, capture_output=True, text=True, cwd=out_dir,
-                          env=dict(os.environ, COLUMNS="120"))
+                          env=dict(os.environ, COLUMNS="1000"))
     assert done.returncode == 0, done.stderr
     out = {"cli.stdout": done.stdout, "cli.stderr": done.stderr,
            "cli.report.json": open(report).read(), "cli.scores.jsonl": normalized_emit(open(emit).read())}
