@@ -621,8 +621,44 @@ def weighted_lcs(n: int, m: int, gain: Callable[[int, int], Optional[tuple]]) ->
     return out
 
 
+def _in_order_pairs(pred_calls, gold_calls) -> Optional[list]:
+    """The same-tool pairs when no tool name repeats on either side and they come in the same
+    order on both sides; else None.
+
+    Then each call has at most one possible partner, and pairing them all is the one best
+    order-respecting alignment (every pair adds a gain ``(exact, tp, 1)`` with no negative
+    part, so any other alignment, a subset, totals less): no need for the LCS table.
+
+    Example:
+        >>> _in_order_pairs([("a", {}), ("x", {}), ("b", {})], [("a", {}), ("b", {})])
+        [(0, 0), (2, 1)]
+        >>> _in_order_pairs([("b", {}), ("a", {})], [("a", {}), ("b", {})]) is None
+        True
+    """
+    gold_at = {tool: j for j, (tool, _) in enumerate(gold_calls)}
+    if len(gold_at) != len(gold_calls):
+        return None
+    pairs, seen, last = [], set(), -1
+    for i, (tool, _) in enumerate(pred_calls):
+        if tool in seen:
+            return None
+        seen.add(tool)
+        j = gold_at.get(tool)
+        if j is not None:
+            if j < last:
+                return None
+            pairs.append((i, j))
+            last = j
+    return pairs
+
+
 def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
     """Weighted LCS over same-tool pairs, maximising (exact pairs, agreement, pairs)."""
+    in_order = _in_order_pairs(pred_calls, gold_calls)
+    if in_order is not None:
+        found = [(i, j, compare(i, j)) for i, j in in_order]
+        if all(c.tp >= 0 for _, _, c in found):  # gains with no negative part (docstring)
+            return found
     cache: dict = {}
 
     def gain(i: int, j: int) -> Optional[tuple]:
