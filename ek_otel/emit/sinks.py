@@ -40,9 +40,7 @@ from collections.abc import Mapping, Sequence
 from typing import Optional, Protocol
 from urllib.parse import urlsplit
 
-from .encode import encode_log_records, encode_spans
 from .envelope import ScoreEnvelope
-from .otlp_json import request_lines
 
 __all__ = [
     "PROTOCOLS",
@@ -108,6 +106,9 @@ class FileSink:
         """
         if not envelopes:
             return True
+        from .encode import encode_log_records, encode_spans  # the OTel SDK: only when sending
+        from .otlp_json import request_lines
+
         lines = request_lines(encode_spans(envelopes, phoenix=self.phoenix), encode_log_records(envelopes))
         text = "".join(line + "\n" for line in lines)
         with self._lock:
@@ -174,6 +175,8 @@ class ExporterSink:
             _log.warning("sink is closed; %d scores not sent", len(envelopes))
             return False
         try:
+            from .encode import encode_log_records, encode_spans
+
             spans_ok = _succeeded(self.span_exporter.export(encode_spans(envelopes, phoenix=self.phoenix)))
             logs_ok = _succeeded(self.log_exporter.export(encode_log_records(envelopes)))
         except Exception as exc:  # an exporter must not take the server down
