@@ -185,8 +185,27 @@ def warm_up(setup: ScoringSetup) -> int:
 
 
 def worker_init() -> None:
-    """Initializer of scoring worker processes: lower priority than the receiver."""
+    """Initializer of scoring worker processes: lower priority than the receiver, and exit
+    when the server is gone.
+
+    A server killed with SIGKILL cannot stop its pool, and a worker waiting for its next job
+    never learns (its siblings hold the job queue's write end open): it would wait forever.
+    So a daemon thread watches the parent pid.
+    """
     try:
         os.nice(5)
     except OSError:  # pragma: no cover - not permitted
         pass
+    import threading
+
+    parent = os.getppid()
+    threading.Thread(target=_exit_with_parent, args=(parent,), name="ek-otel-parent-watch",
+                     daemon=True).start()
+
+
+def _exit_with_parent(parent: int, period_s: float = 1.0) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(period_s)
+    os._exit(0)

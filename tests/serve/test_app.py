@@ -319,3 +319,25 @@ def test_kill_9_with_the_otlp_sink_delivers_every_score_with_the_same_span_ids(
         assert 0 < delivered_before < len(received)
     finally:
         sink.stop()
+
+
+def test_scoring_workers_start_ready_and_exit_when_the_server_is_killed(tmp_path, gold,
+                                                                        server_processes):
+    """By default one scoring worker per core, started (warmed up) before any span arrives;
+    after kill -9 of the server they exit on their own instead of waiting forever."""
+    server = ServerProcess(["--gold", gold, "--store", str(tmp_path / "store.db"), "--http",
+                            "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--scorers", "2"],
+                           str(tmp_path / "server.log"))
+    server_processes.append(server)
+    workers = wait_for(lambda: (lambda p: p if len(p) == 2 else None)(server.scoring_workers()),
+                       60, "two scoring workers, with no span received")
+    server.kill9()
+
+    def gone(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            return True
+
+    wait_for(lambda: all(gone(pid) for pid in workers), 30, "the orphaned workers to exit")
