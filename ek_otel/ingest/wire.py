@@ -11,7 +11,13 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["read_varint", "encode_varint", "skip_field"]
+__all__ = ["TruncatedField", "read_varint", "encode_varint", "skip_field"]
+
+
+
+class TruncatedField(ValueError):
+    """A field whose value runs past the end of its message."""
+
 
 _ONE_BYTE_VARINTS = [bytes((n,)) for n in range(0x80)]
 
@@ -49,7 +55,8 @@ def encode_varint(number: int) -> bytes:
 
 def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
     """The position after the value of a field of wire type ``wire`` starting at ``pos``;
-    ValueError for a group (deprecated, never in OTLP) or a field past ``end``."""
+    ValueError for a group (deprecated, never in OTLP), :class:`TruncatedField` for a
+    value that runs past ``end``."""
     if wire == 0:
         return read_varint(data, pos, end)[1]
     if wire == 1:
@@ -62,5 +69,5 @@ def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
     else:
         raise ValueError(f"wire type {wire}")
     if pos > end:
-        raise ValueError("truncated field")
+        raise TruncatedField("truncated field")
     return pos

@@ -39,7 +39,8 @@ from aiohttp import ClientPayloadError, web
 
 from ..errors import DecodeError
 from .assembler import Overloaded
-from .body import BodyTooLarge, Decompressor, UnsupportedMediaType, format_of
+from ..ingest.formats import UnsupportedMediaType, format_of_content_type
+from .body import BodyTooLarge, Decompressor
 from .config import ServeConfig
 from .intake import InflightBudget, Intake, response_body
 
@@ -128,7 +129,7 @@ def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
             return _error(guess, 401, _UNAUTHENTICATED, "missing or invalid bearer token",
                           {"WWW-Authenticate": "Bearer"})
         try:
-            fmt = format_of(request.headers.get("Content-Type"))
+            fmt = format_of_content_type(request.headers.get("Content-Type"))
         except UnsupportedMediaType as exc:
             return _error(guess, 415, _INVALID_ARGUMENT, str(exc))
         if not ready():
