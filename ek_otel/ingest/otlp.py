@@ -215,7 +215,8 @@ def parse_logs_request(body: bytes, issues: Optional[list] = None) -> ExportLogs
 # The decoder
 # ---------------------------------------------------------------------------
 
-#: signal -> (protobuf parser, protobuf walker, JSON walker, what an error calls a request).
+#: signal -> (protobuf parser, protobuf walker, JSON walker, what an error calls a
+#: request).
 _SIGNALS = {
     TRACES: (parse_trace_request, spans_from_request, spans_from_json, "trace"),
     LOGS: (parse_logs_request, logs_from_request, logs_from_json, "logs"),
@@ -296,29 +297,24 @@ def _records(body: bytes, fmt: str, signal: str, origin: Optional[Origin],
              report: Optional[BadInputReport], strict: bool) -> Iterator[Record]:
     if fmt == AUTO:
         fmt = JSON if content_kind(body[:SNIFF_BYTES]) == JSON else PROTOBUF
-    issues: list = []  # values too deep for the parser, strings of invalid UTF-8: cut or repaired
     if fmt == PROTOBUF:
         if signal == AUTO:
             signal = LOGS if is_logs_protobuf(body) else TRACES
-        parse, walk_pb, _, _ = _SIGNALS[signal]
-        try:
-            request = parse(body, issues)
-        except DecodeError as exc:
-            if strict:
-                raise
-            _problem(UNDECODABLE_PROTOBUF, _detail(exc), origin, report, False)
-            return
-        report_issues(report, issues, origin)
-        yield from walk_pb(request, origin, report)
-        return
+        parse, reason = _SIGNALS[signal][0], UNDECODABLE_PROTOBUF
+    else:
+        parse, reason = parse_json, INVALID_JSON
+    issues: list = []  # values too deep for the parser, strings of invalid UTF-8: cut or repaired
     try:
-        parsed = parse_json(body, issues)
+        parsed = parse(body, issues)
     except DecodeError as exc:
         if strict:
             raise
-        _problem(INVALID_JSON, _detail(exc), origin, report, False)
+        _problem(reason, _detail(exc), origin, report, False)
         return
     report_issues(report, issues, origin)
+    if fmt == PROTOBUF:
+        yield from _SIGNALS[signal][1](parsed, origin, report)
+        return
     if signal != AUTO:
         yield from _json_request(parsed, (signal,), origin, report, strict)
         return

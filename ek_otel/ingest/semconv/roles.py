@@ -7,10 +7,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from .values import text_or_empty
+from .values import attributes_of, text_or_empty
 
 __all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "span_role"]
 
@@ -67,10 +66,10 @@ def span_role(span: Any) -> str:
         >>> span_role({"gen_ai.operation.name": "embeddings"})
         'other'
     """
-    attributes = getattr(span, "attributes", span)
-    name = getattr(span, "name", "") or ""
-    if type(attributes) is not dict and not isinstance(attributes, Mapping):
+    attributes = attributes_of(span)
+    if attributes is None:
         return OTHER
+    name = getattr(span, "name", "") or ""
     for key, normalize, roles in _ROLE_BY_ATTRIBUTE:
         role = roles.get(normalize(text_or_empty(attributes.get(key))))
         if role is not None:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from .roles import LOGFIRE_MSG, OPENINFERENCE_KIND, TRACELOOP_KIND
-from .values import as_float, as_int, first_str, first_value, json_value, text_or_empty
+from .values import as_float, as_int, attributes_of, first_str, first_value, json_value, text_or_empty
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
@@ -117,8 +117,8 @@ def agent_name_of(span: Any) -> Optional[str]:
         >>> agent_name_of({"agent.name": "Triage"})
         'Triage'
     """
-    attributes = getattr(span, "attributes", span)
-    if type(attributes) is not dict and not isinstance(attributes, Mapping):
+    attributes = attributes_of(span)
+    if attributes is None:
         return None
     name = first_str(attributes, AGENT_NAME_KEYS)
     if name:
@@ -254,8 +254,8 @@ def error_of(span: Any) -> Optional[str]:
         >>> error_of(SpanRecord("a" * 32, "b" * 16)) is None
         True
     """
-    attributes = getattr(span, "attributes", span)
-    if type(attributes) is not dict and not isinstance(attributes, Mapping):
+    attributes = attributes_of(span)
+    if attributes is None:
         attributes = {}
     error_type = first_str(attributes, (ERROR_TYPE,)) if ERROR_TYPE in attributes else None
     if error_type:

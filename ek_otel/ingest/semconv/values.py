@@ -20,8 +20,20 @@ try:  # orjson is a dependency; json stays the reference (see :func:`loads`)
 except ImportError:  # pragma: no cover
     _orjson_loads = None
 
-__all__ = ["text_or_empty", "as_int", "as_float", "loads", "json_value", "first_value", "first_str"]
+__all__ = ["attributes_of", "text_or_empty", "as_int", "as_float", "loads", "json_value", "first_value", "first_str"]
 
+
+
+def attributes_of(span: Any) -> Optional[Mapping]:
+    """The attributes of a span (or ``span`` itself, given a mapping); None when they are
+    not a mapping.
+
+    Example:
+        >>> attributes_of({"a": 1}), attributes_of(None)
+        ({'a': 1}, None)
+    """
+    attributes = getattr(span, "attributes", span)
+    return attributes if type(attributes) is dict or isinstance(attributes, Mapping) else None
 
 
 def text_or_empty(value: Any) -> str:
