@@ -510,3 +510,55 @@ def test_split_undecodable_bodies_raise_decode_error():
         split_traces(b"\x0a\x09\x01", "protobuf")
     with pytest.raises(DecodeError):
         split_logs(b"[", "json")
+
+
+# ---------------------------------------------------------------------------
+# decode(): one decoder, format and signal given or read from the content
+# ---------------------------------------------------------------------------
+
+
+def test_decode_reads_format_and_signal_from_the_content(telemetry):
+    spans = decode(telemetry.traces_pb(), "protobuf", signal="traces")
+    logs = decode(telemetry.logs_pb(), "protobuf", signal="logs")
+    assert spans and logs
+    assert decode(telemetry.traces_pb()) == spans
+    assert decode(telemetry.logs_pb()) == logs
+    assert decode(telemetry.traces_json().encode()) == spans
+    assert decode(telemetry.logs_json().encode()) == logs
+
+
+def test_decode_auto_reads_json_arrays_and_requests_with_both_signals(telemetry):
+    traces, logs = json.loads(telemetry.traces_json()), json.loads(telemetry.logs_json())
+    both = json.dumps([{**traces, **logs}, {"resourceMetrics": []}]).encode()
+    records = decode(both)
+    assert records == decode(telemetry.traces_pb()) + decode(telemetry.logs_pb())
+
+
+def test_decode_strict_raises_where_lenient_reports(telemetry):
+    for body, message in [(b'[1]', "a JSON int, not a request object"),
+                          (b'{"foo": 1}', "no resourceSpans or resourceLogs"),
+                          (b'{"resourceSpans": 5}', "resourceSpans is a int, not a list")]:
+        with pytest.raises(DecodeError, match=message):
+            decode(body)
+        report = BadInputReport()
+        assert list(decode(body, origin=Origin("d.json", 3), report=report, strict=False)) == []
+        assert [(c.reason, str(c.origin)) for c in report.cases] == [("not an OTLP request", "d.json:3")]
+    with pytest.raises(DecodeError, match="not an OTLP trace request: resourceSpans is a int"):
+        decode(b'{"resourceSpans": 5}', "json", signal="traces")
+
+
+def test_decode_lenient_keeps_the_records_before_a_bad_shape(telemetry):
+    good = json.loads(telemetry.traces_json())
+    body = json.dumps({"resourceSpans": good["resourceSpans"] + [5]}).encode()
+    report = BadInputReport()
+    records = list(decode(body, report=report, strict=False))
+    assert records == decode(telemetry.traces_pb()) and report.counts == {"not an OTLP request": 1}
+    with pytest.raises(DecodeError):
+        decode(body)
+
+
+def test_decode_refuses_unknown_formats_and_signals():
+    with pytest.raises(DecodeError, match="unknown OTLP format"):
+        decode(b"", "xml")
+    with pytest.raises(DecodeError, match="unknown OTLP signal"):
+        decode(b"", "json", signal="metrics")
