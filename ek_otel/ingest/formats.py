@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ..errors import DecodeError
-from .wire import TruncatedField, read_varint, skip_field
+from .wire import length_delimited_fields
 
 __all__ = [
     "PROTOBUF",
@@ -141,26 +141,6 @@ def content_kind(head: bytes) -> str:
     return FRAMES
 
 
-def _length_delimited(data: bytes, start: int, end: int, field: int) -> Iterator[tuple]:
-    """Yield (start, end) of each length-delimited ``field`` in data[start:end]; a value
-    cut short or a group ends the walk of that message."""
-    pos = start
-    while pos < end:
-        tag, pos = read_varint(data, pos, end)
-        wire_type = tag & 7
-        if wire_type == 2 and tag >> 3 == field:
-            length, pos = read_varint(data, pos, end)
-            yield pos, pos + length
-            pos += length
-        elif wire_type in (0, 1, 2, 5):
-            try:
-                pos = skip_field(data, pos, end, wire_type)
-            except TruncatedField:
-                return
-        else:
-            return
-
-
 def is_logs_protobuf(body: bytes) -> bool:
     """Whether a protobuf request body holds logs rather than spans (read from the wire).
 
@@ -176,11 +156,18 @@ def is_logs_protobuf(body: bytes) -> bool:
         (True, False)
     """
     try:
-        for batch in _length_delimited(body, 0, len(body), 1):
-            for scoped in _length_delimited(body, batch[0], batch[1], 2):
-                for start, end in _length_delimited(body, scoped[0], scoped[1], 2):
+        for batch in _fields(body, 0, len(body), 1):
+            for scoped in _fields(body, batch[0], batch[1], 2):
+                for start, end in _fields(body, scoped[0], scoped[1], 2):
                     if start < end:
                         return body[start] != 0x0A
     except (IndexError, ValueError):
         return False
     return False
+
+
+def _fields(data: bytes, start: int, end: int, number: int) -> Iterator[tuple]:
+    """``(start, end)`` of each length-delimited field ``number`` of a message that may be
+    cut short."""
+    return ((first, last) for found, first, last in length_delimited_fields(data, start, end, lenient=True)
+            if found == number)

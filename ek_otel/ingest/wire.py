@@ -11,8 +11,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["TruncatedField", "read_varint", "encode_varint", "skip_field"]
-
+__all__ = ["TruncatedField", "read_varint", "encode_varint", "skip_field", "length_delimited_fields"]
 
 
 class TruncatedField(ValueError):
@@ -71,3 +70,39 @@ def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
     if pos > end:
         raise TruncatedField("truncated field")
     return pos
+
+
+def length_delimited_fields(data: bytes, start: int, end: int, *, lenient: bool = False):
+    """``(field number, value start, value end)`` of each length-delimited field of the
+    message at ``data[start:end]``, in order (fields of other wire types are skipped);
+    ValueError for a truncated message.
+
+    ``lenient`` is for sniffing what a body holds even when it is cut short: a
+    length-delimited value that runs past ``end`` is yielded as it is (its end past
+    ``end``), and any other field cut short, or a group, ends the walk without an error.
+
+    Example:
+        >>> list(length_delimited_fields(b"\\x08\\x01\\x12\\x02ab", 0, 6))  # 1: varint, 2: b"ab"
+        [(2, 4, 6)]
+        >>> list(length_delimited_fields(b"\\x12\\x09ab", 0, 4, lenient=True))  # cut short
+        [(2, 2, 11)]
+    """
+    pos = start
+    while pos < end:
+        tag, pos = read_varint(data, pos, end)
+        wire = tag & 7
+        if wire == 2:
+            length, value = read_varint(data, pos, end)
+            pos = value + length
+            if pos > end and not lenient:
+                raise TruncatedField("truncated field")
+            yield tag >> 3, value, pos
+        elif lenient and wire not in (0, 1, 5):
+            return
+        else:
+            try:
+                pos = skip_field(data, pos, end, wire)
+            except TruncatedField:
+                if not lenient:
+                    raise
+                return
