@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, Union
 
 __all__ = [
     "TRACE_ID_BYTES",
@@ -28,6 +28,8 @@ __all__ = [
     "InvalidId",
     "span_id_problem",
     "log_id_problem",
+    "span_ids_of",
+    "log_ids_of",
     "hex_id",
     "json_span_ids",
 ]
@@ -76,6 +78,41 @@ def log_id_problem(trace_id: bytes, span_id: bytes) -> str:
     if span_id and len(span_id) != SPAN_ID_BYTES:
         return f"span id of {len(span_id)} bytes"
     return ""
+
+
+def span_ids_of(span: Any) -> Union[tuple, str]:
+    """``(trace id, span id, parent span id)`` (bytes) of a protobuf ``Span``, or the
+    :func:`span_id_problem` text when they are invalid (a ``str``).
+
+    What the hot paths call: valid ids cost one call and one test.
+
+    Example:
+        >>> from opentelemetry.proto.trace.v1.trace_pb2 import Span
+        >>> span_ids_of(Span(trace_id=b"\\x01" * 16, span_id=b"\\x02" * 8))[1]
+        b'\\x02\\x02\\x02\\x02\\x02\\x02\\x02\\x02'
+        >>> span_ids_of(Span(trace_id=b"\\x01" * 16, span_id=b"\\x02" * 8, parent_span_id=b"\\x03"))
+        'parent span id of 1 bytes'
+    """
+    trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
+    if (len(trace_id) == TRACE_ID_BYTES and len(span_id) == SPAN_ID_BYTES
+            and (not parent_id or len(parent_id) == SPAN_ID_BYTES)
+            and trace_id != ZERO_TRACE_ID and span_id != ZERO_SPAN_ID):
+        return trace_id, span_id, parent_id
+    return span_id_problem(trace_id, span_id, parent_id)
+
+
+def log_ids_of(log: Any) -> Union[tuple, str]:
+    """``(trace id, span id)`` (bytes, each may be empty) of a protobuf ``LogRecord``, or
+    the :func:`log_id_problem` text when they are invalid (a ``str``).
+
+    Example:
+        >>> from opentelemetry.proto.logs.v1.logs_pb2 import LogRecord
+        >>> log_ids_of(LogRecord()), log_ids_of(LogRecord(span_id=b"\\x02"))
+        ((b'', b''), 'span id of 1 bytes')
+    """
+    trace_id, span_id = log.trace_id, log.span_id
+    problem = log_id_problem(trace_id, span_id)
+    return problem if problem else (trace_id, span_id)
 
 
 def hex_id(value: Any, size: int, what: str) -> str:

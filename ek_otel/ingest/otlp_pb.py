@@ -21,7 +21,7 @@ from opentelemetry.proto.common.v1 import common_pb2
 
 from .anyvalue import DEPTH_MARKER, MAX_DEPTH, attributes_from_pb, value_from_pb
 from .bad_input import DEEP_NESTING, INVALID_ID, INVALID_UTF8, BadInputReport, report_issues
-from .ids import log_id_problem, span_id_problem
+from .ids import log_ids_of, span_ids_of
 from .otlp_records import span_record
 from .records import EVENT_NAME_ATTRIBUTE, LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
 from .wire import encode_varint, read_varint, skip_field
@@ -60,12 +60,12 @@ def _records_from_pb(
 def _span(span: Any, resource: dict, scope_name: str, scope_version: str, origin: Optional[Origin],
           report: Optional[BadInputReport], issues: list) -> Optional[SpanRecord]:
     """A protobuf span as a :class:`SpanRecord`; None (reported) when an id is invalid."""
-    trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
-    problem = span_id_problem(trace_id, span_id, parent_id)
-    if problem:
+    ids = span_ids_of(span)
+    if type(ids) is str:
         if report is not None:
-            report.add(INVALID_ID, f"span {span.name[:60]!r}: {problem}", origin)
+            report.add(INVALID_ID, f"span {span.name[:60]!r}: {ids}", origin)
         return None
+    trace_id, span_id, parent_id = ids
     status = span.status
     events = span.events
     links = span.links
@@ -105,12 +105,12 @@ def _span(span: Any, resource: dict, scope_name: str, scope_version: str, origin
 def _log(log: Any, resource: dict, scope_name: str, scope_version: str, origin: Optional[Origin],
          report: Optional[BadInputReport], issues: list) -> Optional[LogRecord]:
     """A protobuf log record as a :class:`LogRecord`; None (reported) when an id is invalid."""
-    trace_id, span_id = log.trace_id, log.span_id
-    problem = log_id_problem(trace_id, span_id)
-    if problem:
+    ids = log_ids_of(log)
+    if type(ids) is str:
         if report is not None:
-            report.add(INVALID_ID, f"log record: {problem}", origin)
+            report.add(INVALID_ID, f"log record: {ids}", origin)
         return None
+    trace_id, span_id = ids
     attributes = attributes_from_pb(log.attributes, issues)
     event_name = log.event_name or attributes.get(EVENT_NAME_ATTRIBUTE) or ""
     record = LogRecord(

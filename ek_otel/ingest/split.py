@@ -20,13 +20,12 @@ Example:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..errors import DecodeError
 from .anyvalue import BadValue
 from .bad_input import INVALID_ID, INVALID_UTF8, MALFORMED_RECORD
 from .formats import LOGS, PROTOBUF, TRACES, normalize_format
-from .ids import log_id_problem, span_id_problem
+from .ids import log_ids_of, span_ids_of
 from .otlp import parse_json, parse_logs_request, parse_trace_request
 from .otlp_json import logs_json_to_pb, traces_json_to_pb
 from .wire import encode_varint
@@ -124,9 +123,8 @@ def split_traces(body: bytes, fmt: str) -> SplitTraces:
     """
     groups, problems = _split(body, fmt, TRACES)
     chunks = tuple(
-        TraceChunk(trace_id.hex(), tuple(span.span_id.hex() for _, _, span in entries),
-                   tuple(span.span_id.hex() for _, _, span in entries if not span.parent_span_id),
-                   payload)
+        TraceChunk(trace_id.hex(), tuple(entry[3][1].hex() for entry in entries),
+                   tuple(entry[3][1].hex() for entry in entries if not entry[3][2]), payload)
         for trace_id, entries, payload in groups
     )
     return SplitTraces(chunks, _count_rejected(problems), _problem_message(problems))
@@ -157,29 +155,21 @@ def split_logs(body: bytes, fmt: str) -> SplitLogs:
 # ---------------------------------------------------------------------------
 
 
-def _span_problem(span: Any) -> str:
-    return span_id_problem(span.trace_id, span.span_id, span.parent_span_id)
-
-
-def _log_problem(log: Any) -> str:
-    return log_id_problem(log.trace_id, log.span_id)
-
-
-#: signal -> (protobuf parser, JSON converter, batches, scoped batches, records, id check,
-#: what an error calls a request).
+#: signal -> (protobuf parser, JSON converter, batches, scoped batches, records, record ->
+#: its ids (the trace id first) or why they are invalid, what an error calls a request).
 _SIGNALS = {
     TRACES: (parse_trace_request, traces_json_to_pb, "resource_spans", "scope_spans", "spans",
-             _span_problem, "trace"),
+             span_ids_of, "trace"),
     LOGS: (parse_logs_request, logs_json_to_pb, "resource_logs", "scope_logs", "log_records",
-           _log_problem, "logs"),
+           log_ids_of, "logs"),
 }
 
 
 def _split(body: bytes, fmt: str, signal: str) -> tuple:
-    """``([(trace id bytes, [(batch, scope, record message)], payload)], problems)``: the
-    records of a request grouped by trace id in order of first appearance, each group
+    """``([(trace id bytes, [(batch, scope, record message, ids)], payload)], problems)``:
+    the records of a request grouped by trace id in order of first appearance, each group
     serialized as a request of its own; ``problems`` lists ``(reason, detail)``."""
-    parse, from_json, batches_field, scoped_field, records_field, id_problem, what = _SIGNALS[signal]
+    parse, from_json, batches_field, scoped_field, records_field, ids_of, what = _SIGNALS[signal]
     problems: list = []
     if normalize_format(fmt) == PROTOBUF:
         request = parse(body, problems)
@@ -199,14 +189,14 @@ def _split(body: bytes, fmt: str, signal: str) -> tuple:
         for inner_index, scoped in enumerate(getattr(batch, scoped_field)):
             scopes.append((scoped.scope.SerializeToString(), scoped.schema_url.encode()))
             for record in getattr(scoped, records_field):
-                problem = id_problem(record)
-                if problem:
-                    problems.append((INVALID_ID, problem))
+                ids = ids_of(record)
+                if type(ids) is str:
+                    problems.append((INVALID_ID, ids))
                     continue
-                entries = groups.get(record.trace_id)
+                entries = groups.get(ids[0])
                 if entries is None:
-                    entries = groups[record.trace_id] = []
-                entries.append((outer_index, inner_index, record))
+                    entries = groups[ids[0]] = []
+                entries.append((outer_index, inner_index, record, ids))
     return [(trace_id, entries, _encode_batches(entries, outer, inner))
             for trace_id, entries in groups.items()], problems
 
@@ -225,8 +215,8 @@ def _add_field(parts: list, tag: bytes, payload: bytes) -> int:
 
 
 def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
-    """Serialize ``[(outer index, inner index, record message)]`` (in input order) as a
-    request.
+    """Serialize ``[(outer index, inner index, record message, ...)]`` (in input order) as
+    a request.
 
     ``outer[i] = (resource bytes, schema url bytes)``; ``inner[i][j] = (scope bytes, schema
     url bytes)``. Records of the same (outer, inner) batch are contiguous in ``entries``.
