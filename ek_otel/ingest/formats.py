@@ -9,6 +9,8 @@ spans or log records.
 Example:
     >>> format_of_content_type("application/json; charset=utf-8"), normalize_format("pb")
     ('json', 'protobuf')
+    >>> MEDIA_TYPES
+    {'json': 'application/json', 'protobuf': 'application/x-protobuf'}
     >>> content_kind(b'{"resourceLogs": []}'), content_kind(b"\\x0a\\x00")
     ('json', 'protobuf')
 """
@@ -27,6 +29,7 @@ __all__ = [
     "TRACES",
     "LOGS",
     "CONTENT_TYPES",
+    "MEDIA_TYPES",
     "UnsupportedMediaType",
     "normalize_format",
     "format_of_content_type",
@@ -53,6 +56,10 @@ CONTENT_TYPES = {
     "application/protobuf": PROTOBUF,
     "application/json": JSON,
 }
+
+#: Format -> the media type ek-otel sends it with (responses, exports): the first entry of
+#: :data:`CONTENT_TYPES` for that format.
+MEDIA_TYPES = {fmt: media for media, fmt in reversed(list(CONTENT_TYPES.items()))}
 
 #: The short names a user may give a format by (``--format`` style).
 _FORMAT_NAMES = {"protobuf": PROTOBUF, "proto": PROTOBUF, "pb": PROTOBUF, "json": JSON}
