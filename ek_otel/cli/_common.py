@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
 
@@ -89,6 +90,9 @@ def progress(description: str, total: Optional[float] = None, *, enabled: Option
         ...     advance(); advance()
     """
     show = is_interactive() if enabled is None else enabled
+    if not show:  # no bar: counting would cost a lock and a clock read per unit of work
+        yield _no_progress
+        return
     bar = Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -100,11 +104,25 @@ def progress(description: str, total: Optional[float] = None, *, enabled: Option
     )
     with bar:
         task = bar.add_task(description, total=total)
+        pending = [0.0, time.monotonic()]
 
         def advance(n: float = 1) -> None:
-            bar.advance(task, n)
+            # Passed to the bar at most every 50 ms (it redraws 10 times a second).
+            pending[0] += n
+            now = time.monotonic()
+            if now - pending[1] >= 0.05:
+                bar.advance(task, pending[0])
+                pending[0], pending[1] = 0.0, now
 
-        yield advance
+        try:
+            yield advance
+        finally:
+            if pending[0]:
+                bar.advance(task, pending[0])
+
+
+def _no_progress(n: float = 1) -> None:
+    """The ``advance`` of a progress bar that is not shown."""
 
 
 def track(items: Iterable[T], description: str, total: Optional[float] = None) -> Iterator[T]:
