@@ -1,5 +1,5 @@
 """``ek-otel score``'s outputs are byte-identical to those of main before the speed work
-(``tests/cli/data/jobs_baseline``, written by ``python tests/cli/jobs_dump.py DIR --baseline``
+(``tests/cli/data/output_baseline``, written by ``python tests/cli/identity_dump.py DIR --baseline``
 on that main): the JSON report, the tables, the score file (the emitted spans, with the
 instance id and the times of the scoring run normalized), also with late spans (revisions)."""
 
@@ -15,14 +15,14 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import jobs_dump  # noqa: E402
+import identity_dump  # noqa: E402
 
-BASELINE = os.path.join(HERE, "data", "jobs_baseline")
+BASELINE = os.path.join(HERE, "data", "output_baseline")
 
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
-    return jobs_dump.baseline(str(tmp_path_factory.mktemp("identity")))
+    return identity_dump.baseline(str(tmp_path_factory.mktemp("identity")))
 
 
 @pytest.mark.parametrize("name", sorted(os.listdir(BASELINE)))

@@ -1,13 +1,14 @@
-"""A generated dump for the output-identity tests of ``ek-otel score`` (one process vs several).
+"""A generated dump for the output-identity tests of ``ek-otel score`` (today's outputs vs main's).
 
 Several files (JSON Lines and protobuf frames), several traces per line, traces spread over
 two lines, a retried duplicate span, a line that is not JSON, a record of ek-otel's own output,
 and a late span (it arrives ``LATE_GAP`` records after its trace's root: scored with
 ``close_after`` below that gap, it makes a revision).
 
-``python tests/cli/jobs_dump.py OUT_DIR`` writes the dump and the gold file;
-``python tests/cli/jobs_dump.py OUT_DIR --baseline`` also writes the outputs of the installed
-ek-otel (the saved baseline of ``tests/cli/data/jobs_baseline``).
+``python tests/cli/identity_dump.py OUT_DIR`` writes the dump and the gold file;
+``python tests/cli/identity_dump.py OUT_DIR --baseline`` also writes the outputs of the ek-otel
+it runs with (the saved baseline ``tests/cli/data/output_baseline``, made with main before the
+speed work: ``PYTHONPATH=<main's tree> python tests/cli/identity_dump.py DIR --baseline``).
 """
 
 from __future__ import annotations
@@ -143,8 +144,8 @@ def normalized_emit(text: str) -> str:
                   lambda m: f'"{m.group(1)}":"now"' if int(m.group(2)) > now else m.group(0), text)
 
 
-def baseline(out_dir: str, jobs: int = 0) -> dict:
-    """The outputs to compare: name -> text (``jobs``: 0 for the installed default)."""
+def baseline(out_dir: str) -> dict:
+    """The outputs to compare: name -> text."""
     import subprocess
 
     from ek_otel.cli._common import write_json
@@ -156,7 +157,7 @@ def baseline(out_dir: str, jobs: int = 0) -> dict:
     paths = write_dump(out_dir)
     report, emit = os.path.join(out_dir, "report.json"), os.path.join(out_dir, "scores.jsonl")
     argv = [sys.executable, "-m", "ek_otel", "score", paths["dump"], "--gold", paths["gold"],
-            "--json", report, "--emit-file", emit] + (["--jobs", str(jobs)] if jobs else [])
+            "--json", report, "--emit-file", emit]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=out_dir,
                           env=dict(os.environ, COLUMNS="1000"))
     assert done.returncode == 0, done.stderr
@@ -167,10 +168,9 @@ def baseline(out_dir: str, jobs: int = 0) -> dict:
     late_emit = os.path.join(out_dir, "late-scores.jsonl")
     sink = make_sink(file=late_emit)
     bad = BadInputReport()
-    kwargs = {"jobs": jobs} if jobs else {}
     try:
         run = score_dump([paths["dump"]], tasks, settings, report=bad, sink=sink,
-                         close_after=CLOSE_AFTER, **kwargs)
+                         close_after=CLOSE_AFTER)
     finally:
         sink.close()
     late_report = os.path.join(out_dir, "late-report.json")
@@ -183,7 +183,7 @@ def baseline(out_dir: str, jobs: int = 0) -> dict:
 
 if __name__ == "__main__":
     if "--baseline" in sys.argv:
-        target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "jobs_baseline")
+        target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "output_baseline")
         os.makedirs(target, exist_ok=True)
         for name, text in baseline(sys.argv[1]).items():
             with open(os.path.join(target, name), "w") as f:
