@@ -25,13 +25,14 @@ import json
 import sys
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..errors import InputError
+
+if TYPE_CHECKING:  # rich is imported by the functions that draw (help screens need none of it)
+    from rich.console import Console
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
            "nothing_read_error", "write_json", "scoring_options", "emit_options", "parse_headers"]
@@ -48,6 +49,8 @@ def stdout_console() -> Console:
         >>> stdout_console().stderr
         False
     """
+    from rich.console import Console
+
     return Console(file=sys.stdout, soft_wrap=False)
 
 
@@ -58,6 +61,8 @@ def stderr_console() -> Console:
         >>> stderr_console().stderr
         True
     """
+    from rich.console import Console
+
     return Console(file=sys.stderr, stderr=True)
 
 
@@ -93,6 +98,8 @@ def progress(description: str, total: Optional[float] = None, *, enabled: Option
     if not show:  # no bar: counting would cost a lock and a clock read per unit of work
         yield _no_progress
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),

@@ -10,17 +10,14 @@ Example:
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
-from rich.table import Table
-
 from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, is_multi_turn, language_of
-from ..bfcl.data import BfclData
-from ..bfcl.runner import BfclRun, find_result_files, score_result_files
-from ..bfcl.score_files import write_score_dir
-from ..bfcl.summary import aggregates
 from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..bfcl.runner import BfclRun
 from ._common import progress, stdout_console
 
 __all__ = ["bfcl", "run_json", "from_bfcl"]
@@ -35,7 +32,7 @@ def run_json(run: BfclRun) -> dict:
     ``model`` key.
 
     Example:
-        >>> from ek_otel.bfcl.runner import CategoryScore
+        >>> from ek_otel.bfcl.runner import BfclRun, CategoryScore
         >>> from ek_otel.bfcl.verdict import Verdict
         >>> run = BfclRun((CategoryScore("m", "parallel", 0, 1),),
         ...               {("m", "parallel"): (Verdict("parallel_0", "parallel", False, "t"),)})
@@ -58,6 +55,10 @@ def run_json(run: BfclRun) -> dict:
 
 
 def _print_tables(run: BfclRun) -> None:
+    from rich.table import Table
+
+    from ..bfcl.summary import aggregates
+
     console = stdout_console()
     for model in run.models:
         table = Table(title=f"BFCL v4: {model}")
@@ -145,6 +146,11 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
 
         ek-otel bfcl result/my-model --score-dir score --json verdicts.json
     """
+    # Imported here, not at the top: `ek-otel bfcl --help` pays for none of it.
+    from ..bfcl.data import BfclData
+    from ..bfcl.runner import find_result_files, score_result_files
+    from ..bfcl.score_files import write_score_dir
+
     data = BfclData.locate(data_path)
     files = find_result_files(results)
     if not files:
@@ -181,6 +187,7 @@ def from_bfcl(data_path: Optional[str], categories: tuple, out: str) -> None:
 
         ek-otel gold from-bfcl --category simple_python --category parallel --out bfcl.jsonl
     """
+    from ..bfcl.data import BfclData
     from ..gold.bfcl import bfcl_tasks
     from ..gold.native import dump_tasks
 

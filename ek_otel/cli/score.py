@@ -34,7 +34,6 @@ from ._common import (
     stdout_console,
     write_json,
 )
-from ._tables import groups_table, slices_table, tasks_table, unmatched_table
 
 __all__ = ["score"]
 
@@ -113,6 +112,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
 
 
 def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
+    from ._tables import groups_table, slices_table, tasks_table, unmatched_table
+
     out.print(tasks_table(run))
     sliced = slices_table(run)
     if sliced is not None:
