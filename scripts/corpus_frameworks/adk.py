@@ -1,0 +1,160 @@
+"""Google ADK's own OpenTelemetry spans, with ``LiteLlm`` against the fake OpenAI server.
+
+An ADK ``LlmAgent`` named WeatherAgent, with the three pretend tools as Python functions,
+runs the fake server's script through ``LiteLlm("openai/gpt-4o-mini", api_base=...)``
+(litellm's OpenAI provider, Chat Completions) in an ``InMemoryRunner``. ADK traces itself
+(tracer ``gcp.vertex.agent``); litellm's own callbacks are not installed.
+
+Modes (read from google/adk/telemetry/_schema_version.py and context.py, 2.13.0):
+
+- default: schema version 2 (``otel_semconv_1_44``), GenAI-semconv aligned;
+- ``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`` with
+  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY``: the latest
+  experimental GenAI attributes with content on the spans;
+- ``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1``: the legacy schema, ``call_llm`` spans and the
+  ``gcp.vertex.agent.*`` attributes (content in them unless
+  ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``).
+
+When a model answer asks for several tools at once, ADK runs them in parallel and adds one
+``execute_tool (merged)`` span over them: a grouping span, no call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+VERSION = "2.13.0"
+# google-adk 2.13.0 requires opentelemetry-sdk<1.45: the SDK of its time, and the JSON
+# file exporter (which pins the 1.45 line) without its dependencies (NO_DEPS)
+ENVIRONMENTS: dict = {
+    "adk": ["opentelemetry-sdk==1.44.0", "opentelemetry-exporter-otlp-proto-common==1.44.0",
+            "httpx==0.28.1", "openai==3.57.0", f"google-adk=={VERSION}", "litellm==1.110.2"],
+}
+NO_DEPS: dict = {"adk": ["opentelemetry-exporter-otlp-json-file==0.66b1",
+                         "opentelemetry-exporter-otlp-json-common==0.66b1",
+                         "opentelemetry-proto-json==0.66b1",
+                         "opentelemetry-exporter-otlp-common==0.66b1"]}
+
+FRAMEWORK = "Google ADK"
+_COMMON_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no price list from the internet
+
+SCENARIOS: dict = {
+    f"adk-{VERSION}-litellm": ("adk", "adk", [], dict(_COMMON_ENV)),
+    f"adk-{VERSION}-litellm-latest_experimental": (
+        "adk", "adk", [],
+        dict(_COMMON_ENV, OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
+             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+    f"adk-{VERSION}-litellm-legacy": (
+        "adk", "adk", [], dict(_COMMON_ENV, ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1")),
+}
+
+_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
+             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
+             "reasoning_tokens": "read"}
+
+EXPECT: dict = {}  # filled in below, per scenario, from what the spans hold
+
+
+def _entry(mode: str, **changes) -> dict:
+    entry = {"args": True, "cached": True, "reasoning": True, "framework": FRAMEWORK,
+             "framework_version": VERSION, "mode": mode, "support": dict(_ALL_READ),
+             "fixes": {}, "notes": []}
+    entry.update(changes)
+    return entry
+
+
+def _tools(fake):
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
+def _capture():
+    """scripts/corpus_frameworks/_capture.py (loaded by path, as regen_corpus loads plug-ins)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "ek_corpus_fw_capture", Path(__file__).with_name("_capture.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_scenario(scenario: str, out: Path, kit) -> None:
+    """Inside the venv: the ADK agent against the fake server, spans written to ``out``."""
+    from google.adk.agents import LlmAgent
+    from google.adk.models.lite_llm import LiteLlm
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+    from opentelemetry import trace
+
+    tracer_provider, logger_provider, span_exporter, log_exporter = kit._providers()
+    fake = kit._load_fake_server()
+    tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
+    with fake.FakeOpenAI() as server:
+        model = LiteLlm(model="openai/gpt-4o-mini", api_base=server.base_url,
+                        api_key="sk-fake")
+        agent = LlmAgent(name="WeatherAgent", model=model,
+                         instruction="You are a weather assistant.", tools=_tools(fake),
+                         generate_content_config=types.GenerateContentConfig(
+                             temperature=0.2, seed=7))
+        runner = InMemoryRunner(agent=agent, app_name="weather")
+        session = runner.session_service.create_session_sync(app_name="weather",
+                                                             user_id="user-1")
+        message = types.Content(role="user", parts=[
+            types.Part(text="Weather and time in Paris, in Fahrenheit?")])
+        with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
+            for _event in runner.run(user_id="user-1", session_id=session.id,
+                                     new_message=message):
+                pass
+    _capture().write_outputs(out, kit, tracer_provider, logger_provider, span_exporter,
+                             log_exporter, scenario)
+
+#: LiteLlm puts OpenAI's completion_tokens (reasoning included) into candidates_token_count
+#: and the reasoning tokens into thoughts_token_count; ADK's TokenUsage then records
+#: candidates + thoughts as gen_ai.usage.output_tokens: every reasoning token is counted twice
+#: in the output (24 here). Kept as recorded: nothing tells a reader it happened.
+_REASONING_TWICE = ("output tokens over-reported by the package: LiteLlm maps OpenAI's "
+                    "completion_tokens (reasoning included) to candidates_token_count and ADK "
+                    "adds thoughts_token_count to it (every reasoning token counted twice)")
+_MERGED = ("parallel tool calls get an extra 'execute_tool (merged)' span "
+           "(gen_ai.tool.name '(merged tools)', a fresh event id as gen_ai.tool.call.id): "
+           "no call")
+# ADK records no response id and no response model on its spans (only the request model,
+# as LiteLlm's "openai/gpt-4o-mini"; the legacy llm_response JSON has model_version)
+_MODEL = "openai/gpt-4o-mini"
+
+EXPECT[f"adk-{VERSION}-litellm"] = _entry(
+    "default (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=2, no content capture)",
+    # no content by default: the generate_content spans record no messages (their
+    # inference-details log events have no body), finish reason "stop" even for tool calls;
+    # the execute_tool spans name each tool and carry its gen_ai.tool.call.id, no arguments
+    args=False, tool_names=True, model=_MODEL, output_tokens_extra=24,
+    support=dict(_ALL_READ, arguments="not_recorded"),
+    fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"},
+    notes=[_MERGED, _REASONING_TWICE])
+EXPECT[f"adk-{VERSION}-litellm-latest_experimental"] = _entry(
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY",
+    # gen_ai.input/output.messages on generate_content spans; gen_ai.tool.call.arguments and
+    # .result on the execute_tool spans
+    model=_MODEL, output_tokens_extra=24, notes=[_MERGED, _REASONING_TWICE])
+EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
+    "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",
+    # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a
+    # generate_content span with the usage; tool spans with gcp.vertex.agent.tool_call_args;
+    # gen_ai.choice log events whose content is "<elided>" (a placeholder, not the answer)
+    model=_MODEL, output_tokens_extra=24,
+    notes=[_MERGED, _REASONING_TWICE,
+           "each model call is a call_llm span over a generate_content span, both with usage",
+           "log events carry '<elided>' in place of content"])

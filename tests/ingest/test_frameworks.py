@@ -1,0 +1,247 @@
+"""Agent frameworks' own telemetry becomes the episode the fake server scripted.
+
+The framework scenarios of the corpus (``scripts/corpus_frameworks/*.py``: pydantic-ai,
+Strands Agents, Google ADK, ...) ran the real framework against the fake OpenAI server; each
+``expected.json`` says, under ``records.support``, what the package records and whether
+ek-otel reads it (see scripts/corpus_frameworks/README.md). The common test checks every
+item against the episode, in both the protobuf and the JSON form:
+
+- ``read``: the episode holds exactly what the fake server returned;
+- ``not_recorded`` / ``not_read``: the episode holds nothing invented (no arguments and
+  ``args_captured`` false, no call ids, a zero token count).
+
+Then come the pitfalls each framework sets, checked on the raw spans, so that a framework
+that stops doing them is noticed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from ek_otel.ingest import semconv as sc
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_real_packages import FORMS, SCENARIOS, episodes_of, expected, read  # noqa: E402
+
+FRAMEWORK_SCENARIOS = [s for s in SCENARIOS if "framework" in expected(s)["records"]]
+SUPPORT_ITEMS = ("tool_names", "arguments", "call_ids", "input_tokens", "output_tokens",
+                 "cached_tokens", "reasoning_tokens")
+SUPPORT_VALUES = ("read", "not_recorded", "not_read")
+#: support item -> (Cost field, expected.json usage key)
+TOKEN_ITEMS = {"input_tokens": ("input_tokens", "input_tokens"),
+               "output_tokens": ("output_tokens", "output_tokens"),
+               "cached_tokens": ("cached_input_tokens", "cached_input_tokens"),
+               "reasoning_tokens": ("reasoning_tokens", "reasoning_tokens")}
+
+
+def spans_of(scenario: str, form: str = "pb") -> list:
+    records, _ = read(scenario, form)
+    return [r for r in records if hasattr(r, "parent_span_id")]
+
+
+def test_the_corpus_covers_my_frameworks_and_their_modes():
+    names = set(FRAMEWORK_SCENARIOS)
+    for version in (2, 3, 4, 5, 6):  # every InstrumentationSettings(version=...) of 2.68.0
+        assert {f"pydantic-ai-2.68.0-v{version}",
+                f"pydantic-ai-2.68.0-v{version}-no_content"} <= names
+    assert {"pydantic-ai-2.68.0-v5-plain_usage_names", "strands-1.62.0",
+            "strands-1.62.0-latest_experimental", "adk-2.13.0-litellm",
+            "adk-2.13.0-litellm-latest_experimental", "adk-2.13.0-litellm-legacy"} <= names
+
+
+@pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
+def test_support_record_is_complete(scenario):
+    """What doctor and docs/frameworks.md read: every item, a known value, a fix per gap."""
+    records = expected(scenario)["records"]
+    assert records["framework"] and records["framework_version"] and records["mode"]
+    assert set(records["support"]) == set(SUPPORT_ITEMS)
+    assert set(records["support"].values()) <= set(SUPPORT_VALUES)
+    assert set(records.get("fixes", {})) <= {k for k, v in records["support"].items()
+                                             if v != "read"}
+    # the keys the common corpus test reads agree with the matrix
+    assert records["args"] == (records["support"]["arguments"] == "read")
+    assert records["cached"] == (records["support"]["cached_tokens"] == "read")
+    assert records["reasoning"] == (records["support"]["reasoning_tokens"] == "read")
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
+def test_framework_episode_equals_the_ground_truth(scenario, form):
+    exp = expected(scenario)
+    records = exp["records"]
+    support = records["support"]
+    (episode,) = episodes_of(scenario, form)
+    assert episode.task_id == exp["task_id"]
+    steps = episode.trajectory
+    calls = exp["calls"]
+    # one step per call the model asked for: nothing invented (no grouping span as a call)
+    if support["tool_names"] == "read":
+        assert [s.tool for s in steps] == [c["tool"] for c in calls]
+    else:
+        assert steps == ()
+    if support["arguments"] == "read":
+        assert [dict(s.args) for s in steps] == [c["args"] for c in calls]
+        assert all(s.args_captured for s in steps)
+        assert episode.provenance.args_captured is True
+        assert episode.output == exp["final_text"]
+    else:
+        assert all(not s.args_captured and dict(s.args) == {} for s in steps)
+        assert episode.provenance.args_captured is False
+    if support["call_ids"] == "read":
+        assert [s.call_id for s in steps] == [c["call_id"] for c in calls]
+    else:
+        assert all(s.call_id is None for s in steps)
+    # every executed tool span was joined to its requested call (one step, both sides)
+    if support["tool_names"] == "read":
+        assert all(s.span_id for s in steps)
+    # usage counted once per model call, whatever repeats it
+    for item, (field, key) in TOKEN_ITEMS.items():
+        want = exp["usage"][key] if support[item] == "read" else 0
+        if item == "output_tokens":
+            want += records.get("output_tokens_extra", 0)  # a package's own miscount
+        assert getattr(episode.cost, field) == want, item
+    assert episode.meta["model_calls"] == exp["turns"]
+    assert episode.meta["model_calls_without_usage"] == 0
+    assert episode.cost.retries == 0 and episode.cost.latency_s > 0
+    assert episode.run.model == records.get("model", exp["response_model"])
+    assert episode.run.temperature == 0.2 or episode.run.temperature is None
+    assert episode.provenance.agent_name == "WeatherAgent"
+    assert {s.agent for s in steps} <= {"WeatherAgent"}
+    assert episode.provenance.service_name == "weather-agent"
+    assert episode.meta["bad_spans"] == 0
+
+
+# ---------------------------------------------------------------------------
+# pydantic-ai
+# ---------------------------------------------------------------------------
+
+PYDANTIC = [s for s in FRAMEWORK_SCENARIOS if s.startswith("pydantic-ai-")]
+
+
+@pytest.mark.parametrize("scenario", PYDANTIC)
+def test_pydantic_ai_agent_span_repeats_the_totals(scenario):
+    """The agent span carries the run's totals beside each chat span's own usage; with
+    use_aggregated_usage_attribute_names=False under the very same gen_ai.usage.* names, so
+    that a naive sum counts every token twice."""
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    (agent,) = [s for s in spans if sc.span_role(s) == sc.AGENT]
+    plain = scenario.endswith("-plain_usage_names")
+    prefix = "gen_ai.usage." if plain else "gen_ai.aggregated_usage."
+    assert agent.attributes[prefix + "input_tokens"] == exp["usage"]["input_tokens"]
+    assert agent.attributes[prefix + "details.reasoning_tokens"] == exp["usage"][
+        "reasoning_tokens"]
+    naive = sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in spans) if u)
+    assert naive == (2 if plain else 1) * exp["usage"]["input_tokens"]
+    (episode,) = episodes_of(scenario, "pb")
+    assert episode.cost.input_tokens == exp["usage"]["input_tokens"]
+
+
+def test_pydantic_ai_reasoning_is_only_a_usage_detail():
+    """Reasoning tokens are gen_ai.usage.details.reasoning_tokens (no standard name)."""
+    spans = spans_of("pydantic-ai-2.68.0-v5")
+    chats = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    assert [s.attributes.get("gen_ai.usage.details.reasoning_tokens") for s in chats] == [
+        16, 8, 0]
+    assert not any("gen_ai.usage.reasoning.output_tokens" in s.attributes for s in chats)
+
+
+@pytest.mark.parametrize("scenario", [s for s in PYDANTIC if s.endswith("-no_content")])
+def test_pydantic_ai_without_content_keeps_names_and_ids_only(scenario):
+    """include_content=False: tool names and call ids stay, arguments and texts go."""
+    spans = spans_of(scenario)
+    tools = [s for s in spans if sc.span_role(s) == sc.TOOL]
+    assert [s.attributes["gen_ai.tool.call.id"] for s in tools] == [
+        c["call_id"] for c in expected(scenario)["calls"]]
+    assert not any("gen_ai.tool.call.arguments" in s.attributes for s in tools)
+    # the answers keep their tool_call parts (name and id), without arguments or text
+    outputs = [s.attributes["gen_ai.output.messages"] for s in spans
+               if "gen_ai.output.messages" in s.attributes]
+    assert len(outputs) == expected(scenario)["turns"]
+    assert not any('"arguments"' in o or '"content"' in o for o in outputs)
+
+
+# ---------------------------------------------------------------------------
+# Strands Agents
+# ---------------------------------------------------------------------------
+
+STRANDS = [s for s in FRAMEWORK_SCENARIOS if s.startswith("strands-")]
+
+
+def test_strands_default_has_tool_arguments_only_in_span_events():
+    spans = spans_of("strands-1.62.0")
+    tools = [s for s in spans if sc.span_role(s) == sc.TOOL]
+    assert tools and not any("gen_ai.tool.call.arguments" in s.attributes for s in tools)
+    assert all(any(e.name == "gen_ai.tool.message" for e in s.events) for s in tools)
+    models = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    assert not any("gen_ai.output.messages" in s.attributes for s in models)
+
+
+def test_strands_latest_experimental_has_messages_only_in_span_events():
+    spans = spans_of("strands-1.62.0-latest_experimental")
+    models = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    assert not any("gen_ai.output.messages" in s.attributes for s in models)
+    assert all(any("gen_ai.output.messages" in (e.attributes or {}) for e in s.events)
+               for s in models)
+
+
+@pytest.mark.parametrize("scenario", STRANDS)
+def test_strands_totals_on_the_agent_span_count_once(scenario):
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    (agent,) = [s for s in spans if sc.span_role(s) == sc.AGENT]
+    assert sc.usage_of(agent.attributes).input_tokens == exp["usage"]["input_tokens"]
+    naive = sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in spans) if u)
+    assert naive == 2 * exp["usage"]["input_tokens"]
+    (episode,) = episodes_of(scenario, "pb")
+    assert episode.cost.input_tokens == exp["usage"]["input_tokens"]
+
+
+# ---------------------------------------------------------------------------
+# Google ADK
+# ---------------------------------------------------------------------------
+
+ADK = [s for s in FRAMEWORK_SCENARIOS if s.startswith("adk-")]
+
+
+@pytest.mark.parametrize("scenario", ADK)
+def test_adk_merged_tools_span_is_no_call(scenario):
+    """Parallel calls get an extra execute_tool span over their merged results; it names
+    no tool, and its call id is an event id no model asked for."""
+    spans = spans_of(scenario)
+    (merged,) = [s for s in spans if s.attributes.get("gen_ai.tool.name") == "(merged tools)"]
+    assert merged.attributes["gen_ai.operation.name"] == "execute_tool"
+    assert sc.span_role(merged) == sc.OTHER
+    (episode,) = episodes_of(scenario, "pb")
+    assert merged.span_id not in {s.span_id for s in episode.trajectory}
+    assert "(merged tools)" not in {s.tool for s in episode.trajectory}
+
+
+@pytest.mark.parametrize("scenario", ADK)
+def test_adk_output_tokens_include_reasoning_twice(scenario):
+    """LiteLlm maps OpenAI's completion_tokens (which include reasoning) to
+    candidates_token_count and ADK adds thoughts_token_count: the package's own miscount,
+    read as recorded, reasoning tokens read apart."""
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    leaves = [s for s in spans if s.name.startswith("generate_content")]
+    assert [s.attributes["gen_ai.usage.output_tokens"] for s in leaves] == [56, 33, 18]
+    assert exp["records"]["output_tokens_extra"] == exp["usage"]["reasoning_tokens"]
+    (episode,) = episodes_of(scenario, "pb")
+    assert episode.cost.reasoning_tokens == exp["usage"]["reasoning_tokens"]
+
+
+def test_adk_legacy_reports_each_call_twice_and_elides_log_content():
+    """Legacy schema: a call_llm span over a generate_content span, both with the usage; the
+    gen_ai.choice log events hold '<elided>', which is no answer."""
+    spans = spans_of("adk-2.13.0-litellm-legacy")
+    models = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    assert len(models) == 2 * expected("adk-2.13.0-litellm-legacy")["turns"]
+    records, _ = read("adk-2.13.0-litellm-legacy", "pb")
+    logs = [r for r in records if not hasattr(r, "parent_span_id")]
+    assert any("<elided>" in str(r.body) for r in logs if r.event_name == "gen_ai.choice")
+    (episode,) = episodes_of("adk-2.13.0-litellm-legacy", "pb")
+    assert episode.output == expected("adk-2.13.0-litellm-legacy")["final_text"]
