@@ -117,7 +117,8 @@ GROUP_BY_CHOICES = (GROUP_BY_TRACE, GROUP_BY_CONVERSATION, GROUP_BY_SESSION)
 
 #: Log events that carry a model's answer (``gen_ai.client.inference.operation.details``
 #: carries ``gen_ai.output.messages`` among its attributes or in its body).
-OUTPUT_EVENTS = frozenset({"gen_ai.choice", "gen_ai.client.inference.operation.details"})
+INFERENCE_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+OUTPUT_EVENTS = frozenset({"gen_ai.choice", INFERENCE_DETAILS_EVENT})
 #: Log/span events that repeat earlier assistant turns (input history; used for call ids
 #: not seen in any output).
 HISTORY_EVENTS = frozenset({"gen_ai.assistant.message"})
@@ -172,6 +173,11 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
         if name == "gen_ai.choice":
             output = _choice_output(ev.get("message", ev), ev)
+            if output:
+                return output
+        if name == INFERENCE_DETAILS_EVENT and "gen_ai.output.messages" in ev:
+            # Strands with gen_ai_latest_experimental: the messages as span events
+            output = output_of_messages(ev["gen_ai.output.messages"])
             if output:
                 return output
     for key in ("langfuse.observation.output", "output.value", "response", "output",

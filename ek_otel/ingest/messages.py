@@ -256,6 +256,8 @@ def text_from_message(message: Any) -> Optional[str]:
         'hi'
         >>> text_from_message({"message": {"content": "hello"}})
         'hello'
+        >>> text_from_message({"role": "assistant", "content": [{"text": "hi"}]})  # Bedrock
+        'hi'
     """
     if isinstance(message, str):
         return message or None
@@ -278,12 +280,30 @@ def text_from_message(message: Any) -> Optional[str]:
         for part in parts:
             if (type(part) is dict or isinstance(part, Mapping)) and "message_content" in part:
                 part = part["message_content"]
-            if (type(part) is dict or isinstance(part, Mapping)) and part.get("type") in (
-                    "text", "output_text"):
+            if type(part) is not dict and not isinstance(part, Mapping):
+                continue
+            kind = part.get("type")
+            if kind in ("text", "output_text"):
                 text = part.get("content", part.get("text"))
-                if isinstance(text, str) and not calls_from_repr(text):
-                    texts.append(text)
+            elif kind is None and not part.get("thought"):
+                # an untyped block: Bedrock Converse / Strands ``{"text": ...}``, a Gemini part
+                text = part.get("text")
+            else:
+                continue
+            if isinstance(text, str) and not calls_from_repr(text):
+                texts.append(text)
     return "".join(texts) or None
+
+
+#: What packages write in place of content they did not capture (Google ADK's log events):
+#: no answer at all, never the model's text.
+CONTENT_PLACEHOLDERS = frozenset({"<elided>"})
+
+
+def _is_placeholder(message: Mapping) -> bool:
+    content = message.get("content")
+    return isinstance(content, str) and content in CONTENT_PLACEHOLDERS and not (
+        message.get("tool_calls") or message.get("parts"))
 
 
 def _messages_in(value: Any) -> Optional[list]:
@@ -315,12 +335,15 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         ((), 'done')
         >>> bool(output_of_messages("not json"))
         False
+        >>> bool(output_of_messages({"role": "assistant", "content": "<elided>"}))
+        False
     """
     messages = _messages_in(value)
     if messages is None:
         return EMPTY_OUTPUT
     calls: list = []
     texts: list = []
+    placeholders = 0
     for message in messages:
         if type(message) is not dict and not isinstance(message, Mapping):
             continue
@@ -328,6 +351,9 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         if role is None and isinstance(message.get("message"), Mapping):
             role = message["message"].get("role")
         if (role or "") not in roles:
+            continue
+        if _is_placeholder(message):
+            placeholders += 1
             continue
         for call in calls_from_message(message):
             if call.index != len(calls):  # renumbered within the whole answer
@@ -337,6 +363,8 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         text = text_from_message(message)
         if text:
             texts.append(text)
+    if placeholders and not calls and not texts:
+        return EMPTY_OUTPUT  # the content was left out: nothing recorded
     return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
 
 

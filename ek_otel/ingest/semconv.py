@@ -120,6 +120,9 @@ _MODEL_OPERATIONS = frozenset(
 )
 _AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 _TOOL_OPERATIONS = frozenset({"execute_tool"})
+#: Tool names of spans that group other tool executions, not calls of their own: Google
+#: ADK's ``execute_tool (merged)`` over the tools of one answer run in parallel.
+GROUPING_TOOL_NAMES = frozenset({"(merged tools)"})
 _MODEL_SPAN_NAMES = frozenset({"openai.chat", "openai.completion", "openai.response"})
 #: Logfire names spans by their message template (``logfire.msg`` holds the rendered text).
 _LOGFIRE_MODEL_PREFIXES = ("chat completion with", "responses api with", "completion with")
@@ -144,6 +147,9 @@ def span_role(span: Any) -> str:
         'tool'
         >>> span_role({"gen_ai.operation.name": "embeddings"})
         'other'
+        >>> span_role({"gen_ai.operation.name": "execute_tool",
+        ...            "gen_ai.tool.name": "(merged tools)"})  # Google ADK, parallel calls
+        'other'
     """
     attributes = getattr(span, "attributes", span)
     name = getattr(span, "name", "") or ""
@@ -151,6 +157,8 @@ def span_role(span: Any) -> str:
         return OTHER
     operation = _text(attributes.get(OPERATION)).lower()
     if operation in _TOOL_OPERATIONS:
+        if _text(attributes.get("gen_ai.tool.name")) in GROUPING_TOOL_NAMES:
+            return OTHER  # a span over other tool executions is no call
         return TOOL
     if operation in _AGENT_OPERATIONS:
         return AGENT
@@ -405,6 +413,7 @@ REASONING_TOKEN_KEYS: tuple = (
     "gen_ai.usage.reasoning_tokens",  # Traceloop 0.62
     "llm.usage.reasoning_tokens",  # Traceloop 0.5x
     "llm.token_count.completion_details.reasoning",  # OpenInference
+    "gen_ai.usage.details.reasoning_tokens",  # Pydantic AI (its usage details, by name)
 )
 #: JSON usage blobs: Logfire ``gen_ai.usage.raw`` (raw OpenAI usage), Langfuse
 #: ``usage_details``, the Agents-SDK ``usage`` object that Logfire's agent spans carry.

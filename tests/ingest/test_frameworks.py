@@ -154,8 +154,8 @@ def test_pydantic_ai_without_content_keeps_names_and_ids_only(scenario):
     """include_content=False: tool names and call ids stay, arguments and texts go."""
     spans = spans_of(scenario)
     tools = [s for s in spans if sc.span_role(s) == sc.TOOL]
-    assert [s.attributes["gen_ai.tool.call.id"] for s in tools] == [
-        c["call_id"] for c in expected(scenario)["calls"]]
+    assert sorted(s.attributes["gen_ai.tool.call.id"] for s in tools) == sorted(
+        c["call_id"] for c in expected(scenario)["calls"])  # parallel calls: any order
     assert not any("gen_ai.tool.call.arguments" in s.attributes for s in tools)
     # the answers keep their tool_call parts (name and id), without arguments or text
     outputs = [s.attributes["gen_ai.output.messages"] for s in spans
