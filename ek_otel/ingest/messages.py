@@ -323,6 +323,25 @@ def _messages_in(value: Any) -> Optional[list]:
     return None
 
 
+def _finish_reason(message: Any) -> Any:
+    return message.get("finish_reason") if isinstance(message, Mapping) else None
+
+
+def _without_partials(messages: list) -> list:
+    """The messages of a streamed answer, less its partial snapshots.
+
+    Google ADK in SSE mode records every partial response of one model call as an output
+    message with ``finish_reason: ""`` (tool calls first without arguments, text chunks),
+    then the complete one with its finish reason: the partials repeat or cut short what the
+    complete message holds, so they are dropped when a complete one follows.
+    """
+    if len(messages) < 2 or not any(_finish_reason(m) == "" for m in messages):
+        return messages
+    if not any(_finish_reason(m) for m in messages):
+        return messages  # nothing complete: the partials are all there is
+    return [m for m in messages if _finish_reason(m) != ""]
+
+
 def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) -> ModelOutput:
     """The tool calls and text of a recorded answer (JSON string, list or dict).
 
@@ -337,10 +356,17 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         False
         >>> bool(output_of_messages({"role": "assistant", "content": "<elided>"}))
         False
+        >>> output_of_messages([  # streamed: a partial snapshot, then the whole answer
+        ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is"}],
+        ...      "finish_reason": ""},
+        ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is 18 C."}],
+        ...      "finish_reason": "stop"}]).text
+        'It is 18 C.'
     """
     messages = _messages_in(value)
     if messages is None:
         return EMPTY_OUTPUT
+    messages = _without_partials(messages)
     calls: list = []
     texts: list = []
     placeholders = 0
