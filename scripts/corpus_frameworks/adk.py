@@ -46,6 +46,11 @@ SCENARIOS: dict = {
              OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
     f"adk-{VERSION}-litellm-legacy": (
         "adk", "adk", [], dict(_COMMON_ENV, ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1")),
+    # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
+    f"adk-{VERSION}-litellm-latest_experimental-sse": (
+        "adk", "adk_sse", [],
+        dict(_COMMON_ENV, OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
+             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
 }
 
 _ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
@@ -92,7 +97,8 @@ def _capture():
 
 def run_scenario(scenario: str, out: Path, kit) -> None:
     """Inside the venv: the ADK agent against the fake server, spans written to ``out``."""
-    from google.adk.agents import LlmAgent
+    from google.adk.agents import LlmAgent, RunConfig
+    from google.adk.agents.run_config import StreamingMode
     from google.adk.models.lite_llm import LiteLlm
     from google.adk.runners import InMemoryRunner
     from google.genai import types
@@ -114,8 +120,11 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
         message = types.Content(role="user", parts=[
             types.Part(text="Weather and time in Paris, in Fahrenheit?")])
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
+            streaming = SCENARIOS[scenario][1] == "adk_sse"
+            run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming
+                                   else StreamingMode.NONE)
             for _event in runner.run(user_id="user-1", session_id=session.id,
-                                     new_message=message):
+                                     new_message=message, run_config=run_config):
                 pass
     _capture().write_outputs(out, kit, tracer_provider, logger_provider, span_exporter,
                              log_exporter, scenario)
@@ -148,6 +157,11 @@ EXPECT[f"adk-{VERSION}-litellm-latest_experimental"] = _entry(
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY",
     # gen_ai.input/output.messages on generate_content spans; gen_ai.tool.call.arguments and
     # .result on the execute_tool spans
+    model=_MODEL, output_tokens_extra=24, notes=[_MERGED, _REASONING_TWICE])
+EXPECT[f"adk-{VERSION}-litellm-latest_experimental-sse"] = _entry(
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, "
+    "RunConfig(streaming_mode=StreamingMode.SSE)",
     model=_MODEL, output_tokens_extra=24, notes=[_MERGED, _REASONING_TWICE])
 EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",

@@ -59,6 +59,8 @@ for _v in _FORMATS:
         SCENARIOS[_name(_v, _content)] = ("pydantic-ai", f"pydantic_ai:{_v}:{int(_content)}:1", [], {})
 # the run totals under the plain gen_ai.usage.* names on the agent span, beside each call's
 SCENARIOS[_name(5, True, aggregated=False)] = ("pydantic-ai", "pydantic_ai:5:1:0", [], {})
+# streamed model requests (agent.run_stream_events: stream=True with include_usage)
+SCENARIOS[_name(5, True) + "-stream"] = ("pydantic-ai", "pydantic_ai:5:1:1:stream", [], {})
 
 _ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
              "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
@@ -93,6 +95,9 @@ for _v in _FORMATS:
     for _content in (True, False):
         EXPECT[_name(_v, _content)] = _expect(_v, _content)
 EXPECT[_name(5, True, aggregated=False)] = _expect(5, True, aggregated=False)
+EXPECT[_name(5, True) + "-stream"] = dict(
+    _expect(5, True), mode="InstrumentationSettings(version=5, include_content=True), "
+                          "agent.run_stream_events()")
 
 
 def _capture():
@@ -133,7 +138,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
     from pydantic_ai.providers.openai import OpenAIProvider
 
     _env, app, _instr, _extra = SCENARIOS[scenario]
-    _, version, content, aggregated = app.split(":")
+    _, version, content, aggregated, *how = app.split(":")
     tracer_provider, logger_provider, span_exporter, _logs = kit._providers()
     fake = kit._load_fake_server()
     with warnings.catch_warnings():  # versions 2-4 are deprecated (still supported)
@@ -149,7 +154,18 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
         agent = Agent(model, name="WeatherAgent", instructions="You are a weather assistant.",
                       tools=_tools(fake), model_settings={"temperature": 0.2, "seed": 7})
         agent.instrument = settings  # 2.x: the Agent(instrument=...) argument is gone
+        prompt = "Weather and time in Paris, in Fahrenheit?"
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
-            agent.run_sync("Weather and time in Paris, in Fahrenheit?")
+            if how == ["stream"]:
+                import asyncio
+
+                async def stream() -> None:
+                    async with agent.run_stream_events(prompt) as events:
+                        async for _event in events:
+                            pass
+
+                asyncio.run(stream())
+            else:
+                agent.run_sync(prompt)
     _capture().write_outputs(out, kit, tracer_provider, logger_provider, span_exporter, _logs,
                              scenario)

@@ -49,7 +49,9 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
                 f"pydantic-ai-2.68.0-v{version}-no_content"} <= names
     assert {"pydantic-ai-2.68.0-v5-plain_usage_names", "strands-1.62.0",
             "strands-1.62.0-latest_experimental", "adk-2.13.0-litellm",
-            "adk-2.13.0-litellm-latest_experimental", "adk-2.13.0-litellm-legacy"} <= names
+            "adk-2.13.0-litellm-latest_experimental", "adk-2.13.0-litellm-legacy",
+            "pydantic-ai-2.68.0-v5-stream", "adk-2.13.0-litellm-latest_experimental-sse",
+            "strands-1.62.0-latest_experimental-attributes_only"} <= names
 
 
 @pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
@@ -245,3 +247,24 @@ def test_adk_legacy_reports_each_call_twice_and_elides_log_content():
     assert any("<elided>" in str(r.body) for r in logs if r.event_name == "gen_ai.choice")
     (episode,) = episodes_of("adk-2.13.0-litellm-legacy", "pb")
     assert episode.output == expected("adk-2.13.0-litellm-legacy")["final_text"]
+
+
+def test_adk_streamed_answers_are_read_from_the_complete_message_only():
+    """SSE mode: each model span records every partial response as an output message
+    (finish_reason "", tool calls without arguments, repeated text) before the complete one.
+    Read without the tool spans, the model answers alone give each call once, with its
+    arguments, and the final text once."""
+    import test_real_packages as corpus
+
+    scenario = "adk-2.13.0-litellm-latest_experimental-sse"
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    outputs = [s.attributes["gen_ai.output.messages"] for s in spans
+               if sc.span_role(s) == sc.MODEL]
+    assert all('"finish_reason":""' in o for o in outputs)
+    assert '"arguments":null' in outputs[0]
+    models_only = [s for s in spans if sc.span_role(s) != sc.TOOL]
+    (episode,) = corpus.build_episodes(corpus.group_traces(models_only))
+    assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
+        (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
+    assert episode.output == exp["final_text"]
