@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .semconv import json_value, loads
+from .semconv import is_client_call_id, json_value, loads
 
 __all__ = [
     "RequestedCall",
@@ -184,6 +184,8 @@ def _is_invented_id(call_id: str, name: str) -> bool:
         >>> _is_invented_id("get_weather_0", "get_weather"), _is_invented_id("call_1", "f")
         (True, False)
     """
+    if is_client_call_id(call_id):  # Google ADK's own id (see semconv.is_client_call_id)
+        return True
     return (len(call_id) > len(name) + 1 and call_id.startswith(name)
             and call_id[len(name)] == "_" and call_id[len(name) + 1:].isdecimal())
 

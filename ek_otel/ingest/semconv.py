@@ -55,6 +55,7 @@ __all__ = [
     "tool_args_of",
     "tool_args_parsed",
     "tool_result_of",
+    "is_client_call_id",
     "agent_name_of",
     "response_id_of",
     "request_model_of",
@@ -606,6 +607,24 @@ _TOOL_CALL_ID_CARRIERS: tuple = ("traceloop.entity.input", "gen_ai.tool.call.arg
 _EMBEDDED_TOOL_CALL_ID = re.compile(r'"tool_call_id"\s*:\s*"([^"\\]{1,200})"')
 
 
+#: Google ADK's own id of a call the model gave no id (Gemini): ``adk-`` and a UUID4, made
+#: on the client and stripped before the model sees the history. Not the model's id.
+_ADK_CLIENT_CALL_ID = re.compile(
+    r"adk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def is_client_call_id(call_id: str) -> bool:
+    """Whether ``call_id`` is one a framework made up for a call the model gave no id.
+
+    Example:
+        >>> is_client_call_id("adk-5b0c2a0e-8d3c-4a55-9a43-0f1d2b3c4d5e")
+        True
+        >>> is_client_call_id("call_weather_1")
+        False
+    """
+    return type(call_id) is str and _ADK_CLIENT_CALL_ID.fullmatch(call_id) is not None
+
+
 def tool_call_id_of(attributes: Mapping) -> Optional[str]:
     """The tool-call id on an executed-tool span (most instrumentors leave it out).
 
@@ -617,6 +636,7 @@ def tool_call_id_of(attributes: Mapping) -> Optional[str]:
         ('call_1', None)
         >>> tool_call_id_of({"output.value": '{"type": "tool", "data": {"tool_call_id": "c9"}}'})
         'c9'
+        >>> tool_call_id_of({"gen_ai.tool.call.id": "adk-5b0c2a0e-8d3c-4a55-9a43-0f1d2b3c4d5e"})
     """
     found = _first_str(attributes, TOOL_CALL_ID_KEYS)
     if found is None:
@@ -626,6 +646,8 @@ def tool_call_id_of(attributes: Mapping) -> Optional[str]:
                 match = _EMBEDDED_TOOL_CALL_ID.search(value)
                 if match:
                     return match.group(1)
+    if found is not None and is_client_call_id(found):
+        return None  # a framework's own id: the model gave none
     return found
 
 
