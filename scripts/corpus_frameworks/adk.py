@@ -46,6 +46,13 @@ SCENARIOS: dict = {
              OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
     f"adk-{VERSION}-litellm-legacy": (
         "adk", "adk", [], dict(_COMMON_ENV, ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1")),
+    # ADK's own Gemini model (google-genai) against fake_gemini.py: Gemini's usage semantics
+    # (thoughts apart from candidates), function calls without ids
+    f"adk-{VERSION}-gemini": ("adk", "gemini_adk", [], {}),
+    f"adk-{VERSION}-gemini-latest_experimental": (
+        "adk", "gemini_adk", [],
+        dict(OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
+             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
     # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
     f"adk-{VERSION}-litellm-latest_experimental-sse": (
         "adk", "adk_sse", [],
@@ -107,9 +114,17 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
     tracer_provider, logger_provider, span_exporter, log_exporter = kit._providers()
     fake = kit._load_fake_server()
     tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
-    with fake.FakeOpenAI() as server:
-        model = LiteLlm(model="openai/gpt-4o-mini", api_base=server.base_url,
-                        api_key="sk-fake")
+    app = SCENARIOS[scenario][1]
+    gemini = app.startswith("gemini")
+    server_class = kit._load_fake_gemini().FakeGemini if gemini else fake.FakeOpenAI
+    with server_class() as server:
+        if gemini:
+            from google.adk.models.google_llm import Gemini
+
+            model = Gemini(model=kit._load_fake_gemini().REQUEST_MODEL, base_url=server.base_url)
+        else:
+            model = LiteLlm(model="openai/gpt-4o-mini", api_base=server.base_url,
+                            api_key="sk-fake")
         agent = LlmAgent(name="WeatherAgent", model=model,
                          instruction="You are a weather assistant.", tools=_tools(fake),
                          generate_content_config=types.GenerateContentConfig(
@@ -120,7 +135,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
         message = types.Content(role="user", parts=[
             types.Part(text="Weather and time in Paris, in Fahrenheit?")])
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
-            streaming = SCENARIOS[scenario][1] == "adk_sse"
+            streaming = app == "adk_sse"
             run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming
                                    else StreamingMode.NONE)
             for _event in runner.run(user_id="user-1", session_id=session.id,
@@ -163,6 +178,22 @@ EXPECT[f"adk-{VERSION}-litellm-latest_experimental-sse"] = _entry(
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, "
     "RunConfig(streaming_mode=StreamingMode.SSE)",
     model=_MODEL, output_tokens_extra=24, notes=[_MERGED, _REASONING_TWICE])
+# Gemini gives no call ids: ADK writes "{name}_{index}" into the output messages and its own
+# "adk-<uuid4>" ids on the tool spans (client-side, stripped before the model sees them):
+# neither is the model's. Usage: output = candidates + thoughts, right for Gemini.
+_GEMINI_IDS = ("Gemini gives no call ids: the output messages say '{name}_{index}', the "
+               "tool spans ADK's own 'adk-<uuid>' ids (neither is the model's)")
+EXPECT[f"adk-{VERSION}-gemini"] = _entry(
+    "default (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=2, no content capture), Gemini model",
+    args=False, tool_names=True, model="gemini-2.5-flash",
+    support=dict(_ALL_READ, arguments="not_recorded", call_ids="not_recorded"),
+    fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"},
+    notes=[_MERGED, _GEMINI_IDS])
+EXPECT[f"adk-{VERSION}-gemini-latest_experimental"] = _entry(
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, Gemini model",
+    model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
+    notes=[_MERGED, _GEMINI_IDS])
 EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",
     # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a
