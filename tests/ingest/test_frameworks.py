@@ -47,6 +47,9 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
     for version in (2, 3, 4, 5, 6):  # every InstrumentationSettings(version=...) of 2.68.0
         assert {f"pydantic-ai-2.68.0-v{version}",
                 f"pydantic-ai-2.68.0-v{version}-no_content"} <= names
+    # 1.x: Agent(instrument=...), format 1 (events in an attribute or as log records)
+    assert {"pydantic-ai-1.107.10-v1-attributes", "pydantic-ai-1.107.10-v1-logs",
+            "pydantic-ai-1.107.10-v1-no_content-attributes", "pydantic-ai-1.107.10-v2"} <= names
     assert {"pydantic-ai-2.68.0-v5-plain_usage_names", "strands-1.62.0",
             "strands-1.62.0-latest_experimental", "adk-2.13.0-litellm",
             "adk-2.13.0-litellm-latest_experimental", "adk-2.13.0-litellm-legacy",
@@ -127,13 +130,14 @@ PYDANTIC = [s for s in FRAMEWORK_SCENARIOS if s.startswith("pydantic-ai-")]
 @pytest.mark.parametrize("scenario", PYDANTIC)
 def test_pydantic_ai_agent_span_repeats_the_totals(scenario):
     """The agent span carries the run's totals beside each chat span's own usage; with
-    use_aggregated_usage_attribute_names=False under the very same gen_ai.usage.* names, so
-    that a naive sum counts every token twice."""
+    use_aggregated_usage_attribute_names=False (the 1.x default) under the very same
+    gen_ai.usage.* names, so that a naive sum counts every token twice."""
     exp = expected(scenario)
     spans = spans_of(scenario)
     (agent,) = [s for s in spans if sc.span_role(s) == sc.AGENT]
-    plain = scenario.endswith("-plain_usage_names")
-    prefix = "gen_ai.usage." if plain else "gen_ai.aggregated_usage."
+    prefix = exp["records"]["agent_usage_prefix"]  # 1.x default and 2.x opt-out: plain
+    plain = prefix == "gen_ai.usage."
+    assert plain == (scenario.endswith("-plain_usage_names") or "-1.107.10-" in scenario)
     assert agent.attributes[prefix + "input_tokens"] == exp["usage"]["input_tokens"]
     assert agent.attributes[prefix + "details.reasoning_tokens"] == exp["usage"][
         "reasoning_tokens"]
