@@ -294,3 +294,32 @@ def test_adk_streamed_answers_are_read_from_the_complete_message_only():
     assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
         (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
     assert episode.output == exp["final_text"]
+
+
+def _without_model_usage(spans: list) -> list:
+    """The spans, with every token count taken off the model-call spans."""
+    from dataclasses import replace
+
+    return [replace(s, attributes={k: v for k, v in s.attributes.items()
+                                   if not k.startswith("gen_ai.usage.")})
+            if sc.span_role(s) == sc.MODEL else s for s in spans]
+
+
+@pytest.mark.parametrize("scenario", ["pydantic-ai-2.68.0-v5", "pydantic-ai-1.107.10-v2",
+                                      "strands-1.62.0"])
+def test_agent_totals_stand_in_for_model_calls_without_usage(scenario):
+    """When no model span carries usage, the agent span's run totals are read instead
+    (pydantic-ai's gen_ai.aggregated_usage.* included), once: every kind it records."""
+    import test_real_packages as corpus
+
+    exp = expected(scenario)
+    records = exp["records"]
+    spans = _without_model_usage(spans_of(scenario))
+    (episode,) = corpus.build_episodes(corpus.group_traces(spans))
+    usage = exp["usage"]
+    assert episode.cost.input_tokens == usage["input_tokens"]
+    assert episode.cost.output_tokens == usage["output_tokens"]
+    assert episode.cost.cached_input_tokens == usage["cached_input_tokens"]
+    assert episode.cost.reasoning_tokens == (usage["reasoning_tokens"]
+                                             if records["reasoning"] else 0)
+    assert episode.meta["model_calls_without_usage"] == exp["turns"]
