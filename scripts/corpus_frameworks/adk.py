@@ -75,31 +75,6 @@ def _entry(mode: str, **changes) -> dict:
     return entry
 
 
-def _tools(fake):
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city."""
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    def get_time(timezone: str) -> str:
-        """Local time in a time zone."""
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature."""
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [get_weather, get_time, convert_temperature]
-
-
-def _capture():
-    """scripts/corpus_frameworks/_capture.py (loaded by path, as regen_corpus loads plug-ins)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "ek_corpus_fw_capture", Path(__file__).with_name("_capture.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run_scenario(scenario: str, out: Path, kit) -> None:
@@ -126,7 +101,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
             model = LiteLlm(model="openai/gpt-4o-mini", api_base=server.base_url,
                             api_key="sk-fake")
         agent = LlmAgent(name="WeatherAgent", model=model,
-                         instruction="You are a weather assistant.", tools=_tools(fake),
+                         instruction="You are a weather assistant.", tools=kit.plain_tools(),
                          generate_content_config=types.GenerateContentConfig(
                              temperature=0.2, seed=7))
         runner = InMemoryRunner(agent=agent, app_name="weather")
@@ -141,8 +116,8 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
             for _event in runner.run(user_id="user-1", session_id=session.id,
                                      new_message=message, run_config=run_config):
                 pass
-    _capture().write_outputs(out, kit, tracer_provider, logger_provider, span_exporter,
-                             log_exporter, scenario)
+    kit.write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter,
+                      log_exporter)
 
 #: LiteLlm puts OpenAI's completion_tokens (reasoning included) into candidates_token_count
 #: and the reasoning tokens into thoughts_token_count; ADK's TokenUsage then records

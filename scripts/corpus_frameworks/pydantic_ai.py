@@ -120,31 +120,6 @@ def _expect(release: str, settings: dict, how: str) -> dict:
 EXPECT: dict = {name: _expect(*run) for name, run in RUNS.items()}
 
 
-def _capture():
-    """scripts/corpus_frameworks/_capture.py (loaded by path, as regen_corpus loads plug-ins)."""
-    import importlib.util
-
-    path = Path(__file__).with_name("_capture.py")
-    spec = importlib.util.spec_from_file_location("ek_corpus_fw_capture", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _tools(fake):
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city."""
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    def get_time(timezone: str) -> str:
-        """Local time in a time zone."""
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature."""
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [get_weather, get_time, convert_temperature]
 
 
 def run_scenario(scenario: str, out: Path, kit) -> None:
@@ -171,7 +146,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
             base_url=server.base_url, api_key="sk-fake"))
         kwargs = {"instrument": instrumentation} if release == VERSION_1 else {}
         agent = Agent(model, name="WeatherAgent", instructions="You are a weather assistant.",
-                      tools=_tools(fake), model_settings={"temperature": 0.2, "seed": 7},
+                      tools=kit.plain_tools(), model_settings={"temperature": 0.2, "seed": 7},
                       **kwargs)
         if release != VERSION_1:
             agent.instrument = instrumentation  # 2.x has no Agent(instrument=...) argument
@@ -188,5 +163,5 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
                 asyncio.run(stream())
             else:
                 agent.run_sync(prompt)
-    _capture().write_outputs(out, kit, tracer_provider, logger_provider, span_exporter,
-                             log_exporter, scenario)
+    kit.write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter,
+                      log_exporter)

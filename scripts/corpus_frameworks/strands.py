@@ -74,50 +74,6 @@ EXPECT[f"strands-{VERSION}-latest_experimental"]["notes"].append(
     "messages only in gen_ai.client.inference.operation.details span events")
 
 
-def _tools(fake):
-    from strands import tool
-
-    @tool
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city.
-
-        Args:
-            city: The city.
-            unit: celsius or fahrenheit.
-        """
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    @tool
-    def get_time(timezone: str) -> str:
-        """Local time in a time zone.
-
-        Args:
-            timezone: An IANA time zone.
-        """
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    @tool
-    def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature.
-
-        Args:
-            value: The temperature.
-            to: The unit to convert to.
-        """
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [get_weather, get_time, convert_temperature]
-
-
-def _capture():
-    """scripts/corpus_frameworks/_capture.py (loaded by path, as regen_corpus loads plug-ins)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "ek_corpus_fw_capture", Path(__file__).with_name("_capture.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run_scenario(scenario: str, out: Path, kit) -> None:
@@ -125,7 +81,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
     from opentelemetry import trace
 
     tracer_provider, logger_provider, span_exporter, log_exporter = kit._providers()
-    from strands import Agent
+    from strands import Agent, tool
     from strands.models.openai import OpenAIModel
 
     fake = kit._load_fake_server()
@@ -134,9 +90,9 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
         model = OpenAIModel(client_args={"base_url": server.base_url, "api_key": "sk-fake",
                                          "max_retries": 0},
                             model_id="gpt-4o-mini", params={"temperature": 0.2, "seed": 7})
-        agent = Agent(name="WeatherAgent", model=model, tools=_tools(fake),
+        agent = Agent(name="WeatherAgent", model=model, tools=[tool(f) for f in kit.plain_tools()],
                       system_prompt="You are a weather assistant.", callback_handler=None)
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
             agent("Weather and time in Paris, in Fahrenheit?")
-    _capture().write_outputs(out, kit, tracer_provider, logger_provider, span_exporter,
-                             log_exporter, scenario)
+    kit.write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter,
+                      log_exporter)
