@@ -24,7 +24,8 @@ import pytest
 from ek_otel.ingest import semconv as sc
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_real_packages import FORMS, SCENARIOS, episodes_of, expected, read  # noqa: E402
+from test_real_packages import (CORPUS, FORMS, SCENARIOS, episodes_of, expected,  # noqa: E402
+                                read)
 
 FRAMEWORK_SCENARIOS = [s for s in SCENARIOS if "framework" in expected(s)["records"]]
 SUPPORT_ITEMS = ("tool_names", "arguments", "call_ids", "input_tokens", "output_tokens",
@@ -118,6 +119,33 @@ def test_framework_episode_equals_the_ground_truth(scenario, form):
     assert {s.agent for s in steps} <= {"WeatherAgent"}
     assert episode.provenance.service_name == "weather-agent"
     assert episode.meta["bad_spans"] == 0
+
+
+#: A value that only a tool call's arguments (or its result) hold in the fake's script: the
+#: user's prompt says "Paris", never the time zone.
+ARGUMENT_MARK = b"Europe/Paris"
+
+
+def raw_telemetry(scenario: str) -> bytes:
+    folder = CORPUS / scenario
+    return b"".join((folder / name).read_bytes() for name in ("traces.jsonl", "logs.jsonl")
+                    if (folder / name).exists())
+
+
+@pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
+def test_what_a_package_does_not_record_is_nowhere_in_its_telemetry(scenario):
+    """The matrix's "not_recorded" is a fact about the package, checked on its raw output
+    (and "not_read" the opposite: the package has it, ek-otel misses it)."""
+    support = expected(scenario)["records"]["support"]
+    raw = raw_telemetry(scenario)
+    if support["arguments"] == "not_recorded":
+        assert ARGUMENT_MARK not in raw
+    elif support["arguments"] == "not_read":
+        assert ARGUMENT_MARK in raw
+    if support["reasoning_tokens"] == "not_recorded":
+        assert b"reasoning" not in raw.lower() and b"thought" not in raw.lower()
+    if support["cached_tokens"] == "not_recorded":
+        assert b"cache" not in raw.lower()
 
 
 # ---------------------------------------------------------------------------
