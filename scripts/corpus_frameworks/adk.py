@@ -53,6 +53,10 @@ SCENARIOS: dict = {
         "adk", "gemini_adk", [],
         dict(OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
              OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+    # content only in the inference-details log records (linked to the spans by span id)
+    f"adk-{VERSION}-gemini-event_only": (
+        "adk", "gemini_adk", [],
+        dict(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="EVENT_ONLY")),
     # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
     f"adk-{VERSION}-litellm-latest_experimental-sse": (
         "adk", "adk_sse", [],
@@ -169,6 +173,12 @@ EXPECT[f"adk-{VERSION}-gemini-latest_experimental"] = _entry(
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, Gemini model",
     model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS])
+EXPECT[f"adk-{VERSION}-gemini-event_only"] = _entry(
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=EVENT_ONLY, Gemini model",
+    # the messages only in gen_ai.client.inference.operation.details log records; the tool
+    # spans without arguments (those come with SPAN_ONLY/SPAN_AND_EVENT only)
+    model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
+    notes=[_MERGED, _GEMINI_IDS, "the model's answers only in log records"])
 EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",
     # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a

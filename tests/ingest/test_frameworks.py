@@ -56,7 +56,7 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
             "adk-2.13.0-litellm-latest_experimental", "adk-2.13.0-litellm-legacy",
             "pydantic-ai-2.68.0-v5-stream", "adk-2.13.0-litellm-latest_experimental-sse",
             "strands-1.62.0-latest_experimental-attributes_only", "adk-2.13.0-gemini",
-            "adk-2.13.0-gemini-latest_experimental"} <= names
+            "adk-2.13.0-gemini-latest_experimental", "adk-2.13.0-gemini-event_only"} <= names
 
 
 @pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
@@ -351,3 +351,21 @@ def test_agent_totals_stand_in_for_model_calls_without_usage(scenario):
     assert episode.cost.reasoning_tokens == (usage["reasoning_tokens"]
                                              if records["reasoning"] else 0)
     assert episode.meta["model_calls_without_usage"] == exp["turns"]
+
+
+def test_adk_event_only_answers_come_from_log_records_that_repeat_the_usage():
+    """EVENT_ONLY: the answers only in inference-details log records, which repeat each
+    call's usage beside the span's: read for the answers, never counted."""
+    scenario = "adk-2.13.0-gemini-event_only"
+    exp = expected(scenario)
+    records, _ = read(scenario, "pb")
+    spans = [r for r in records if hasattr(r, "parent_span_id")]
+    logs = [r for r in records if not hasattr(r, "parent_span_id")]
+    assert not any("gen_ai.output.messages" in s.attributes for s in spans)
+    assert all("gen_ai.output.messages" in r.attributes for r in logs)
+    span_usage = sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in spans) if u)
+    log_usage = sum(u.input_tokens for u in (sc.usage_of(r.attributes) for r in logs) if u)
+    assert span_usage == log_usage == exp["usage"]["input_tokens"]
+    (episode,) = episodes_of(scenario, "pb")
+    assert episode.cost.input_tokens == exp["usage"]["input_tokens"]
+    assert [dict(s.args) for s in episode.trajectory] == [c["args"] for c in exp["calls"]]
