@@ -57,6 +57,8 @@ SCENARIOS: dict = {
     f"adk-{VERSION}-gemini-event_only": (
         "adk", "gemini_adk", [],
         dict(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="EVENT_ONLY")),
+    f"adk-{VERSION}-gemini-legacy": (
+        "adk", "gemini_adk", [], dict(ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1")),
     # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
     f"adk-{VERSION}-litellm-latest_experimental-sse": (
         "adk", "adk_sse", [],
@@ -179,6 +181,11 @@ EXPECT[f"adk-{VERSION}-gemini-event_only"] = _entry(
     # spans without arguments (those come with SPAN_ONLY/SPAN_AND_EVENT only)
     model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS, "the model's answers only in log records"])
+EXPECT[f"adk-{VERSION}-gemini-legacy"] = _entry(
+    "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema), Gemini model",
+    model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
+    notes=[_MERGED, _GEMINI_IDS,
+           "each model call is a call_llm span over a generate_content span, both with usage"])
 EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",
     # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a

@@ -56,7 +56,8 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
             "adk-2.13.0-litellm-latest_experimental", "adk-2.13.0-litellm-legacy",
             "pydantic-ai-2.68.0-v5-stream", "adk-2.13.0-litellm-latest_experimental-sse",
             "strands-1.62.0-latest_experimental-attributes_only", "adk-2.13.0-gemini",
-            "adk-2.13.0-gemini-latest_experimental", "adk-2.13.0-gemini-event_only"} <= names
+            "adk-2.13.0-gemini-latest_experimental", "adk-2.13.0-gemini-event_only",
+            "adk-2.13.0-gemini-legacy"} <= names
 
 
 @pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
@@ -290,17 +291,22 @@ def test_adk_gemini_call_ids_are_the_frameworks_not_the_models(scenario):
     assert [s.call_id for s in episode.trajectory] == [None, None, None]
 
 
-def test_adk_legacy_reports_each_call_twice_and_elides_log_content():
+@pytest.mark.parametrize("scenario", [s for s in ADK if s.endswith("-legacy")])
+def test_adk_legacy_reports_each_call_twice_and_elides_log_content(scenario):
     """Legacy schema: a call_llm span over a generate_content span, both with the usage; the
     gen_ai.choice log events hold '<elided>', which is no answer."""
-    spans = spans_of("adk-2.13.0-litellm-legacy")
+    exp = expected(scenario)
+    spans = spans_of(scenario)
     models = [s for s in spans if sc.span_role(s) == sc.MODEL]
-    assert len(models) == 2 * expected("adk-2.13.0-litellm-legacy")["turns"]
-    records, _ = read("adk-2.13.0-litellm-legacy", "pb")
+    assert len(models) == 2 * exp["turns"]
+    naive = sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in models) if u)
+    assert naive == 2 * exp["usage"]["input_tokens"]
+    records, _ = read(scenario, "pb")
     logs = [r for r in records if not hasattr(r, "parent_span_id")]
     assert any("<elided>" in str(r.body) for r in logs if r.event_name == "gen_ai.choice")
-    (episode,) = episodes_of("adk-2.13.0-litellm-legacy", "pb")
-    assert episode.output == expected("adk-2.13.0-litellm-legacy")["final_text"]
+    (episode,) = episodes_of(scenario, "pb")
+    assert episode.output == exp["final_text"]
+    assert episode.cost.input_tokens == exp["usage"]["input_tokens"]
 
 
 def test_adk_streamed_answers_are_read_from_the_complete_message_only():
