@@ -1,19 +1,24 @@
-"""Google ADK's own OpenTelemetry spans, with ``LiteLlm`` against the fake OpenAI server.
+"""Google ADK's own OpenTelemetry spans, with ``LiteLlm`` against the fake OpenAI server and
+with ADK's own Gemini model against the fake Gemini server.
 
 An ADK ``LlmAgent`` named WeatherAgent, with the three pretend tools as Python functions,
-runs the fake server's script through ``LiteLlm("openai/gpt-4o-mini", api_base=...)``
-(litellm's OpenAI provider, Chat Completions) in an ``InMemoryRunner``. ADK traces itself
-(tracer ``gcp.vertex.agent``); litellm's own callbacks are not installed.
+runs the fake server's script in an ``InMemoryRunner``: through
+``LiteLlm("openai/gpt-4o-mini", api_base=...)`` (litellm's OpenAI provider, Chat
+Completions; litellm's own callbacks are not installed), or through
+``Gemini(base_url=...)`` (google-genai against ``fake_gemini.py``). ADK traces itself
+(tracer ``gcp.vertex.agent``).
 
 Modes (read from google/adk/telemetry/_schema_version.py and context.py, 2.13.0):
 
-- default: schema version 2 (``otel_semconv_1_44``), GenAI-semconv aligned;
+- default: schema version 2 (``otel_semconv_1_44``), GenAI-semconv aligned (the experimental
+  GenAI conventions whatever ``OTEL_SEMCONV_STABILITY_OPT_IN`` says), no content;
 - ``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`` with
-  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY``: the latest
-  experimental GenAI attributes with content on the spans;
+  ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY``: content on the spans;
+  ``EVENT_ONLY``: content only in the inference-details log records;
 - ``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1``: the legacy schema, ``call_llm`` spans and the
   ``gcp.vertex.agent.*`` attributes (content in them unless
-  ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``).
+  ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``);
+- ``RunConfig(streaming_mode=StreamingMode.SSE)``: every partial response recorded too.
 
 When a model answer asks for several tools at once, ADK runs them in parallel and adds one
 ``execute_tool (merged)`` span over them: a grouping span, no call.
