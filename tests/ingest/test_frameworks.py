@@ -69,6 +69,9 @@ def test_support_record_is_complete(scenario):
     assert set(records["support"].values()) <= set(SUPPORT_VALUES)
     assert set(records.get("fixes", {})) <= {k for k, v in records["support"].items()
                                              if v != "read"}
+    assert set(records.get("miscounted", {})) <= set(SUPPORT_ITEMS)
+    assert bool(records.get("output_tokens_extra")) == ("output_tokens" in records.get(
+        "miscounted", {}))
     # the keys the common corpus test reads agree with the matrix
     assert records["args"] == (records["support"]["arguments"] == "read")
     assert records["cached"] == (records["support"]["cached_tokens"] == "read")
