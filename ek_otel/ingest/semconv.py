@@ -708,6 +708,19 @@ def tool_args_of(attributes: Mapping) -> tuple:
     return captured, raw
 
 
+#: Google ADK's legacy tool span with content capture off
+#: (``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``) writes ``"{}"`` as both the arguments and
+#: the response: no arguments were recorded (a call without arguments has a response).
+_ADK_TOOL_ARGS = "gcp.vertex.agent.tool_call_args"
+_ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
+_ADK_ELIDED = "{}"
+
+
+def _elided_adk_tool_content(attributes: Mapping) -> bool:
+    return (attributes.get(_ADK_TOOL_ARGS) == _ADK_ELIDED
+            and attributes.get(_ADK_TOOL_RESPONSE) == _ADK_ELIDED)
+
+
 def tool_args_parsed(attributes: Mapping) -> tuple:
     """``(captured, raw_arguments, parsed)``: :func:`tool_args_of`, and ``json_value`` of the
     raw arguments (``raw`` itself when they are not JSON), so that they are parsed once.
@@ -718,9 +731,12 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         >>> tool_args_parsed({"gen_ai.tool.call.arguments":
         ...     '{"input_str": "x", "inputs": {"q": "x"}, "kwargs": {}}'})
         (True, {'q': 'x'}, {'q': 'x'})
+        >>> tool_args_parsed({"gcp.vertex.agent.tool_call_args": "{}",  # ADK, content off
+        ...                   "gcp.vertex.agent.tool_response": "{}"})
+        (False, None, None)
     """
     captured, raw = _present(attributes, TOOL_ARGS_KEYS)
-    if not captured:
+    if not captured or _elided_adk_tool_content(attributes):
         return False, None, None
     parsed = json_value(raw)
     if (isinstance(parsed, Mapping) and "kwargs" in parsed
