@@ -64,6 +64,9 @@ SCENARIOS: dict = {
         dict(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="EVENT_ONLY")),
     f"adk-{VERSION}-gemini-legacy": (
         "adk", "gemini_adk", [], dict(ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1")),
+    f"adk-{VERSION}-gemini-legacy-no_content": (
+        "adk", "gemini_adk", [], dict(ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1",
+                                      ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS="false")),
     # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
     f"adk-{VERSION}-litellm-latest_experimental-sse": (
         "adk", "adk_sse", [],
@@ -193,6 +196,17 @@ EXPECT[f"adk-{VERSION}-gemini-legacy"] = _entry(
     model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS,
            "each model call is a call_llm span over a generate_content span, both with usage"])
+EXPECT[f"adk-{VERSION}-gemini-legacy-no_content"] = _entry(
+    "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1, ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false, "
+    "Gemini model",
+    # llm_request/llm_response "{}"; tool spans with "{}" as arguments AND response (which a
+    # real call without arguments would not have): nothing recorded, nothing to read
+    args=False, tool_names=True, model="gemini-2.5-flash",
+    support=dict(_ALL_READ, arguments="not_recorded", call_ids="not_recorded"),
+    fixes={"arguments": "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true (the default)"},
+    notes=[_MERGED, _GEMINI_IDS,
+           "without content the legacy spans hold '{}' for requests, responses, tool "
+           "arguments and results"])
 EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",
     # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a

@@ -57,7 +57,7 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
             "pydantic-ai-2.68.0-v5-stream", "adk-2.13.0-litellm-latest_experimental-sse",
             "strands-1.62.0-latest_experimental-attributes_only", "adk-2.13.0-gemini",
             "adk-2.13.0-gemini-latest_experimental", "adk-2.13.0-gemini-event_only",
-            "adk-2.13.0-gemini-legacy"} <= names
+            "adk-2.13.0-gemini-legacy", "adk-2.13.0-gemini-legacy-no_content"} <= names
 
 
 @pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
@@ -378,3 +378,15 @@ def test_adk_event_only_answers_come_from_log_records_that_repeat_the_usage():
     (episode,) = episodes_of(scenario, "pb")
     assert episode.cost.input_tokens == exp["usage"]["input_tokens"]
     assert [dict(s.args) for s in episode.trajectory] == [c["args"] for c in exp["calls"]]
+
+
+def test_adk_legacy_without_content_writes_empty_json_that_is_no_arguments():
+    """ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false: '{}' as every tool span's arguments and
+    result; read as not captured (args_captured false), never as a call without arguments."""
+    scenario = "adk-2.13.0-gemini-legacy-no_content"
+    tools = [s for s in spans_of(scenario) if sc.span_role(s) == sc.TOOL]
+    assert {s.attributes["gcp.vertex.agent.tool_call_args"] for s in tools} == {"{}"}
+    (episode,) = episodes_of(scenario, "pb")
+    assert [s.tool for s in episode.trajectory] == [c["tool"] for c in expected(scenario)[
+        "calls"]]
+    assert not any(s.args_captured for s in episode.trajectory)
