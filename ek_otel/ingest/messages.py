@@ -329,19 +329,47 @@ def _finish_reason(message: Any) -> Any:
     return message.get("finish_reason") if isinstance(message, Mapping) else None
 
 
-def _without_partials(messages: list) -> list:
-    """The messages of a streamed answer, less its partial snapshots.
+def _merged_stream(messages: list) -> list:
+    """The messages of a streamed answer, its partial responses merged into the complete one.
 
     Google ADK in SSE mode records every partial response of one model call as an output
-    message with ``finish_reason: ""`` (tool calls first without arguments, text chunks),
-    then the complete one with its finish reason: the partials repeat or cut short what the
-    complete message holds, so they are dropped when a complete one follows.
+    message with ``finish_reason: ""`` before the complete one. What the partials hold
+    depends on the model: with LiteLlm they repeat what the complete message holds (a tool
+    call first without arguments, the text); with Gemini each holds its own part (the first
+    of two parallel calls) that the complete message does not repeat. So a partial's tool
+    call counts unless the complete message has that call id, and its text unless the
+    complete message has text.
     """
     if len(messages) < 2 or not any(_finish_reason(m) == "" for m in messages):
         return messages
-    if not any(_finish_reason(m) for m in messages):
+    complete = [m for m in messages if _finish_reason(m) != ""]
+    if not any(_finish_reason(m) for m in complete):
         return messages  # nothing complete: the partials are all there is
-    return [m for m in messages if _finish_reason(m) != ""]
+    seen_ids = {part.get("id") for m in complete for part in _parts_of(m)
+                if part.get("type") == "tool_call" and part.get("id")}
+    has_text = any(text_from_message(m) for m in complete)
+    carried: list = []
+    for message in messages:
+        if _finish_reason(message) != "":
+            continue
+        for part in _parts_of(message):
+            kind = part.get("type")
+            if kind == "tool_call":
+                call_id = part.get("id")
+                if call_id and call_id in seen_ids:
+                    continue
+                seen_ids.add(call_id)
+                carried.append(part)
+            elif kind == "text" and not has_text:
+                carried.append(part)
+    if not carried:
+        return complete
+    return [{"role": "assistant", "parts": carried}, *complete]
+
+
+def _parts_of(message: Any) -> list:
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
 
 
 def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) -> ModelOutput:
@@ -358,7 +386,7 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         False
         >>> bool(output_of_messages({"role": "assistant", "content": "<elided>"}))
         False
-        >>> output_of_messages([  # streamed: a partial snapshot, then the whole answer
+        >>> output_of_messages([  # streamed: a partial response, then the whole answer
         ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is"}],
         ...      "finish_reason": ""},
         ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is 18 C."}],
@@ -368,7 +396,7 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
     messages = _messages_in(value)
     if messages is None:
         return EMPTY_OUTPUT
-    messages = _without_partials(messages)
+    messages = _merged_stream(messages)
     calls: list = []
     texts: list = []
     placeholders = 0
