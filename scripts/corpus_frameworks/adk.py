@@ -67,6 +67,10 @@ SCENARIOS: dict = {
     f"adk-{VERSION}-gemini-legacy-no_content": (
         "adk", "gemini_adk", [], dict(ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1",
                                       ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS="false")),
+    f"adk-{VERSION}-gemini-latest_experimental-sse": (
+        "adk", "gemini_adk_sse", [],
+        dict(OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
+             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
     # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
     f"adk-{VERSION}-litellm-latest_experimental-sse": (
         "adk", "adk_sse", [],
@@ -124,7 +128,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
         message = types.Content(role="user", parts=[
             types.Part(text="Weather and time in Paris, in Fahrenheit?")])
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
-            streaming = app == "adk_sse"
+            streaming = app.endswith("_sse")
             run_config = RunConfig(streaming_mode=StreamingMode.SSE if streaming
                                    else StreamingMode.NONE)
             for _event in runner.run(user_id="user-1", session_id=session.id,
@@ -207,6 +211,12 @@ EXPECT[f"adk-{VERSION}-gemini-legacy-no_content"] = _entry(
     notes=[_MERGED, _GEMINI_IDS,
            "without content the legacy spans hold '{}' for requests, responses, tool "
            "arguments and results"])
+EXPECT[f"adk-{VERSION}-gemini-latest_experimental-sse"] = _entry(
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, "
+    "RunConfig(streaming_mode=StreamingMode.SSE), Gemini model",
+    model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
+    notes=[_MERGED, _GEMINI_IDS])
 EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema)",
     # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a
