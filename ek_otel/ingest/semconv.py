@@ -899,14 +899,28 @@ def request_model_of(attributes: Mapping) -> Optional[str]:
     )
 
 
+#: Google ADK's legacy response JSON, and the answering model's field in it.
+_VERTEX_LLM_RESPONSE = "gcp.vertex.agent.llm_response"
+_MODEL_VERSION = "model_version"
+
+
 def response_model_of(attributes: Mapping) -> Optional[str]:
-    """The model that answered (``gen_ai.response.model``, OpenInference ``llm.model_name``).
+    """The model that answered (``gen_ai.response.model``, OpenInference ``llm.model_name``,
+    the ``model_version`` of Google ADK's legacy ``gcp.vertex.agent.llm_response``).
 
     Example:
         >>> response_model_of({"gen_ai.response.model": "gpt-4o-2024-08-06"})
         'gpt-4o-2024-08-06'
+        >>> response_model_of({"gcp.vertex.agent.llm_response": '{"model_version": "m-001"}'})
+        'm-001'
     """
-    return _first_str(attributes, RESPONSE_MODEL_KEYS)
+    found = _first_str(attributes, RESPONSE_MODEL_KEYS)
+    if found is None and _VERTEX_LLM_RESPONSE in attributes:
+        response = json_value(attributes[_VERTEX_LLM_RESPONSE])
+        version = response.get(_MODEL_VERSION) if isinstance(response, Mapping) else None
+        if isinstance(version, str) and version:
+            return version
+    return found
 
 
 def temperature_of(attributes: Mapping) -> Optional[float]:
