@@ -150,7 +150,7 @@ _MERGED = ("parallel tool calls get an extra 'execute_tool (merged)' span "
            "(gen_ai.tool.name '(merged tools)', a fresh event id as gen_ai.tool.call.id): "
            "no call")
 # ADK records no response id and no response model on its spans (only the request model,
-# as LiteLlm's "openai/gpt-4o-mini"; the legacy llm_response JSON has model_version)
+# as LiteLlm's "openai/gpt-4o-mini"), except in the legacy llm_response JSON (model_version)
 _MODEL = "openai/gpt-4o-mini"
 
 EXPECT[f"adk-{VERSION}-litellm"] = _entry(
@@ -197,7 +197,7 @@ EXPECT[f"adk-{VERSION}-gemini-event_only"] = _entry(
     notes=[_MERGED, _GEMINI_IDS, "the model's answers only in log records"])
 EXPECT[f"adk-{VERSION}-gemini-legacy"] = _entry(
     "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (legacy gcp.vertex.agent.* schema), Gemini model",
-    model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
+    support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS,
            "each model call is a call_llm span over a generate_content span, both with usage"])
 EXPECT[f"adk-{VERSION}-gemini-legacy-no_content"] = _entry(
@@ -222,7 +222,7 @@ EXPECT[f"adk-{VERSION}-litellm-legacy"] = _entry(
     # call_llm spans (gcp.vertex.agent.llm_request/llm_response JSON) each over a
     # generate_content span with the usage; tool spans with gcp.vertex.agent.tool_call_args;
     # gen_ai.choice log events whose content is "<elided>" (a placeholder, not the answer)
-    model=_MODEL, **_LITELLM_MISCOUNT,
+    **_LITELLM_MISCOUNT,
     notes=[_MERGED,
            "each model call is a call_llm span over a generate_content span, both with usage",
            "log events carry '<elided>' in place of content"])
