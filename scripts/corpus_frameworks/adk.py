@@ -58,6 +58,10 @@ SCENARIOS: dict = {
         "adk", "gemini_adk", [],
         dict(OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
              OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+    # the fix the default mode's support record names, alone
+    f"adk-{VERSION}-gemini-span_only": (
+        "adk", "gemini_adk", [],
+        dict(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
     # content only in the inference-details log records (linked to the spans by span id)
     f"adk-{VERSION}-gemini-event_only": (
         "adk", "gemini_adk", [],
@@ -186,6 +190,10 @@ EXPECT[f"adk-{VERSION}-gemini"] = _entry(
     notes=[_MERGED, _GEMINI_IDS])
 EXPECT[f"adk-{VERSION}-gemini-latest_experimental"] = _entry(
     "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, Gemini model",
+    model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
+    notes=[_MERGED, _GEMINI_IDS])
+EXPECT[f"adk-{VERSION}-gemini-span_only"] = _entry(
     "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, Gemini model",
     model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS])

@@ -58,7 +58,7 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
             "strands-1.62.0-latest_experimental-attributes_only", "adk-2.13.0-gemini",
             "adk-2.13.0-gemini-latest_experimental", "adk-2.13.0-gemini-event_only",
             "adk-2.13.0-gemini-legacy", "adk-2.13.0-gemini-legacy-no_content",
-            "adk-2.13.0-gemini-latest_experimental-sse"} <= names
+            "adk-2.13.0-gemini-latest_experimental-sse", "adk-2.13.0-gemini-span_only"} <= names
 
 
 @pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
@@ -151,6 +151,37 @@ def test_what_a_package_does_not_record_is_nowhere_in_its_telemetry(scenario):
         assert b"reasoning" not in raw.lower() and b"thought" not in raw.lower()
     if support["cached_tokens"] == "not_recorded":
         assert b"cache" not in raw.lower()
+
+
+#: A scenario with a gap -> the same run with the setting its ``fixes`` names
+FIXED_BY = {
+    "pydantic-ai-2.68.0-v5-no_content": "pydantic-ai-2.68.0-v5",
+    "pydantic-ai-1.107.10-v1-no_content-attributes": "pydantic-ai-1.107.10-v1-attributes",
+    "adk-2.13.0-gemini": "adk-2.13.0-gemini-span_only",
+    "adk-2.13.0-litellm": "adk-2.13.0-litellm-latest_experimental",
+    "adk-2.13.0-gemini-legacy-no_content": "adk-2.13.0-gemini-legacy",
+}
+
+
+@pytest.mark.parametrize("gap", sorted(FIXED_BY))
+def test_the_setting_named_as_a_fix_closes_the_gap(gap):
+    """What doctor will tell users is proven: the run with the named setting reads it."""
+    fixed = FIXED_BY[gap]
+    fixes = expected(gap)["records"]["fixes"]
+    assert fixes
+    for item, setting in fixes.items():
+        assert expected(fixed)["records"]["support"][item] == "read"
+        name, _, value = setting.partition("=")
+        if name.isupper():  # an environment variable: the fixed run sets it (or its default)
+            env = expected(fixed)["env"]
+            if value.endswith("(the default)"):
+                assert name not in env and name in expected(gap)["env"]
+            else:
+                assert env[name] == value
+        else:  # an InstrumentationSettings keyword: its default, or the fixed run's mode
+            keyword = setting.split("(", 1)[1].rstrip(")")
+            assert keyword in expected(fixed)["records"]["mode"] or keyword == (
+                "include_content=True")  # pydantic-ai's default
 
 
 # ---------------------------------------------------------------------------
