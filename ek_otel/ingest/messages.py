@@ -34,7 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .semconv import is_client_call_id, json_value, loads
+from .semconv.tools import is_client_call_id
+from .semconv.values import json_value, loads
 
 __all__ = [
     "RequestedCall",
