@@ -42,13 +42,16 @@ NO_DEPS: dict = {"adk": ["opentelemetry-exporter-otlp-json-file==0.66b1",
 
 FRAMEWORK = "Google ADK"
 _COMMON_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no price list from the internet
+#: the latest experimental GenAI conventions, content on the spans
+_LATEST = {"OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental",
+           "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}
+_LATEST_MODE = ", ".join(f"{k}={v}" for k, v in _LATEST.items())
 
 SCENARIOS: dict = {
     f"adk-{VERSION}-litellm": ("adk", "adk", [], dict(_COMMON_ENV)),
     f"adk-{VERSION}-litellm-latest_experimental": (
         "adk", "adk", [],
-        dict(_COMMON_ENV, OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
-             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+        dict(_COMMON_ENV, **_LATEST)),
     f"adk-{VERSION}-litellm-legacy": (
         "adk", "adk", [], dict(_COMMON_ENV, ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1")),
     # ADK's own Gemini model (google-genai) against fake_gemini.py: Gemini's usage semantics
@@ -56,8 +59,7 @@ SCENARIOS: dict = {
     f"adk-{VERSION}-gemini": ("adk", "gemini_adk", [], {}),
     f"adk-{VERSION}-gemini-latest_experimental": (
         "adk", "gemini_adk", [],
-        dict(OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
-             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+        dict(_LATEST)),
     # the fix the default mode's support record names, alone
     f"adk-{VERSION}-gemini-span_only": (
         "adk", "gemini_adk", [],
@@ -73,13 +75,11 @@ SCENARIOS: dict = {
                                       ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS="false")),
     f"adk-{VERSION}-gemini-latest_experimental-sse": (
         "adk", "gemini_adk_sse", [],
-        dict(OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
-             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+        dict(_LATEST)),
     # RunConfig(streaming_mode=StreamingMode.SSE): LiteLlm streams (partial events)
     f"adk-{VERSION}-litellm-latest_experimental-sse": (
         "adk", "adk_sse", [],
-        dict(_COMMON_ENV, OTEL_SEMCONV_STABILITY_OPT_IN="gen_ai_latest_experimental",
-             OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="SPAN_ONLY")),
+        dict(_COMMON_ENV, **_LATEST)),
 }
 
 _ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
@@ -167,14 +167,12 @@ EXPECT[f"adk-{VERSION}-litellm"] = _entry(
     fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"},
     notes=[_MERGED])
 EXPECT[f"adk-{VERSION}-litellm-latest_experimental"] = _entry(
-    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY",
+    _LATEST_MODE,
     # gen_ai.input/output.messages on generate_content spans; gen_ai.tool.call.arguments and
     # .result on the execute_tool spans
     model=_MODEL, **_LITELLM_MISCOUNT, notes=[_MERGED])
 EXPECT[f"adk-{VERSION}-litellm-latest_experimental-sse"] = _entry(
-    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, "
+    _LATEST_MODE + ", "
     "RunConfig(streaming_mode=StreamingMode.SSE)",
     model=_MODEL, **_LITELLM_MISCOUNT, notes=[_MERGED])
 # Gemini gives no call ids: ADK writes "{name}_{index}" into the output messages and its own
@@ -189,8 +187,7 @@ EXPECT[f"adk-{VERSION}-gemini"] = _entry(
     fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY"},
     notes=[_MERGED, _GEMINI_IDS])
 EXPECT[f"adk-{VERSION}-gemini-latest_experimental"] = _entry(
-    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, Gemini model",
+    _LATEST_MODE + ", Gemini model",
     model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS])
 EXPECT[f"adk-{VERSION}-gemini-span_only"] = _entry(
@@ -220,8 +217,7 @@ EXPECT[f"adk-{VERSION}-gemini-legacy-no_content"] = _entry(
            "without content the legacy spans hold '{}' for requests, responses, tool "
            "arguments and results"])
 EXPECT[f"adk-{VERSION}-gemini-latest_experimental-sse"] = _entry(
-    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental, "
-    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY, "
+    _LATEST_MODE + ", "
     "RunConfig(streaming_mode=StreamingMode.SSE), Gemini model",
     model="gemini-2.5-flash", support=dict(_ALL_READ, call_ids="not_recorded"),
     notes=[_MERGED, _GEMINI_IDS])

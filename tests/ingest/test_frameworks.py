@@ -16,6 +16,7 @@ that stops doing them is noticed.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
@@ -59,6 +60,31 @@ def test_the_corpus_covers_my_frameworks_and_their_modes():
             "adk-2.13.0-gemini-latest_experimental", "adk-2.13.0-gemini-event_only",
             "adk-2.13.0-gemini-legacy", "adk-2.13.0-gemini-legacy-no_content",
             "adk-2.13.0-gemini-latest_experimental-sse", "adk-2.13.0-gemini-span_only"} <= names
+
+
+def _regen_corpus():
+    """scripts/regen_corpus.py, loaded by path (it loads the framework plug-ins)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "regen_corpus.py"
+    spec = importlib.util.spec_from_file_location("ek_regen_corpus_for_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_expected_json_is_what_the_plugins_say_now():
+    """Every framework scenario's expected.json holds its plug-in's EXPECT entry and
+    environment as they are today (an edited EXPECT needs its scenario regenerated)."""
+    kit = _regen_corpus()
+    for scenario in FRAMEWORK_SCENARIOS:
+        exp = expected(scenario)
+        assert scenario in kit.PLUGINS, f"{scenario}: no plug-in makes it"
+        env_name, _app, _instr, extra_env = kit.SCENARIOS[scenario]
+        assert exp["records"] == json.loads(json.dumps(kit.EXPECT[scenario])), scenario
+        assert (exp["env"], exp["environment"]) == (extra_env, env_name), scenario
+        assert exp["requirements"] == kit.ENVIRONMENTS[env_name], scenario
 
 
 @pytest.mark.parametrize("scenario", FRAMEWORK_SCENARIOS)
