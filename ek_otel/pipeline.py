@@ -607,24 +607,47 @@ def _episode_dict(envelope: ScoreEnvelope) -> dict:
         "arg_diffs": s.arg_diffs,
         "missing_calls": [{"tool": t, "args": a} for t, a in s.missing_calls],
         "spurious_calls": [{"tool": t, "args": a} for t, a in s.spurious_calls],
+        "calls": [{"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
+                   "exact": r.exact, "arg_diffs": list(r.diffs)} for r in s.calls],
     }
 
 
-def _run_to_dict(run: "ScoreRun") -> dict:
-    report = run.report
+def _call_dict(call: Any) -> Optional[dict]:
+    return None if call is None else {"tool": call[0], "args": call[1]}
+
+
+def _per_task_dict(report: EvaluationReport, dollars_of: Callable[[str], Optional[float]]) -> dict:
     per_task = {}
     for task_id, cut in report.per_task.items():
         figures = _figures(cut)
         figures.update(
             pass_at_k=report.pass_at_k.get(task_id),
             pass_hat_k=report.pass_hat_k.get(task_id),
-            dollars=run.task_dollars(task_id),
+            dollars=dollars_of(task_id),
+            slice=report.slices.get(task_id),
         )
         per_task[task_id] = figures
+    return per_task
+
+
+def _task_dollars_of(scores: Sequence[EpisodeScore]) -> Callable[[str], Optional[float]]:
+    by_task: dict = {}
+    for score in scores:
+        by_task.setdefault(score.task_id, []).append(score)
+    return lambda task_id: _dollars_of(by_task.get(task_id, ()))
+
+
+def _run_to_dict(run: "ScoreRun") -> dict:
+    report = run.report
+    episodes = [_episode_dict(e) for e in run.envelopes]
+    group_of = {id(s): i for i, g in enumerate(report.groups) for s in g.report.scores}
+    if group_of:
+        for episode, envelope in zip(episodes, run.envelopes):
+            episode["group"] = group_of.get(id(envelope.score))
     out = {
         "aggregate": _aggregate_dict(report, len(run.unmatched), run.revisions),
-        "episodes": [_episode_dict(e) for e in run.envelopes],
-        "per_task": per_task,
+        "episodes": episodes,
+        "per_task": _per_task_dict(report, run.task_dollars),
         "per_slice": {name: _figures(cut) for name, cut in report.per_slice.items()},
         "k": report.k,
         "pass_at_k": dict(report.pass_at_k),
@@ -635,7 +658,9 @@ def _run_to_dict(run: "ScoreRun") -> dict:
     }
     if report.groups:
         out["groups"] = [
-            {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0)} for g in report.groups
+            {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0),
+             "per_task": _per_task_dict(g.report, _task_dollars_of(g.report.scores))}
+            for g in report.groups
         ]
     return to_jsonable(out)
 
