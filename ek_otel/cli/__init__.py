@@ -27,6 +27,7 @@ COMMAND_MODULES: dict[str, str] = {
     "score": "score",
     "serve": "serve",
     "report": "report",
+    "compare": "compare",
 }
 
 

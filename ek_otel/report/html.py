@@ -38,7 +38,7 @@ from .model import RunReport
 from .stats import STATISTICS, bootstrap_intervals
 
 __all__ = ["validate_trace_url", "run_context", "render_run", "render_comparison",
-           "render_bfcl", "write_html", "TOTAL_RATES"]
+           "render_bfcl", "check_writable", "write_run_page", "write_html", "TOTAL_RATES"]
 
 #: The rates of the totals table, in order: (key in the report's aggregate, label).
 TOTAL_RATES = (
@@ -249,6 +249,41 @@ def render_bfcl(view: Mapping[str, Any], *, generated_at: Optional[str] = None) 
               "categories": [c["category"] for c in view.get("categories", [])]},
         refresh_seconds=None,
     )
+
+
+def check_writable(path: str) -> None:
+    """Fail before any work when the page cannot be written (an existing file is kept).
+
+    Raises:
+        InputError: naming the file.
+
+    Example:
+        >>> check_writable("/no/such/dir/r.html")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /no/such/dir/r.html: cannot write the HTML report: No such file or directory
+    """
+    try:
+        open(path, "a", encoding="utf-8").close()
+    except OSError as exc:
+        raise InputError(f"cannot write the HTML report: {exc.strerror or exc}", path=path) from None
+
+
+def write_run_page(data: Mapping[str, Any], path: str, *, source: str, **options: Any) -> None:
+    """Render the JSON report ``data`` (what ``--json`` writes) and write the page to ``path``.
+
+    ``options`` are those of :func:`run_context` (``trace_url``, ``gold_path``, ...).
+
+    Example:
+        >>> import tempfile, os
+        >>> p = os.path.join(tempfile.mkdtemp(), "r.html")
+        >>> write_run_page({"aggregate": {}, "per_task": {}}, p, source="x")
+        >>> open(p).read(15)
+        '<!doctype html>'
+    """
+    from .model import report_from_dict
+
+    write_html(render_run(report_from_dict(data, source), **options), path)
 
 
 def write_html(text: str, path: str) -> None:

@@ -227,7 +227,9 @@
     names.forEach(function (name) {
       var d = byArg[name];
       var gotValue = got ? (Object.prototype.hasOwnProperty.call(got.args || {}, name) ? json(got.args[name]) : "(absent)") : "\u2013";
-      var expValue = gold ? (d && d.expected !== undefined && d.kind !== "unexpected" ? expectedOf(d) : expected((gold.args || {})[name])) : "\u2013";
+      var goldArgs = gold ? gold.args || {} : {};
+      var expValue = !gold ? "\u2013" : Object.prototype.hasOwnProperty.call(goldArgs, name) ? expected(goldArgs[name])
+        : d && d.kind !== "unexpected" && d.expected !== null && d.expected !== undefined ? expectedOf(d) : "(not expected)";
       body.appendChild(el("tr", {"class": d ? "diff" : null, "data-arg": name}, [
         el("td", null, [name]),
         el("td", {"class": "got"}, [gotValue]),
@@ -250,7 +252,9 @@
   function legacyCalls(ep) {
     var rows = [];
     (ep.arg_diffs || []).forEach(function (d, i) {
-      rows.push({got: {tool: d.tool, args: {}}, gold: {tool: d.tool, args: {}}, exact: false, arg_diffs: [i]});
+      var got = {};
+      if (d.kind !== "missing") got[d.arg] = d.got;
+      rows.push({got: {tool: d.tool, args: got}, gold: {tool: d.tool, args: {}}, exact: false, arg_diffs: [i]});
     });
     (ep.missing_calls || []).forEach(function (c) { rows.push({got: null, gold: c, exact: false, arg_diffs: []}); });
     (ep.spurious_calls || []).forEach(function (c) { rows.push({got: c, gold: null, exact: false, arg_diffs: []}); });
