@@ -246,7 +246,7 @@ def render_bfcl(view: Mapping[str, Any], *, generated_at: Optional[str] = None) 
     return _ENV.get_template("bfcl.html.j2").render(
         title="ek-otel BFCL report", view=view, generated_at=generated_at or _now(),
         page={"kind": "bfcl", "entries": view.get("failing", []),
-              "categories": [c["category"] for c in view.get("categories", [])]},
+              "categories": list(dict.fromkeys(c["category"] for c in view.get("categories", [])))},
         refresh_seconds=None,
     )
 
