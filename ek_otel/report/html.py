@@ -52,7 +52,7 @@ TOTAL_RATES = (
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("ek_otel.report", "templates"),
     autoescape=True,  # every template, whatever its name: no HTML from data, ever
-    undefined=jinja2.StrictUndefined,
+    undefined=jinja2.ChainableUndefined,  # older reports lack some keys: shown as "–"
     trim_blocks=True,
     lstrip_blocks=True,
 )
@@ -84,7 +84,14 @@ def _signed(value: Any) -> str:
     return "–" if value is None else f"{value:+.3f}"
 
 
-_ENV.filters.update(rate=_rate, money=_money, count=_count, signed=_signed)
+def _defined(format_value):
+    def wrapped(value: Any) -> str:
+        return format_value(None if isinstance(value, jinja2.Undefined) else value)
+    return wrapped
+
+
+_ENV.filters.update(rate=_defined(_rate), money=_defined(_money), count=_defined(_count),
+                    signed=_defined(_signed))
 _ENV.globals["ek_version"] = __version__
 
 
@@ -97,10 +104,10 @@ def validate_trace_url(template: Optional[str]) -> Optional[str]:
     Example:
         >>> validate_trace_url("https://jaeger.example/trace/{trace_id}")
         'https://jaeger.example/trace/{trace_id}'
-        >>> validate_trace_url("javascript:alert('{trace_id}')")
+        >>> validate_trace_url("javascript:alert({trace_id})")
         Traceback (most recent call last):
         ...
-        ek_otel.errors.InputError: --trace-url must be an http:// or https:// URL, got 'javascript:alert('{trace_id}')'
+        ek_otel.errors.InputError: --trace-url must be an http:// or https:// URL, got 'javascript:alert({trace_id})'
     """
     if template is None:
         return None
