@@ -160,18 +160,59 @@ def _traces(data: Mapping[str, Any]) -> int:
     return len(ids)
 
 
-def _page_episodes(episodes: Sequence[Any]) -> list:
-    """The episodes as the page needs them: ``missing_calls``/``spurious_calls`` are left
-    out when the pairing (``calls``) holds them already (the data is embedded once)."""
+#: Episode keys the page does without (derived, or shown per task): the data is smaller.
+_EPISODE_KEYS_LEFT_OUT = frozenset({"tp", "fp", "fn", "precision", "recall", "label"})
+#: The order of an episode's ``cost`` when the page stores it as an array.
+COST_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens",
+               "retries", "latency_s")
+
+
+def page_episodes(episodes: Sequence[Any]) -> tuple:
+    """``(episodes, gold_calls)``: the episodes as the page embeds them, compacted.
+
+    The data is embedded once and must stay small at 10,000 episodes: each gold call is
+    stored once in ``gold_calls`` and the pairing refers to it by index; ``cost`` becomes
+    an array in :data:`COST_FIELDS` order; ``missing_calls``/``spurious_calls`` are left
+    out when the pairing holds them, and so are the keys of :data:`_EPISODE_KEYS_LEFT_OUT`.
+
+    Example:
+        >>> gold = {"tool": "f", "args": {"x": {"any_of": [1]}}}
+        >>> eps, golds = page_episodes([{"f1": 1.0, "tp": 1.0, "cost": {"input_tokens": 5},
+        ...     "calls": [{"got": {"tool": "f", "args": {"x": 1}}, "gold": gold}]}] * 2)
+        >>> eps[1], golds
+        ({'f1': 1.0, 'cost': [5, None, None, None, None, None], 'calls': [{'got': {'tool': 'f', 'args': {'x': 1}}, 'gold': 0}]}, [{'tool': 'f', 'args': {'x': {'any_of': [1]}}}])
+    """
+    import json
+
+    golds: list = []
+    index: dict = {}
     out = []
     for episode in episodes:
         if not isinstance(episode, Mapping):
             continue
-        if "calls" in episode:
-            episode = {k: v for k, v in episode.items()
-                       if k not in ("missing_calls", "spurious_calls")}
-        out.append(episode)
-    return out
+        has_calls = isinstance(episode.get("calls"), list)
+        compact = {}
+        for key, value in episode.items():
+            if key in _EPISODE_KEYS_LEFT_OUT or (
+                    has_calls and key in ("missing_calls", "spurious_calls")):
+                continue
+            if key == "cost" and isinstance(value, Mapping):
+                value = [value.get(name) for name in COST_FIELDS]
+            elif key == "calls" and has_calls:
+                rows = []
+                for row in value:
+                    gold = row.get("gold") if isinstance(row, Mapping) else None
+                    if gold is not None:
+                        key_text = json.dumps(gold, sort_keys=True)
+                        if key_text not in index:
+                            index[key_text] = len(golds)
+                            golds.append(gold)
+                        row = dict(row, gold=index[key_text])
+                    rows.append(row)
+                value = rows
+            compact[key] = value
+        out.append(compact)
+    return out, golds
 
 
 def run_context(report: RunReport, *, trace_url: Optional[str] = None,
@@ -191,6 +232,7 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
     groups = [{"label": g.label, "key": list(g.key), "aggregate": g.aggregate,
                "intervals": _intervals(g.tasks)} for g in report.groups]
     comparisons = _group_comparisons(report)
+    episodes, gold_calls = page_episodes(data.get("episodes") or ())
     page = {
         "kind": "run",
         "k": data.get("k", aggregate.get("k")),
@@ -198,7 +240,9 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "tasks": [dict(t.figures, task_id=t.task_id, passed=t.counts.passed)
                   for t in report.tasks],
         "slices": [dict(v, slice=k) for k, v in (data.get("per_slice") or {}).items()],
-        "episodes": _page_episodes(data.get("episodes") or ()),
+        "episodes": episodes,
+        "gold_calls": gold_calls,
+        "cost_fields": list(COST_FIELDS),
         "groups": [g["label"] for g in groups],
         "comparisons": comparisons,
     }

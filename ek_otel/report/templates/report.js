@@ -261,10 +261,22 @@
     return rows;
   }
 
+  function costOf(ep) {
+    if (!Array.isArray(ep.cost)) return ep.cost || {};
+    var cost = {};
+    (DATA.cost_fields || []).forEach(function (name, i) { cost[name] = ep.cost[i]; });
+    return cost;
+  }
+  function goldOf(row) {
+    return typeof row.gold === "number" ? (DATA.gold_calls || [])[row.gold] : row.gold;
+  }
+
   function episodeDetail(ep) {
-    var rows = ep.calls || legacyCalls(ep);
+    var rows = (ep.calls || legacyCalls(ep)).map(function (r) {
+      return {got: r.got, gold: goldOf(r), turn: r.turn, exact: r.exact, arg_diffs: r.arg_diffs};
+    });
     var diffs = ep.arg_diffs || [];
-    var cost = ep.cost || {};
+    var cost = costOf(ep);
     var meta = el("dl", {"class": "meta"}, [
       el("dt", {text: "trace"}), el("dd", null, [traceLink(ep.trace_id)]),
       el("dt", {text: "root span"}), el("dd", {"class": "mono", text: ep.root_span_id || "\u2013"}),
@@ -297,7 +309,7 @@
     var missing = rows.filter(function (r) { return !r.got; }).length;
     var spurious = rows.filter(function (r) { return !r.gold; }).length;
     return el("div", {"class": "episode", "data-trace": ep.trace_id || ""}, [
-      el("p", {"class": "explanation"}, [pill(ep.label || (ep.success ? "pass" : "fail")), " ", ep.explanation || ""]),
+      el("p", {"class": "explanation"}, [pill(ep.success ? "pass" : "fail"), " ", ep.explanation || ""]),
       el("div", {"class": "grid2"}, [el("div", null, [el("h4", {text: "episode"}), meta]), el("div", null, [el("h4", {text: "tokens and dollars"}), tokens])]),
       el("h4", {text: "calls, paired as the matcher paired them (" + missing + " missing, " + spurious + " spurious)"}),
       calls,
@@ -358,7 +370,7 @@
       {key: "label", label: "result", kind: "node", value: function (e) { return e.success ? 1 : 0; },
         cell: function (e) { return pill(e.success ? "pass" : "fail"); }},
       {key: "f1", label: "F1", kind: "rate"},
-      {key: "tokens", label: "tokens", kind: "num", value: function (e) { var c = e.cost || {}; return (c.input_tokens || 0) + (c.output_tokens || 0); }},
+      {key: "tokens", label: "tokens", kind: "num", value: function (e) { var c = costOf(e); return (c.input_tokens || 0) + (c.output_tokens || 0); }},
       {key: "dollars", label: "dollars", kind: "money"},
       {key: "explanation", label: "explanation", kind: "text"},
     ];
@@ -488,5 +500,6 @@
     if (root) comparisonTable(root, DATA.comparison);
   } else if (DATA.kind === "bfcl") bfclPage();
   liveRefresh();
+  window.__ekReadyAt = performance.now();  // bench/report_page.py: time until interactive
   document.documentElement.setAttribute("data-ready", "1");
 })();
