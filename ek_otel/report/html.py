@@ -148,6 +148,43 @@ def _group_comparisons(report: RunReport) -> list:
     return out
 
 
+def _task_rows(tasks: Sequence[Any]) -> list:
+    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed) for t in tasks]
+
+
+def slice_rows(tasks: Sequence[Any]) -> list:
+    """Per-slice figures summed from task views (micro, as the report makes them), for
+    the runs of one provenance group (the report's ``per_slice`` pools every run).
+
+    Example:
+        >>> from ek_otel.report.model import TaskView
+        >>> from ek_otel.report.stats import TaskCounts
+        >>> rows = slice_rows([TaskView("a", "s", TaskCounts(1, 1, 1, 1.0), {}),
+        ...                    TaskView("b", "s", TaskCounts(1, 0, 0, 0.0, 1.0, 1.0), {}),
+        ...                    TaskView("c", None, TaskCounts(1, 1, 1, 1.0), {})])
+        >>> [(r["slice"], r["episodes"], r["f1"], r["success_rate"]) for r in rows]
+        [('s', 2, 0.5, 0.5)]
+    """
+    from ..core.fields import precision_recall_f1
+
+    by_slice: dict = {}
+    for task in tasks:
+        if task.slice is not None:
+            by_slice.setdefault(task.slice, []).append(task.counts)
+    rows = []
+    for name in sorted(by_slice):
+        counts = by_slice[name]
+        n = sum(c.episodes for c in counts)
+        precision, recall, f1 = precision_recall_f1(sum(c.tp for c in counts),
+                                                    sum(c.fp for c in counts),
+                                                    sum(c.fn for c in counts))
+        rows.append({"slice": name, "episodes": n, "successes": sum(c.successes for c in counts),
+                     "precision": precision, "recall": recall, "f1": f1,
+                     "exact_match": sum(c.exact for c in counts) / n if n else None,
+                     "success_rate": sum(c.successes for c in counts) / n if n else None})
+    return rows
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -237,13 +274,14 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "kind": "run",
         "k": data.get("k", aggregate.get("k")),
         "trace_url": validate_trace_url(trace_url),
-        "tasks": [dict(t.figures, task_id=t.task_id, passed=t.counts.passed)
-                  for t in report.tasks],
+        "tasks": _task_rows(report.tasks),
         "slices": [dict(v, slice=k) for k, v in (data.get("per_slice") or {}).items()],
         "episodes": episodes,
         "gold_calls": gold_calls,
         "cost_fields": list(COST_FIELDS),
         "groups": [g["label"] for g in groups],
+        "runs": [{"label": g.label, "tasks": _task_rows(g.tasks), "slices": slice_rows(g.tasks)}
+                 for g in report.groups],
         "comparisons": comparisons,
     }
     return {

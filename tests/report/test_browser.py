@@ -217,3 +217,43 @@ def test_compare_page_lists_regressions_first(base_and_worse, tmp_path, open_pag
     assert float(high.replace("\u2212", "-")) < 0
     assert "significantly worse" in page.locator(".verdict").inner_text()
     assert page.errors == []
+
+
+def test_runs_of_two_models_are_columns_apart_and_compared_on_their_tasks(tmp_path, open_page):
+    from .conftest import FIXED, WORSE, edited_traces
+
+    fixed = edited_traces(tmp_path / "fixed.jsonl", FIXED).read_text(encoding="utf-8")
+    worse = edited_traces(tmp_path / "worse.jsonl", WORSE).read_text(encoding="utf-8")
+    # The worse run is another model's: other trace ids, another model name.
+    for trace_id in set(re.findall(r'"traceId":"([0-9a-f]{32})"', worse)):
+        worse = worse.replace(trace_id, trace_id[::-1])
+    worse = worse.replace('"gpt-4o-mini', '"gpt-4o-large')
+    both = tmp_path / "both.jsonl"
+    both.write_text(fixed + worse, encoding="utf-8")
+    html, data, _ = _score(both, tmp_path)
+    assert len(data["groups"]) == 2
+    page = open_page(html)
+    heads = page.locator("#groups th.group-col").all_inner_texts()
+    assert heads[0].startswith("gpt-4o-mini") and heads[1].startswith("gpt-4o-large")
+    assert "against" in page.locator("#groups h3").first.inner_text()
+    assert page.locator("#groups [data-regressed]").inner_text() == "3"
+    statuses = _column(page, "#comparison-0", 2)
+    assert statuses[:3] == ["regressed"] * 3
+    # One run at a time in the tables (the first by default), each episode naming its run.
+    def refund_runs():
+        page.click('tr[data-row="task:refund-order-1042"]')
+        cells = page.locator("#tasks tr.detail tbody tr[data-row] > td:nth-child(5)").all_inner_texts()
+        page.click('tr[data-row="task:refund-order-1042"]')
+        return sorted(set(r.split("-2024")[0] for r in cells))
+
+    def refund_success():
+        return page.locator('#tasks tr[data-row="task:refund-order-1042"] > td:nth-child(6)').inner_text()
+
+    assert refund_runs() == ["gpt-4o-mini"] and refund_success() == "1.000"
+    page.select_option("#run-filter", "1")
+    assert refund_runs() == ["gpt-4o-large"] and refund_success() == "0.000"
+    assert page.locator("#run-shown").inner_text().startswith("gpt-4o-large")
+    page.select_option("#run-filter", "")
+    assert refund_runs() == ["gpt-4o-large", "gpt-4o-mini"] and refund_success() == "0.500"
+    # The pooled figures are there for the record, folded away.
+    assert page.locator("#pooled").get_attribute("open") is None

@@ -123,7 +123,13 @@
     this.page = 0;
     this.render();
   };
+  DataTable.prototype.setRows = function (rows) {
+    this.all = rows;
+    this.open = {};
+    this.filter(this.keep);
+  };
   DataTable.prototype.filter = function (keep) {
+    this.keep = keep || null;
     this.rows = keep ? this.all.filter(keep) : this.all.slice();
     this.applySort();
     this.page = 0;
@@ -330,10 +336,13 @@
       (byTask[ep.task_id] = byTask[ep.task_id] || []).push(ep);
     });
     var k = DATA.k || 1;
+    var runs = DATA.runs || [];
+    var run = runs.length ? 0 : null;  // runs that must not be pooled: one at a time
     var slicesRoot = document.getElementById("slices");
+    var slicesTable = null;
     if (slicesRoot && DATA.slices.length) {
-      new DataTable(slicesRoot, {
-        rows: DATA.slices, rowId: function (r) { return r.slice; }, sortKey: "slice",
+      slicesTable = new DataTable(slicesRoot, {
+        rows: run === null ? DATA.slices : runs[run].slices, rowId: function (r) { return r.slice; }, sortKey: "slice",
         columns: [
           {key: "slice", label: "slice", kind: "text"},
           {key: "episodes", label: "episodes", kind: "num"},
@@ -378,11 +387,11 @@
       episodeColumns.splice(3, 0, {key: "group", label: "run", kind: "text", value: function (e) { return DATA.groups[e.group]; }});
     }
     var table = new DataTable(tasksRoot, {
-      rows: DATA.tasks, rowId: function (r) { return "task:" + r.task_id; }, pageSize: 50,
+      rows: run === null ? DATA.tasks : runs[run].tasks, rowId: function (r) { return "task:" + r.task_id; }, pageSize: 50,
       columns: columns, empty: "no task matches the filters",
       expand: function (task) {
         var box = el("div", {"class": "episodes"});
-        var eps = byTask[task.task_id] || [];
+        var eps = (byTask[task.task_id] || []).filter(function (e) { return run === null || e.group === run; });
         box.appendChild(el("h4", {text: eps.length + " episode" + (eps.length === 1 ? "" : "s") + " of " + task.task_id}));
         new DataTable(box, {rows: eps, rowId: function (e) { return "ep:" + e._i; }, pageSize: 20,
           columns: episodeColumns, expand: episodeDetail});
@@ -405,6 +414,17 @@
     DATA.tasks.forEach(function (t) { if (t.slice !== null && t.slice !== undefined && sliceNames.indexOf(t.slice) < 0) sliceNames.push(t.slice); });
     sliceNames.sort();
     if (controls) {
+      if (runs.length) {
+        var runSelect = el("select", {id: "run-filter", "aria-label": "run", onchange: function () {
+          run = runSelect.value === "" ? null : Number(runSelect.value);
+          table.setRows(run === null ? DATA.tasks : runs[run].tasks);
+          if (slicesTable) slicesTable.setRows(run === null ? DATA.slices : runs[run].slices);
+          var label = document.getElementById("run-shown");
+          if (label) label.textContent = run === null ? "all runs pooled (not comparable)" : runs[run].label;
+        }}, runs.map(function (r, i) { return el("option", {value: String(i), text: r.label}); })
+          .concat([el("option", {value: "", text: "all runs pooled (not comparable)"})]));
+        controls.appendChild(el("label", null, ["run", runSelect]));
+      }
       if (sliceNames.length) {
         var sliceSelect = el("select", {id: "slice-filter", "aria-label": "slice", onchange: function () { state.slice = sliceSelect.value; apply(); }},
           [el("option", {value: "", text: "all slices"})].concat(sliceNames.map(function (s) { return el("option", {value: s, text: s}); })));
