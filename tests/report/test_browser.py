@@ -65,14 +65,19 @@ def test_the_figures_of_score_json_are_in_the_page(example, open_page):
     assert all(url.startswith("file://") for url in page.requests), page.requests
 
 
+def _open_failing_episode(page, data, task_id):
+    """Click the task, then its failing episode; the episode's data."""
+    page.click(f'tr[data-row="task:{task_id}"]')
+    wrong = next(i for i, e in enumerate(data["episodes"])
+                 if e["task_id"] == task_id and not e["success"])
+    page.click(f'tr[data-row="ep:{wrong}"]')
+    return data["episodes"][wrong]
+
+
 def test_the_refund_ten_times_too_large_shows_its_argument_difference(example, open_page):
     html, data, _ = example
     page = open_page(html)
-    page.click('tr[data-row="task:refund-order-1042"]')
-    wrong = next(i for i, e in enumerate(data["episodes"])
-                 if e["task_id"] == "refund-order-1042" and not e["success"])
-    episode = data["episodes"][wrong]
-    page.click(f'tr[data-row="ep:{wrong}"]')
+    episode = _open_failing_episode(page, data, "refund-order-1042")
     detail = page.locator(f'.episode[data-trace="{episode["trace_id"]}"]')
     assert "expected 35.5, got 355.0" in detail.locator(".explanation").inner_text()
     row = detail.locator('.call[data-status="differs"] tr.diff[data-arg="amount"]')
@@ -90,10 +95,7 @@ def test_the_refund_ten_times_too_large_shows_its_argument_difference(example, o
 def test_the_multi_turn_task_is_shown_turn_by_turn(example, open_page):
     html, data, _ = example
     page = open_page(html)
-    page.click('tr[data-row="task:flight-booking"]')
-    wrong = next(i for i, e in enumerate(data["episodes"])
-                 if e["task_id"] == "flight-booking" and not e["success"])
-    page.click(f'tr[data-row="ep:{wrong}"]')
+    _open_failing_episode(page, data, "flight-booking")
     calls = page.locator(".episode .calls")
     assert calls.locator("h4").all_inner_texts() == ["TURN 1", "TURN 2"]
     assert calls.locator('.call[data-status="differs"] .tool').inner_text() == "book_flight"

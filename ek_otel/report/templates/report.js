@@ -329,6 +329,15 @@
     return select;
   }
 
+  // The figures of a cut (a slice or a task), as columns.
+  var FIGURE_COLUMNS = [
+    {key: "success_rate", label: "success", kind: "bar"},
+    {key: "precision", label: "precision", kind: "rate"},
+    {key: "recall", label: "recall", kind: "rate"},
+    {key: "f1", label: "F1", kind: "bar"},
+    {key: "exact_match", label: "exact", kind: "rate"},
+  ];
+
   function runPage() {
     var byTask = {};
     DATA.episodes.forEach(function (ep, i) {
@@ -343,15 +352,8 @@
     if (slicesRoot && DATA.slices.length) {
       slicesTable = new DataTable(slicesRoot, {
         rows: run === null ? DATA.slices : runs[run].slices, rowId: function (r) { return r.slice; }, sortKey: "slice",
-        columns: [
-          {key: "slice", label: "slice", kind: "text"},
-          {key: "episodes", label: "episodes", kind: "num"},
-          {key: "success_rate", label: "success", kind: "bar"},
-          {key: "precision", label: "precision", kind: "rate"},
-          {key: "recall", label: "recall", kind: "rate"},
-          {key: "f1", label: "F1", kind: "bar"},
-          {key: "exact_match", label: "exact", kind: "rate"},
-        ]});
+        columns: [{key: "slice", label: "slice", kind: "text"}, {key: "episodes", label: "episodes", kind: "num"}]
+          .concat(FIGURE_COLUMNS)});
     }
     var tasksRoot = document.getElementById("tasks");
     if (!tasksRoot) return;
@@ -361,12 +363,7 @@
         cell: function (r) { return pill(r.passed ? "pass" : "fail"); }},
       {key: "slice", label: "slice", kind: "text"},
       {key: "episodes", label: "trials", kind: "num"},
-      {key: "success_rate", label: "success", kind: "bar"},
-      {key: "precision", label: "precision", kind: "rate"},
-      {key: "recall", label: "recall", kind: "rate"},
-      {key: "f1", label: "F1", kind: "bar"},
-      {key: "exact_match", label: "exact", kind: "rate"},
-    ];
+    ].concat(FIGURE_COLUMNS);
     if (k > 1) {
       columns.push({key: "pass_at_k", label: "pass@" + k, kind: "rate"});
       columns.push({key: "pass_hat_k", label: "pass^" + k, kind: "rate"});
