@@ -114,3 +114,19 @@ def test_score_html_bad_options_fail_before_scoring(tmp_path):
                                      str(tmp_path / "no" / "r.html")])
     assert unwritable.exit_code == 2
     assert "cannot write the HTML report" in unwritable.output and "r.html" in unwritable.output
+
+
+def test_the_bad_input_summary_is_in_the_header(tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(TRACES.read_text(encoding="utf-8") + "{not json <script>\n", encoding="utf-8")
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["score", str(dump), "--gold", str(GOLD), "--html", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    header = page.split('id="bad-input">', 1)[1].split("</dd>", 1)[0]
+    assert header == "1 record skipped or repaired"
+    table = page.split('id="bad-input-table"', 1)[1].split("</table>", 1)[0]
+    assert re.search(r"<td class=\"num\">1</td>", table)
+    assert re.search(r"<li class=\"mono\">[^<]*dump\.jsonl:\d+: invalid JSON", page)
+    assert "{not json <script>" not in page
