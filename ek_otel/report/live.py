@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Callable, Optional
 
 from ..errors import InputError
@@ -51,12 +52,16 @@ class LivePage:
         gold: The gold file (default: the one the store records).
         trace_url: A ``--trace-url`` template for the trace links (checked here).
         refresh_seconds: How often the page reloads itself.
+        min_interval_s: The least time between two renders: a store that keeps changing is
+            rendered at most this often (the cached page is served in between), so that
+            rendering never takes much of the server's time.
         load: ``load(store_path, gold) -> dict`` giving the JSON report (tests; default: the
             ``ek-otel report`` reader).
     """
 
     def __init__(self, store_path: str, *, gold: Optional[str] = None,
                  trace_url: Optional[str] = None, refresh_seconds: int = REFRESH_SECONDS,
+                 min_interval_s: float = 0.0,
                  load: Optional[Callable[[str, Optional[str]], dict]] = None):
         from .html import validate_trace_url
 
@@ -64,6 +69,8 @@ class LivePage:
         self.gold = gold
         self.trace_url = validate_trace_url(trace_url)
         self.refresh_seconds = refresh_seconds
+        self.min_interval_s = min_interval_s
+        self._rendered_at = 0.0
         self._load = load or _load_store
         self._lock = threading.Lock()
         self._cached: Optional[tuple] = None  # (signature, page bytes)
@@ -79,7 +86,9 @@ class LivePage:
             raise InputError("no such store yet", path=self.store_path)
         with self._lock:
             signature = _signature(self.store_path)
-            if self._cached is not None and self._cached[0] == signature:
+            if self._cached is not None and (
+                    self._cached[0] == signature
+                    or time.monotonic() - self._rendered_at < self.min_interval_s):
                 return self._cached[1]
             from .html import render_run
             from .model import report_from_dict
@@ -90,6 +99,7 @@ class LivePage:
                               refresh_seconds=self.refresh_seconds)
             body = html.encode("utf-8")
             self._cached = (signature, body)
+            self._rendered_at = time.monotonic()
             self.renders += 1
             return body
 

@@ -42,6 +42,7 @@ from .assembler import Overloaded
 from .body import BodyTooLarge, Decompressor, UnsupportedMediaType, format_of
 from .config import ServeConfig
 from .intake import InflightBudget, Intake, response_body
+from .report_page import add_report_page
 
 __all__ = ["status_body", "response_body", "make_app", "HttpReceiver"]
 
@@ -197,6 +198,7 @@ def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
     app.router.add_route("*", "/v1/logs", logs)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
+    add_report_page(app, config, authorized=authorized)
     return app
 
 
