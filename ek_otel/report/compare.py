@@ -234,6 +234,11 @@ def check_comparable(base: RunReport, candidate: RunReport) -> None:
         ek_otel.errors.ComparabilityError: not comparable: a.json and b.json were scored with different matcher settings (level: 'call' vs 'arg')
     """
     for report in (base, candidate):
+        if len(report.groups) > 1:
+            raise ComparabilityError(
+                f"not comparable: {report.source} holds {len(report.groups)} runs that must not "
+                "be pooled (different model, simulator, suite version or scaffold); its --html "
+                "page compares them with each other, or score each run apart")
         if not report.gold_sha256:
             raise ComparabilityError(f"not comparable: {report.source} records no gold sha256 "
                                      "(score it again with this ek-otel)")

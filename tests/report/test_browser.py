@@ -259,3 +259,20 @@ def test_runs_of_two_models_are_columns_apart_and_compared_on_their_tasks(tmp_pa
     assert refund_runs() == ["gpt-4o-large", "gpt-4o-mini"] and refund_success() == "0.500"
     # The pooled figures are there for the record, folded away.
     assert page.locator("#pooled").get_attribute("open") is None
+
+
+def test_a_huge_argument_value_is_cut_for_display(tmp_path, open_page):
+    from ek_otel.report.html import write_run_page
+
+    huge = "x" * 10_000
+    data = {"aggregate": {"episodes": 1}, "per_task": {"t": {"episodes": 1, "successes": 0}},
+            "episodes": [{"task_id": "t", "trace_id": "ab" * 16, "success": False,
+                          "calls": [{"got": {"tool": "f", "args": {"body": huge}}, "gold": None,
+                                     "turn": None, "exact": False, "arg_diffs": []}]}]}
+    write_run_page(data, str(tmp_path / "p.html"), source="huge")
+    page = open_page(tmp_path / "p.html")
+    page.click('tr[data-row="task:t"]')
+    page.click('tr[data-row="ep:0"]')
+    shown = page.locator(".call td.got").inner_text()
+    assert shown.startswith('"xxx') and shown.endswith("(6,002 more characters)")
+    assert page.locator('.call[data-status="spurious"]').count() == 1

@@ -96,3 +96,12 @@ def test_tasks_in_only_one_report_are_listed(example_report, tmp_path):
     assert result.exit_code == 0
     assert "1 task only in the base: joke-no-tool" in result.output
     assert json.loads(out.read_text())["only_in_base"] == ["joke-no-tool"]
+
+
+def test_a_report_of_runs_that_must_not_be_pooled_is_refused(example_report, tmp_path):
+    path, data = example_report
+    grouped = _write(tmp_path / "grouped.json", dict(data, groups=[
+        {"key": ["a", "", "", ""], "aggregate": {}, "per_task": {}},
+        {"key": ["b", "", "", ""], "aggregate": {}, "per_task": {}}]))
+    result = compare(path, grouped)
+    assert result.exit_code == 2 and "holds 2 runs that must not be pooled" in result.output

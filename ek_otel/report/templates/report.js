@@ -34,9 +34,13 @@
     return "$" + Number(Number(v).toPrecision(3)).toString();
   }
   function count(v) { return v === null || v === undefined ? "\u2013" : Number(v).toLocaleString("en-US"); }
+  var LONG = 4000;  // longer values are cut for display (the JSON report has them whole)
   function json(v) {
     if (v === undefined) return "(absent)";
-    try { return JSON.stringify(v); } catch (e) { return String(v); }
+    var text;
+    try { text = JSON.stringify(v); } catch (e) { text = String(v); }
+    if (text === undefined) text = String(v);
+    return text.length > LONG ? text.slice(0, LONG) + "\u2026 (" + count(text.length - LONG) + " more characters)" : text;
   }
   function pill(kind, text) { return el("span", {"class": "pill " + kind, text: text || kind}); }
   function bar(v) {
