@@ -60,7 +60,13 @@ def _text(value: Any) -> Any:
 
 
 def bfcl_view(run: Any) -> dict:
-    """The page data of a :class:`~ek_otel.bfcl.runner.BfclRun` (see the module doc)."""
+    """The page data of a :class:`~ek_otel.bfcl.runner.BfclRun` (see the module doc).
+
+    Example:
+        >>> from ek_otel.bfcl.runner import BfclRun, CategoryScore
+        >>> bfcl_view(BfclRun((CategoryScore("m", "parallel", 3, 4),)))["leaderboard"][0]["cells"]["parallel"]
+        0.75
+    """
     leaderboard, categories, error_types, failing = [], [], [], []
     for model in run.models:
         counts = {}

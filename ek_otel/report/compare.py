@@ -193,6 +193,12 @@ def compare_tasks(
 
     ``slices`` (task id -> slice) labels the rows. Totals and intervals are over the
     shared tasks only.
+
+    Example:
+        >>> ok, bad = TaskCounts(1, 1, 1, 1.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)
+        >>> c = compare_tasks({"a": bad, "b": ok}, {"a": ok, "b": ok})
+        >>> c.improved, c.changes[0].task_id, c.intervals["success_rate"].estimate
+        (1, 'a', 0.5)
     """
     shared = [t for t in base if t in candidate]
     slices = slices or {}
@@ -261,6 +267,13 @@ def compare_reports(base: RunReport, candidate: RunReport) -> Comparison:
 
     Raises:
         ComparabilityError: see :func:`check_comparable`.
+
+    Example:
+        >>> from ek_otel.report.model import report_from_dict
+        >>> r = report_from_dict({"aggregate": {}, "per_task": {"t": {"episodes": 1, "successes": 1}},
+        ...                       "provenance": {"gold_sha256": "ab", "matcher": {}}}, "r.json")
+        >>> [c.status for c in compare_reports(r, r).changes]
+        ['pass']
     """
     check_comparable(base, candidate)
     slices = {t.task_id: t.slice for t in (*candidate.tasks, *base.tasks)}

@@ -307,7 +307,14 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
 
 
 def render_run(report: RunReport, **options: Any) -> str:
-    """The HTML page of one JSON report (options: see :func:`run_context`)."""
+    """The HTML page of one JSON report (options: see :func:`run_context`).
+
+    Example:
+        >>> from ek_otel.report.model import report_from_dict
+        >>> page = render_run(report_from_dict({"aggregate": {"f1": 0.5}, "per_task": {}}, "r"))
+        >>> '<div class="value">0.500</div>' in page
+        True
+    """
     return _ENV.get_template("run.html.j2").render(run_context(report, **options))
 
 
@@ -331,7 +338,14 @@ def render_comparison(comparison: Comparison, base: RunReport, candidate: RunRep
 
 
 def render_bfcl(view: Mapping[str, Any], *, generated_at: Optional[str] = None) -> str:
-    """The HTML page of ``ek-otel bfcl --html`` from :func:`ek_otel.report.bfcl.bfcl_view`."""
+    """The HTML page of ``ek-otel bfcl --html`` from :func:`ek_otel.report.bfcl.bfcl_view`.
+
+    Example:
+        >>> from ek_otel.bfcl.runner import BfclRun
+        >>> from ek_otel.report.bfcl import bfcl_view
+        >>> "0 failing entries" in render_bfcl(bfcl_view(BfclRun()), generated_at="now")
+        True
+    """
     return _ENV.get_template("bfcl.html.j2").render(
         title="ek-otel BFCL report", view=view, generated_at=generated_at or _now(),
         page={"kind": "bfcl", "entries": view.get("failing", []),

@@ -81,6 +81,13 @@ class LivePage:
 
         Raises:
             InputError: no store yet, or one that cannot be read.
+
+        Example:
+            >>> import os, tempfile
+            >>> path = os.path.join(tempfile.mkdtemp(), "s.db"); _ = open(path, "w").write("x")
+            >>> live = LivePage(path, load=lambda p, g: {"aggregate": {}, "per_task": {}})
+            >>> live.page() is live.page(), live.renders
+            (True, 1)
         """
         if not os.path.exists(self.store_path):
             raise InputError("no such store yet", path=self.store_path)

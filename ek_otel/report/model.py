@@ -174,6 +174,12 @@ def report_from_dict(data: Any, source: str) -> RunReport:
     Raises:
         ReportFileError: not an object, or without ``aggregate`` and ``per_task``, or with
             figures that are not numbers; the message names ``source``.
+
+    Example:
+        >>> report_from_dict({"aggregate": {}, "per_task": {"t": {"episodes": 1}}}, "r.json")
+        Traceback (most recent call last):
+        ...
+        ek_otel.report.model.ReportFileError: r.json: not an ek-otel JSON report: per_task['t'].successes must be a number, got None
     """
     if not isinstance(data, Mapping):
         raise ReportFileError("not an ek-otel JSON report: expected a JSON object", path=source)
