@@ -374,7 +374,7 @@
     }
     columns.push({key: "dollars", label: "dollars", kind: "money"});
     var episodeColumns = [
-      {key: "_i", label: "#", kind: "num", value: function (e) { return e._i + 1; }},
+      {key: "_i", label: "episode", kind: "num", value: function (e) { return e._i + 1; }},
       {key: "trace_id", label: "trace", kind: "node", value: function (e) { return e.trace_id; },
         cell: function (e) { return traceLink(e.trace_id); }},
       {key: "label", label: "result", kind: "node", value: function (e) { return e.success ? 1 : 0; },
