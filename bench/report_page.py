@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ek_otel.core.cost import ModelPrice, PriceTable
 from ek_otel.core.episode import AnyOf, Cost, Episode, Provenance, RunProvenance, Step, TaskSpec, Trajectory
-from ek_otel.pipeline import ScoreSettings, score_episodes
+from ek_otel.scoring import ScoreSettings, score_episodes
 from ek_otel.report.html import render_run
 from ek_otel.report.model import report_from_dict
 

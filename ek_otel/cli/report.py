@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
 from ._html import check_html_options, html_options
-from .score import slices_table, tasks_table, unmatched_table
+from ._tables import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
 
