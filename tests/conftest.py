@@ -106,9 +106,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """A real headless Chromium (Debian's), driven by Playwright."""
+    """A real headless Chromium (Debian's), driven by Playwright.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in the main thread while
+    it is open, and other tests call ``asyncio.run`` there."""
     from playwright.sync_api import sync_playwright
 
     assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: `apt-get install -y chromium`"
