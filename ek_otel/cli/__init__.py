@@ -12,7 +12,7 @@ code 2, never a traceback; :func:`error_line` words them in terms of the command
 
 Example:
     >>> sorted(COMMANDS)
-    ['bfcl', 'episodes', 'gold', 'report', 'score', 'serve']
+    ['bfcl', 'compare', 'episodes', 'gold', 'report', 'score', 'serve']
 """
 
 from __future__ import annotations
