@@ -1,0 +1,98 @@
+"""Vercel AI SDK scenarios: ``ai`` 7 with its OpenTelemetry integration (``@ai-sdk/otel``),
+``@ai-sdk/openai``'s ``createOpenAI({baseURL})`` against the fake OpenAI server.
+
+In ``ai`` 7 the spans come from a registered telemetry integration (``registerTelemetry``):
+``OpenTelemetry`` writes the GenAI semantic conventions (``gen_ai.*``; spans
+``invoke_agent``/``chat``/``execute_tool``), ``LegacyOpenTelemetry`` the ``ai.*`` attributes
+of ``ai`` <= 6 (``ai.generateText`` > ``ai.generateText.doGenerate`` and ``ai.toolCall``).
+That choice is the switch between the attribute sets. Per call, ``telemetry: {recordInputs,
+recordOutputs}`` turns content off.
+
+Node runs here only on regeneration; CI reads the committed spans. See _node.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+_spec = importlib.util.spec_from_file_location("ek_corpus_fw_node",
+                                               Path(__file__).with_name("_node.py"))
+_node = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_node)
+
+FOLDER = _node.NODE_ROOT / "ai"
+AI_VERSION = "7.0.173"
+OTEL_VERSION = "1.0.173"  # @ai-sdk/otel
+
+#: Node scenarios have no Python environment: the npm lockfile pins them (see _node.py)
+ENVIRONMENTS: dict = {}
+
+#: scenario -> the node script's settings
+_SETTINGS: dict = {
+    "vercel-ai-7-otel": {"integration": "otel", "call": "generate", "api": "chat",
+                         "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-7-otel-stream": {"integration": "otel", "call": "stream", "api": "chat",
+                                "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-7-otel-no_content": {"integration": "otel", "call": "generate", "api": "chat",
+                                    "recordInputs": False, "recordOutputs": False},
+    "vercel-ai-7-legacy": {"integration": "legacy", "call": "generate", "api": "chat",
+                           "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-7-legacy-stream": {"integration": "legacy", "call": "stream", "api": "chat",
+                                  "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-7-legacy-no_content": {"integration": "legacy", "call": "generate",
+                                      "api": "chat", "recordInputs": False,
+                                      "recordOutputs": False},
+}
+
+#: scenario -> (environment, app, instrumentors, settings): the shape regen_corpus.py lists
+SCENARIOS: dict = {name: ("node:ai", "vercel_ai", ["@ai-sdk/otel"], settings)
+                   for name, settings in _SETTINGS.items()}
+
+_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
+             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
+             "reasoning_tokens": "read"}
+
+
+def _expect(mode: str, **changes) -> dict:
+    support = dict(_ALL_READ, **changes.pop("support", {}))
+    entry = {"args": True, "cached": True, "reasoning": True, "framework": "Vercel AI SDK",
+             "framework_version": AI_VERSION, "mode": mode, "support": support, "fixes": {}}
+    entry.update(changes)
+    return entry
+
+
+EXPECT: dict = {
+    "vercel-ai-7-otel": _expect("registerTelemetry(new OpenTelemetry()), generateText"),
+    "vercel-ai-7-otel-stream": _expect("registerTelemetry(new OpenTelemetry()), streamText"),
+    "vercel-ai-7-otel-no_content": _expect(
+        "registerTelemetry(new OpenTelemetry()), recordInputs/recordOutputs false"),
+    "vercel-ai-7-legacy": _expect("registerTelemetry(new LegacyOpenTelemetry()), generateText"),
+    "vercel-ai-7-legacy-stream": _expect(
+        "registerTelemetry(new LegacyOpenTelemetry()), streamText"),
+    "vercel-ai-7-legacy-no_content": _expect(
+        "registerTelemetry(new LegacyOpenTelemetry()), recordInputs/recordOutputs false"),
+}
+
+
+def run_scenario(scenario: str, out: Path, kit) -> None:
+    raise SystemExit(f"{scenario} is a Node scenario: regenerate() runs it")
+
+
+def regenerate(scenario: str, kit) -> Path:
+    """Run the node script against the fake OpenAI server and the capture server; write the
+    scenario's corpus folder."""
+    out = kit.CORPUS / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    fake = kit._load_fake_server()
+    settings = _SETTINGS[scenario]
+    with fake.FakeOpenAI() as server, _node.capture_server() as (otlp, bodies):
+        config = dict(settings, baseURL=server.base_url, otlp=otlp, taskId=kit.TASK_ID,
+                      tools=[list(spec) for spec in fake.tool_specs()])
+        _node.run_node(FOLDER, "run.mjs", config)
+    spans = _node.write_trace_files(out, bodies)
+    _node.write_versions(out, FOLDER)
+    _node.write_expected(out, kit, scenario, "node:ai", _node.lock_requirements(FOLDER),
+                         settings, fake)
+    print(f"{scenario}: {spans} spans -> {out}")
+    return out
