@@ -13,13 +13,13 @@ Node runs here only on regeneration; CI reads the committed spans. See _node.py.
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("ek_corpus_fw_node",
-                                               Path(__file__).with_name("_node.py"))
-_node = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_node)
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+import _capture  # noqa: E402
+import _node  # noqa: E402
 
 FOLDER = _node.NODE_ROOT / "ai"
 AI_VERSION = "7.0.173"
@@ -32,6 +32,9 @@ ENVIRONMENTS: dict = {}
 _SETTINGS: dict = {
     "vercel-ai-7-otel": {"integration": "otel", "call": "generate", "api": "chat",
                          "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-7-otel-usage": {"integration": "otel", "call": "generate", "api": "chat",
+                               "recordInputs": True, "recordOutputs": True,
+                               "otelOptions": {"usage": True}},
     "vercel-ai-7-otel-stream": {"integration": "otel", "call": "stream", "api": "chat",
                                 "recordInputs": True, "recordOutputs": True},
     "vercel-ai-7-otel-no_content": {"integration": "otel", "call": "generate", "api": "chat",
@@ -86,11 +89,11 @@ def regenerate(scenario: str, kit) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     fake = kit._load_fake_server()
     settings = _SETTINGS[scenario]
-    with fake.FakeOpenAI() as server, _node.capture_server() as (otlp, bodies):
+    with fake.FakeOpenAI() as server, _capture.capture_server() as (otlp, bodies):
         config = dict(settings, baseURL=server.base_url, otlp=otlp, taskId=kit.TASK_ID,
                       tools=[list(spec) for spec in fake.tool_specs()])
         _node.run_node(FOLDER, "run.mjs", config)
-    spans = _node.write_trace_files(out, bodies)
+    spans = _capture.write_trace_files(out, bodies)
     _node.write_versions(out, FOLDER)
     _node.write_expected(out, kit, scenario, "node:ai", _node.lock_requirements(FOLDER),
                          settings, fake)

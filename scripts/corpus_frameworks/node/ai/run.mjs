@@ -8,6 +8,7 @@
 // CONFIG_JSON: {"baseURL": fake server /v1 URL, "otlp": capture server URL, "taskId": ...,
 //   "integration": "otel" | "legacy", "call": "generate" | "stream",
 //   "api": "chat" | "responses", "recordInputs": bool, "recordOutputs": bool,
+//   "otelOptions": OpenTelemetry constructor options (e.g. {"usage": true}),
 //   "tools": [[name, description, JSON schema], ...]}
 //
 // Every span goes to TWO real OTLP/HTTP exporters of the OpenTelemetry JS SDK at once, the
@@ -33,7 +34,9 @@ const provider = new BasicTracerProvider({
   ],
 });
 trace.setGlobalTracerProvider(provider);
-registerTelemetry(config.integration === "legacy" ? new LegacyOpenTelemetry() : new OpenTelemetry());
+registerTelemetry(config.integration === "legacy"
+  ? new LegacyOpenTelemetry()
+  : new OpenTelemetry(config.otelOptions ?? {}));
 
 // The same pretend tools as ek_otel/testing/_fake_server.py (tool_result)
 function toolResult(name, args) {

@@ -1,0 +1,77 @@
+"""Mastra scenarios: a Mastra ``Agent`` with the corpus's three tools, the model
+``@ai-sdk/openai``'s ``createOpenAI({baseURL}).chat(...)`` against the fake OpenAI server,
+traced by Mastra's own exporter (``@mastra/observability`` + ``@mastra/otel-exporter``, the
+"custom" OTLP/HTTP provider).
+
+Mastra's traces are its own (the exporter converts Mastra's spans; they are no children of
+an application span), so the task id travels as Mastra trace metadata
+(``tracingOptions.metadata``), exported as ``mastra.metadata.task_id`` on the root span.
+
+Node runs here only on regeneration; CI reads the committed spans. See _node.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+import _capture  # noqa: E402
+import _node  # noqa: E402
+
+FOLDER = _node.NODE_ROOT / "mastra"
+MASTRA_VERSION = "1.71.0"  # @mastra/core; @mastra/otel-exporter 1.4.0
+
+ENVIRONMENTS: dict = {}
+
+_SETTINGS: dict = {
+    "mastra-1.71.0-generate": {"call": "generate"},
+    "mastra-1.71.0-stream": {"call": "stream"},
+}
+
+#: scenario -> (environment, app, instrumentors, settings): the shape regen_corpus.py lists
+SCENARIOS: dict = {name: ("node:mastra", "mastra", ["@mastra/otel-exporter"], settings)
+                   for name, settings in _SETTINGS.items()}
+
+_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
+             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
+             "reasoning_tokens": "read"}
+
+
+def _expect(mode: str, **changes) -> dict:
+    support = dict(_ALL_READ, **changes.pop("support", {}))
+    entry = {"args": True, "cached": True, "reasoning": True, "framework": "Mastra",
+             "framework_version": MASTRA_VERSION, "mode": mode, "support": support,
+             "fixes": {}}
+    entry.update(changes)
+    return entry
+
+
+EXPECT: dict = {
+    "mastra-1.71.0-generate": _expect("OtelExporter, agent.generate()"),
+    "mastra-1.71.0-stream": _expect("OtelExporter, agent.stream()"),
+}
+
+
+def run_scenario(scenario: str, out: Path, kit) -> None:
+    raise SystemExit(f"{scenario} is a Node scenario: regenerate() runs it")
+
+
+def regenerate(scenario: str, kit) -> Path:
+    """Run the node script against the fake OpenAI server and the capture server; write the
+    scenario's corpus folder."""
+    out = kit.CORPUS / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    fake = kit._load_fake_server()
+    settings = _SETTINGS[scenario]
+    with fake.FakeOpenAI() as server, _capture.capture_server() as (otlp, bodies):
+        config = dict(settings, baseURL=server.base_url, otlp=otlp, taskId=kit.TASK_ID,
+                      tools=[list(spec) for spec in fake.tool_specs()])
+        _node.run_node(FOLDER, "run.mjs", config)
+    spans = _capture.write_trace_files(out, bodies)
+    _node.write_versions(out, FOLDER)
+    _node.write_expected(out, kit, scenario, "node:mastra", _node.lock_requirements(FOLDER),
+                         settings, fake)
+    print(f"{scenario}: {spans} spans -> {out}")
+    return out

@@ -1,0 +1,146 @@
+"""MLflow tracing exported over OTLP: ``mlflow.openai.autolog()`` around the corpus's
+Chat Completions tool loop, the tools and the task traced with ``@mlflow.trace`` /
+``mlflow.start_span`` as an MLflow user writes them.
+
+MLflow sends its spans to an OpenTelemetry collector instead of a tracking server when
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` is set (``mlflow/tracing/utils/otlp.py``; protocols
+``grpc`` and ``http/protobuf`` only, so no JSON). It writes its own ``mlflow.*`` attributes,
+every value JSON-encoded (inputs, outputs, usage: JSON strings, strings inside them quoted
+once more); with ``MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true`` its processor translates each span
+to the OTel GenAI conventions before export (``mlflow/tracing/export/genai_semconv``).
+
+The capture: traces.pb is what MLflow's own OTLP/HTTP exporter put on the wire (a loopback
+capture server, see _capture.py); traces.jsonl is the same spans through the SDK's OTLP JSON
+file exporter, teed off MLflow's exporter (MLflow itself cannot send JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
+MLFLOW_VERSION = "3.17.2"  # mlflow-tracing, the tracing-only MLflow distribution
+
+_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
+        "opentelemetry-exporter-otlp-proto-http==1.45.2"]
+ENVIRONMENTS: dict = {
+    # mlflow-tracing 3.17.2 imports PyYAML and sqlparse without requiring them: without them
+    # autolog logs "Failed to start span Completions: No module named 'yaml'" and traces
+    # nothing (it looks for ./mlruns through the file store, which imports both)
+    "mlflow-tracing": _SDK + [f"mlflow-tracing=={MLFLOW_VERSION}", "openai==3.57.0",
+                              "httpx==0.28.1", "pyyaml==6.0.4", "sqlparse==0.6.1"],
+}
+#: the JSON file exporter pins otlp-common 0.66b1, mlflow-tracing brings 0.66b2 (it works
+#: with it): installed afterwards without dependencies, as regen_corpus.py does for Logfire
+NO_DEPS: dict = {"mlflow-tracing": ["opentelemetry-exporter-otlp-json-file==0.66b1",
+                                    "opentelemetry-exporter-otlp-json-common==0.66b1",
+                                    "opentelemetry-proto-json==0.66b1"]}
+
+_SEMCONV = {"MLFLOW_ENABLE_OTEL_GENAI_SEMCONV": "true"}
+SCENARIOS: dict = {
+    f"mlflow-{MLFLOW_VERSION}-openai": ("mlflow-tracing", "chat", ["mlflow_openai"], {}),
+    f"mlflow-{MLFLOW_VERSION}-openai-stream": (
+        "mlflow-tracing", "chat_stream", ["mlflow_openai"], {}),
+    f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv": (
+        "mlflow-tracing", "chat", ["mlflow_openai"], _SEMCONV),
+}
+
+_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
+             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
+             "reasoning_tokens": "read"}
+
+
+def _expect(mode: str, **changes) -> dict:
+    support = dict(_ALL_READ, **changes.pop("support", {}))
+    entry = {"args": True, "cached": True, "reasoning": True, "framework": "MLflow",
+             "framework_version": MLFLOW_VERSION, "mode": mode, "support": support,
+             "fixes": {}}
+    entry.update(changes)
+    return entry
+
+
+EXPECT: dict = {
+    f"mlflow-{MLFLOW_VERSION}-openai": _expect("mlflow.openai.autolog(), OTLP export"),
+    f"mlflow-{MLFLOW_VERSION}-openai-stream": _expect(
+        "mlflow.openai.autolog(), OTLP export, stream=True"),
+    f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv": _expect(
+        "mlflow.openai.autolog(), OTLP export, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true"),
+}
+
+
+class _Tee:
+    """A span exporter that hands each batch to MLflow's OTLP exporter and to the SDK's
+    OTLP JSON file exporter."""
+
+    def __init__(self, real, json_path: Path):
+        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+
+        self._real = real
+        self._json = FileSpanExporter(str(json_path))
+
+    def export(self, spans):
+        self._json.export(spans)
+        return self._real.export(spans)
+
+    def shutdown(self):
+        self._json.shutdown()
+        self._real.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self._real.force_flush(timeout_millis)
+
+
+def run_scenario(scenario: str, out: Path, kit) -> None:
+    """Inside the venv: run the tool loop under MLflow's autolog, exporting to a loopback
+    capture server; write traces.pb (the captured bodies) and traces.jsonl (the tee)."""
+    import os
+
+    import _capture
+
+    _env, app, _instr, _extra = SCENARIOS[scenario]
+    with _capture.capture_server() as (otlp, bodies):
+        os.environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = otlp + "/v1/traces"
+        os.environ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "http/protobuf"
+        os.environ["OTEL_SERVICE_NAME"] = "weather-agent"
+        os.environ["OTEL_RESOURCE_ATTRIBUTES"] = "service.version=1.2.3"
+        import mlflow
+        import mlflow.tracing.provider as provider
+        from openai import OpenAI
+
+        real_exporter = provider.get_otlp_exporter
+        provider.get_otlp_exporter = lambda: _Tee(real_exporter(), out / "traces.jsonl")
+        mlflow.openai.autolog()
+
+        fake = kit._load_fake_server()
+        result_of = fake.tool_result
+
+        @mlflow.trace(span_type="TOOL")
+        def get_weather(city: str, unit: str = "celsius") -> str:
+            return result_of("get_weather", {"city": city, "unit": unit})
+
+        @mlflow.trace(span_type="TOOL")
+        def get_time(timezone: str) -> str:
+            return result_of("get_time", {"timezone": timezone})
+
+        @mlflow.trace(span_type="TOOL")
+        def convert_temperature(value: float, to: str) -> str:
+            return result_of("convert_temperature", {"value": value, "to": to})
+
+        tools = {f.__name__: f for f in (get_weather, get_time, convert_temperature)}
+        fake.tool_result = lambda name, args: tools[name](**args)  # the loop runs them
+        with fake.FakeOpenAI() as server:
+            client = OpenAI(base_url=server.base_url, api_key="sk-fake", max_retries=0)
+            with mlflow.start_span(name="weather task", span_type="AGENT") as span:
+                span.set_attribute("ek.task.id", kit.TASK_ID)
+                fake.run_chat_loop(client, stream=(app == "chat_stream"))
+        tracer_provider = provider.provider.get()  # MLflow's own (isolated) provider
+        tracer_provider.force_flush()
+        tracer_provider.shutdown()
+    count = _capture.write_pb(out, bodies)
+    spans = sum(len(s.get("spans", ())) for line in (out / "traces.jsonl").read_text().splitlines()
+                for r in json.loads(line).get("resourceSpans", ()) for s in r.get("scopeSpans", ()))
+    print(f"{scenario}: {spans} spans in {count} OTLP bodies -> {out}")
