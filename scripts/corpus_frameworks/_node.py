@@ -8,7 +8,7 @@ installs exactly those versions, node_modules is never committed). The script ex
 spans to the capture server with the OpenTelemetry JS OTLP/HTTP exporters, protobuf and JSON
 at once (see _capture.py), so both corpus forms hold the same spans;
 
-    versions.txt  node's version and ``npm ls --all`` of the scenario's folder
+    versions.txt  node's version and ``npm ls --depth=0`` (the lockfile pins the rest)
 
 (imported by the plug-ins, which put this folder on sys.path; its leading underscore keeps
 regen_corpus.py from taking it for a plug-in)
@@ -49,12 +49,13 @@ def run_node(folder: Path, script: str, config: dict, env: dict | None = None) -
 
 
 def write_versions(out: Path, folder: Path) -> None:
-    """versions.txt: node's version and the installed npm tree."""
+    """versions.txt: node's version and the direct npm packages (package-lock.json pins the rest)."""
     node = subprocess.run(["node", "--version"], check=True, capture_output=True,
                           text=True).stdout.strip()
-    tree = subprocess.run(["npm", "ls", "--all"], cwd=folder, capture_output=True,
+    tree = subprocess.run(["npm", "ls", "--depth=0"], cwd=folder, capture_output=True,
                           text=True).stdout
-    (out / "versions.txt").write_text(f"node {node}\n{tree}")
+    packages = tree.splitlines()[1:]  # the first line names the folder itself
+    (out / "versions.txt").write_text("\n".join([f"node {node}", *packages]) + "\n")
 
 
 def write_expected(out: Path, kit, scenario: str, environment: str, requirements: list,

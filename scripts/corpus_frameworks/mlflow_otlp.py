@@ -58,17 +58,36 @@ def _expect(mode: str, **changes) -> dict:
     support = dict(_ALL_READ, **changes.pop("support", {}))
     entry = {"args": True, "cached": True, "reasoning": True, "framework": "MLflow",
              "framework_version": MLFLOW_VERSION, "mode": mode, "support": support,
-             "fixes": {}}
+             "fixes": changes.pop("fixes", {})}
     entry.update(changes)
     return entry
 
 
+_JSON = ("every mlflow.* value is JSON-encoded: the span type '\"CHAT_MODEL\"', usage "
+         "mlflow.chat.tokenUsage (input, output, cached; no reasoning), the whole OpenAI "
+         "response in mlflow.spanOutputs (reasoning tokens in its usage), tool arguments in "
+         "mlflow.spanInputs")
+_NO_TOOL_IDS = ("@mlflow.trace tool spans carry no tool-call id: they are joined to the "
+                "requested calls by name and order")
+_STREAM = ("streamed: mlflow.spanOutputs is rebuilt from the chunks without the tool calls "
+           "(finish_reason 'stop', empty text); the calls are only in the span's "
+           "mlflow.chunk.item.N events (chat.completion.chunk deltas)")
+_SEMCONV_DROPS = ("the GenAI translation keeps gen_ai.usage.input/output_tokens (as strings) "
+                  "and drops the cached and reasoning counts")
+
 EXPECT: dict = {
-    f"mlflow-{MLFLOW_VERSION}-openai": _expect("mlflow.openai.autolog(), OTLP export"),
+    f"mlflow-{MLFLOW_VERSION}-openai": _expect(
+        "mlflow.openai.autolog(), OTLP export", notes=[_JSON, _NO_TOOL_IDS]),
     f"mlflow-{MLFLOW_VERSION}-openai-stream": _expect(
-        "mlflow.openai.autolog(), OTLP export, stream=True"),
+        "mlflow.openai.autolog(), OTLP export, stream=True",
+        notes=[_JSON, _NO_TOOL_IDS, _STREAM]),
     f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv": _expect(
-        "mlflow.openai.autolog(), OTLP export, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true"),
+        "mlflow.openai.autolog(), OTLP export, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true",
+        cached=False, reasoning=False, notes=[_SEMCONV_DROPS, _NO_TOOL_IDS],
+        support={"cached_tokens": "not_recorded", "reasoning_tokens": "not_recorded"},
+        fixes={"cached_tokens": "MLFLOW_ENABLE_OTEL_GENAI_SEMCONV unset (mlflow.* attributes)",
+               "reasoning_tokens": "MLFLOW_ENABLE_OTEL_GENAI_SEMCONV unset (mlflow.* "
+                                   "attributes)"}),
 }
 
 
