@@ -1,0 +1,191 @@
+"""Spans from the Vercel AI SDK, Mastra and MLflow become the episodes the fake server scripted.
+
+The corpus folders (tests/ingest/corpus/vercel-ai-*, mastra-*, mlflow-*) were made by
+``scripts/regen_corpus.py`` with the plug-ins in scripts/corpus_frameworks/ (vercel_ai.py,
+mastra.py, mlflow_otlp.py): the real packages, pinned (npm lockfiles for the Node ones),
+against ``ek_otel.testing.fake_openai``; the ``.pb`` files are the bodies the packages' OTLP
+exporters really sent. ``expected.json`` holds the script's ground truth and, under
+``records``, what each package records (``support``: read / not_recorded / not_read per
+item). Each episode must equal the ground truth wherever the package recorded it, and hold
+nothing invented where it did not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ek_otel.ingest import semconv as sc
+from ek_otel.ingest.assemble import group_traces
+from ek_otel.ingest.bad_input import BadInputReport
+from ek_otel.ingest.dumps import read_dump
+from ek_otel.ingest.episodes import build_episodes
+from ek_otel.ingest.records import SpanRecord
+
+CORPUS = Path(__file__).parent / "corpus"
+FRAMEWORKS = ("Vercel AI SDK", "Mastra", "MLflow")
+FORMS = {"pb": "traces.pb", "jsonl": "traces.jsonl"}
+TOKEN_KINDS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens",
+               "cached_tokens": "cached_input_tokens", "reasoning_tokens": "reasoning_tokens"}
+
+
+def expected(scenario: str) -> dict:
+    return json.loads((CORPUS / scenario / "expected.json").read_text())
+
+
+SCENARIOS = sorted(
+    p.name for p in CORPUS.iterdir() if (p / "expected.json").exists()
+    and expected(p.name)["records"].get("framework") in FRAMEWORKS)
+
+
+def spans_of(scenario: str, form: str = "pb") -> list:
+    report = BadInputReport()
+    records = list(read_dump([str(CORPUS / scenario / FORMS[form])], report=report))
+    assert report.ok, report.summary()
+    return [r for r in records if isinstance(r, SpanRecord)]
+
+
+def episode_of(spans: list, scenario: str):
+    (episode,) = build_episodes(group_traces(spans), source=scenario)
+    return episode
+
+
+def test_every_framework_and_mode_is_in_the_corpus():
+    assert {
+        "vercel-ai-7-otel", "vercel-ai-7-otel-usage", "vercel-ai-7-otel-stream",
+        "vercel-ai-7-otel-no_content", "vercel-ai-7-legacy", "vercel-ai-7-legacy-stream",
+        "vercel-ai-7-legacy-no_content", "mastra-1.71.0-generate", "mastra-1.71.0-stream",
+        "mlflow-3.17.2-openai", "mlflow-3.17.2-openai-stream",
+        "mlflow-3.17.2-openai-genai_semconv",
+    } <= set(SCENARIOS)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_records_say_what_the_package_records(scenario):
+    """The support matrix entries are complete and agree with the flags the common corpus
+    test reads (tests/ingest/test_real_packages.py)."""
+    records = expected(scenario)["records"]
+    support = records["support"]
+    assert set(support) == {"tool_names", "arguments", "call_ids", *TOKEN_KINDS}
+    assert set(support.values()) <= {"read", "not_recorded", "not_read"}
+    assert records["args"] == (support["arguments"] == "read")
+    assert records["cached"] == (support["cached_tokens"] == "read")
+    assert records["reasoning"] == (support["reasoning_tokens"] == "read")
+    assert set(records["fixes"]) <= {k for k, v in support.items() if v == "not_recorded"}
+    assert records["framework"] in FRAMEWORKS and records["mode"]
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_episode_equals_the_ground_truth(scenario, form):
+    exp = expected(scenario)
+    records = exp["records"]
+    support = records["support"]
+    episode = episode_of(spans_of(scenario, form), scenario)
+    assert episode.task_id == exp["task_id"]
+    args_read = support["arguments"] == "read"
+    got = [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory]
+    want = [(c["tool"], c["args"] if args_read else {},
+             c["call_id"] if support["call_ids"] == "read" else None) for c in exp["calls"]]
+    if records.get("order_unrecorded"):  # parallel calls whose order nothing records
+        got, want = sorted(got, key=repr), sorted(want, key=repr)
+    assert got == want
+    assert all(s.args_captured == args_read for s in episode.trajectory)
+    assert episode.provenance.args_captured is args_read
+    assert episode.output == (exp["final_text"] if args_read else None)
+    for kind, field in TOKEN_KINDS.items():
+        truth = exp["usage"][field]
+        assert getattr(episode.cost, field) == (truth if support[kind] == "read" else 0), kind
+    assert episode.run.model == exp["response_model"]
+    assert episode.meta["model_calls"] == exp["turns"]
+    assert episode.meta["model_calls_without_usage"] == 0
+    assert episode.meta["bad_spans"] == 0
+    assert (episode.provenance.service_name, episode.provenance.service_version) == (
+        "weather-agent", "1.2.3")
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_protobuf_and_json_give_the_same_episode(scenario):
+    from_pb = episode_of(spans_of(scenario, "pb"), scenario)
+    from_json = episode_of(spans_of(scenario, "jsonl"), scenario)
+    assert (from_pb.trajectory, from_pb.cost, from_pb.run, from_pb.output) == (
+        from_json.trajectory, from_json.cost, from_json.run, from_json.output)
+    assert from_pb.provenance == from_json.provenance
+
+
+def _naive_input_tokens(spans: list) -> int:
+    return sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in spans) if u)
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("vercel-ai-")])
+def test_vercel_root_repeats_totals_and_every_call_and_they_count_once(scenario):
+    """The root ``invoke_agent`` / ``ai.generateText`` span repeats the run's usage and (with
+    content) every tool call; the model-call spans report the same again: a naive sum is 2x."""
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    assert _naive_input_tokens(spans) == 2 * exp["usage"]["input_tokens"]
+    roots = [s for s in spans if s.name in ("invoke_agent gpt-4o-mini", "ai.generateText",
+                                            "ai.streamText")]
+    assert len(roots) == 1
+    if exp["records"]["args"]:
+        recorded = json.dumps(roots[0].attributes)
+        assert all(c["call_id"] in recorded for c in exp["calls"])
+    episode = episode_of(spans, scenario)
+    assert episode.cost.input_tokens == exp["usage"]["input_tokens"]
+    assert len(episode.trajectory) == len(exp["calls"])
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("vercel-ai-7-otel")])
+def test_vercel_grouping_spans_are_no_calls(scenario):
+    """``invoke_agent`` and the ``step N`` (agent_step) spans group the model and tool spans."""
+    spans = spans_of(scenario)
+    groups = [s for s in spans if s.name.startswith("step ")]
+    assert len(groups) == expected(scenario)["turns"]
+    assert all(sc.span_role(s) not in (sc.MODEL, sc.TOOL) for s in groups)
+    assert episode_of(spans, scenario).meta["model_calls"] == expected(scenario)["turns"]
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("mastra-")])
+def test_mastra_requested_calls_come_from_the_chunk_spans(scenario):
+    """Mastra's chat spans record no tool call (an empty text); the requested calls are in
+    its model_chunk spans. Without the executed-tool spans, the episode still has every
+    requested call with its arguments and id."""
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    chats = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    assert len(chats) == exp["turns"]
+    assert not any("call_" in str(s.attributes.get("gen_ai.output.messages")) for s in chats)
+    requested_only = [s for s in spans if sc.span_role(s) != sc.TOOL]
+    episode = episode_of(requested_only, scenario)
+    assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
+        (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
+    assert all(s.observation is None for s in episode.trajectory)  # never executed
+
+
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("mlflow-3.17.2-openai")
+                                      and not s.endswith("genai_semconv")])
+def test_mlflow_usage_and_inputs_are_json_strings(scenario):
+    spans = spans_of(scenario)
+    chats = [s for s in spans if s.name == "Completions"]
+    assert len(chats) == 3
+    assert all(isinstance(s.attributes["mlflow.chat.tokenUsage"], str) for s in chats)
+    assert all(s.attributes["mlflow.spanType"] == '"CHAT_MODEL"' for s in chats)
+    tools = [s for s in spans if s.attributes.get("mlflow.spanType") == '"TOOL"']
+    assert [json.loads(s.attributes["mlflow.spanInputs"]) for s in tools] == [
+        c["args"] for c in expected(scenario)["calls"]]
+
+
+def test_mlflow_stream_loses_the_calls_in_its_outputs_but_not_in_its_chunk_events():
+    """MLflow rebuilds a streamed answer without its tool calls; the chunk events keep them.
+    Without the executed-tool spans, the episode still has every requested call."""
+    scenario = "mlflow-3.17.2-openai-stream"
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    chats = [s for s in spans if s.name == "Completions"]
+    assert not any("call_" in s.attributes["mlflow.spanOutputs"] for s in chats)
+    assert all(any(e.name.startswith("mlflow.chunk.item.") for e in s.events) for s in chats)
+    episode = episode_of([s for s in spans if sc.span_role(s) != sc.TOOL], scenario)
+    assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
+        (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
