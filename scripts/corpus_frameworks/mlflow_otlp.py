@@ -153,7 +153,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
         fake.tool_result = lambda name, args: tools[name](**args)  # the loop runs them
         with fake.FakeOpenAI() as server:
             client = OpenAI(base_url=server.base_url, api_key="sk-fake", max_retries=0)
-            with mlflow.start_span(name="weather task", span_type="AGENT") as span:
+            with mlflow.start_span(name="WeatherAgent", span_type="AGENT") as span:
                 span.set_attribute("ek.task.id", kit.TASK_ID)
                 fake.run_chat_loop(client, stream=(app == "chat_stream"))
         tracer_provider = provider.provider.get()  # MLflow's own (isolated) provider

@@ -39,6 +39,9 @@ _SETTINGS: dict = {
                                 "recordInputs": True, "recordOutputs": True},
     "vercel-ai-7-otel-no_content": {"integration": "otel", "call": "generate", "api": "chat",
                                     "recordInputs": False, "recordOutputs": False},
+    "vercel-ai-7-otel-responses": {"integration": "otel", "call": "generate",
+                                   "api": "responses", "recordInputs": True,
+                                   "recordOutputs": True},
     "vercel-ai-7-legacy": {"integration": "legacy", "call": "generate", "api": "chat",
                            "recordInputs": True, "recordOutputs": True},
     "vercel-ai-7-legacy-stream": {"integration": "legacy", "call": "stream", "api": "chat",
@@ -97,6 +100,9 @@ EXPECT: dict = {
         **{**_NO_CONTENT, "reasoning": False,
            "support": {**_NO_CONTENT["support"], **_NO_REASONING["support"]},
            "fixes": {**_NO_CONTENT["fixes"], **_NO_REASONING["fixes"]}}),
+    "vercel-ai-7-otel-responses": _expect(
+        "registerTelemetry(new OpenTelemetry()), generateText, openai.responses(...)",
+        notes=[_ROOT_REPEATS], **_NO_REASONING),
     # ai.* (the attributes of ai <= 6): ai.usage.cachedInputTokens / reasoningTokens
     "vercel-ai-7-legacy": _expect("registerTelemetry(new LegacyOpenTelemetry()), generateText",
                                   notes=[_ROOT_REPEATS]),

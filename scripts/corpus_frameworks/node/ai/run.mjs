@@ -65,7 +65,7 @@ const request = {
     isEnabled: true,
     recordInputs: config.recordInputs,
     recordOutputs: config.recordOutputs,
-    functionId: "weather-agent",
+    functionId: "WeatherAgent",
   },
 };
 
