@@ -28,6 +28,8 @@ ENVIRONMENTS: dict = {}
 _SETTINGS: dict = {
     "mastra-1.71.0-generate": {"call": "generate"},
     "mastra-1.71.0-stream": {"call": "stream"},
+    "mastra-1.71.0-hidden": {"call": "generate", "hide": True},
+    "mastra-1.71.0-stream-hidden": {"call": "stream", "hide": True},
 }
 
 #: scenario -> (environment, app, instrumentors, settings): the shape regen_corpus.py lists
@@ -43,7 +45,7 @@ def _expect(mode: str, **changes) -> dict:
     support = dict(_ALL_READ, **changes.pop("support", {}))
     entry = {"args": True, "cached": True, "reasoning": True, "framework": "Mastra",
              "framework_version": MASTRA_VERSION, "mode": mode, "support": support,
-             "fixes": {}}
+             "fixes": changes.pop("fixes", {})}
     entry.update(changes)
     return entry
 
@@ -57,11 +59,27 @@ _REPEATS = ("the model_generation span repeats every tool call of the run "
             "(mastra.model_generation.output) and each agent_step span its step's calls; "
             "neither is a model call")
 
+_LEAK = ("hideInput/hideOutput do not hide the raw provider response that agent_step spans "
+         "record for a non-streamed call (mastra.metadata.body): the requested calls, their "
+         "arguments and the answer text are read from there")
+
 EXPECT: dict = {
     "mastra-1.71.0-generate": _expect("OtelExporter, agent.generate()",
                                       notes=[_CHUNKS, _REPEATS, _TASK_ID]),
     "mastra-1.71.0-stream": _expect("OtelExporter, agent.stream()",
                                     notes=[_CHUNKS, _REPEATS, _TASK_ID]),
+    # hideInput/hideOutput empty the inputs, outputs and chunks, but agent_step spans keep the
+    # raw provider response (mastra.metadata.body) of a non-streamed call: calls, arguments
+    # and text are still recorded there
+    "mastra-1.71.0-hidden": _expect(
+        "OtelExporter, agent.generate(), tracingOptions hideInput/hideOutput",
+        notes=[_LEAK, _TASK_ID]),
+    # streamed, nothing is left but the tool spans' names and ids
+    "mastra-1.71.0-stream-hidden": _expect(
+        "OtelExporter, agent.stream(), tracingOptions hideInput/hideOutput",
+        args=False, tool_names=True, order_unrecorded=True, notes=[_TASK_ID],
+        support={"arguments": "not_recorded"},
+        fixes={"arguments": "tracingOptions hideInput/hideOutput false (the default)"}),
 }
 
 

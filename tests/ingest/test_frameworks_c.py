@@ -57,6 +57,7 @@ def test_every_framework_and_mode_is_in_the_corpus():
         "vercel-ai-7-otel", "vercel-ai-7-otel-usage", "vercel-ai-7-otel-stream",
         "vercel-ai-7-otel-no_content", "vercel-ai-7-legacy", "vercel-ai-7-legacy-stream",
         "vercel-ai-7-legacy-no_content", "mastra-1.71.0-generate", "mastra-1.71.0-stream",
+        "mastra-1.71.0-hidden", "mastra-1.71.0-stream-hidden", "vercel-ai-7-otel-responses",
         "mlflow-3.17.2-openai", "mlflow-3.17.2-openai-stream",
         "mlflow-3.17.2-openai-genai_semconv",
     } <= set(SCENARIOS)
@@ -152,7 +153,8 @@ def test_vercel_grouping_spans_are_no_calls(scenario):
     assert episode_of(spans, scenario).meta["model_calls"] == expected(scenario)["turns"]
 
 
-@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("mastra-")])
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("mastra-")
+                                      and not s.endswith("hidden")])
 def test_mastra_requested_calls_come_from_the_chunk_spans(scenario):
     """Mastra's chat spans record no tool call (an empty text); the requested calls are in
     its model_chunk spans. Without the executed-tool spans, the episode still has every
@@ -194,3 +196,21 @@ def test_mlflow_stream_loses_the_calls_in_its_outputs_but_not_in_its_chunk_event
     episode = episode_of([s for s in spans if sc.span_role(s) != sc.TOOL], scenario)
     assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
         (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
+
+
+def test_mastra_hidden_content_still_has_the_raw_response_of_each_call():
+    """hideInput/hideOutput empty Mastra's inputs, outputs and chunks, but not the provider
+    response its agent_step spans keep (mastra.metadata.body): the calls are read there."""
+    scenario = "mastra-1.71.0-hidden"
+    exp = expected(scenario)
+    spans = spans_of(scenario)
+    assert not any(s.attributes.get("mastra.model_chunk.output") for s in spans)
+    assert not any("gen_ai.output.messages" in s.attributes or "gen_ai.tool.call.arguments"
+                   in s.attributes for s in spans)
+    bodies = [s.attributes["mastra.metadata.body"] for s in spans
+              if "mastra.metadata.body" in s.attributes]
+    assert len(bodies) == exp["turns"]
+    episode = episode_of([s for s in spans if sc.span_role(s) != sc.TOOL], scenario)
+    assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
+        (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
+    assert episode.output == exp["final_text"]

@@ -7,7 +7,8 @@
 //   node run.mjs CONFIG_JSON
 //
 // CONFIG_JSON: {"baseURL": fake server /v1 URL, "otlp": capture server URL, "taskId": ...,
-//   "call": "generate" | "stream", "tools": [[name, description, JSON schema], ...]}
+//   "call": "generate" | "stream", "hide": bool (tracingOptions hideInput/hideOutput),
+//   "tools": [[name, description, JSON schema], ...]}
 //
 // Mastra's spans go to TWO OtelExporters at once, OTLP/HTTP protobuf and OTLP/HTTP JSON (the
 // "custom" provider), so both corpus forms hold the very same spans. Mastra traces are its
@@ -80,7 +81,11 @@ const weather = mastra.getAgent("weatherAgent");
 const options = {
   maxSteps: 5,
   modelSettings: { temperature: 0.2, seed: 7, maxRetries: 0 },
-  tracingOptions: { metadata: { task_id: config.taskId } },
+  tracingOptions: {
+    metadata: { task_id: config.taskId },
+    hideInput: Boolean(config.hide),
+    hideOutput: Boolean(config.hide),
+  },
 };
 const prompt = "Weather and time in Paris, in Fahrenheit?";
 if (config.call === "stream") {
