@@ -69,6 +69,27 @@ def write_expected(out: Path, kit, scenario: str, environment: str, requirements
     (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
 
 
+def regenerate(kit, scenario: str, folder: Path, settings: dict) -> Path:
+    """The whole outer step of a Node scenario: ``folder/run.mjs`` against the fake OpenAI
+    server and the capture server (see _capture.py); writes the scenario's corpus folder.
+    ``settings`` go to the script with the servers' URLs, the task id and the tools."""
+    import _capture
+
+    out = kit.CORPUS / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    fake = kit._load_fake_server()
+    with fake.FakeOpenAI() as server, _capture.capture_server() as (otlp, bodies):
+        config = dict(settings, baseURL=server.base_url, otlp=otlp, taskId=kit.TASK_ID,
+                      tools=[list(spec) for spec in fake.tool_specs()])
+        run_node(folder, "run.mjs", config)
+    spans = _capture.write_trace_files(out, bodies)
+    write_versions(out, folder)
+    write_expected(out, kit, scenario, f"node:{folder.name}", lock_requirements(folder),
+                   settings, fake)
+    print(f"{scenario}: {spans} spans -> {out}")
+    return out
+
+
 def lock_requirements(folder: Path) -> list:
     """The direct dependencies of a Node folder, ``name@version`` as pinned."""
     deps = json.loads((folder / "package.json").read_text())["dependencies"]

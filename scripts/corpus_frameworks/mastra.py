@@ -17,7 +17,6 @@ from pathlib import Path
 
 if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
     sys.path.insert(0, str(Path(__file__).parent))
-import _capture  # noqa: E402
 import _node  # noqa: E402
 
 FOLDER = _node.NODE_ROOT / "mastra"
@@ -88,19 +87,5 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
 
 
 def regenerate(scenario: str, kit) -> Path:
-    """Run the node script against the fake OpenAI server and the capture server; write the
-    scenario's corpus folder."""
-    out = kit.CORPUS / scenario
-    out.mkdir(parents=True, exist_ok=True)
-    fake = kit._load_fake_server()
-    settings = _SETTINGS[scenario]
-    with fake.FakeOpenAI() as server, _capture.capture_server() as (otlp, bodies):
-        config = dict(settings, baseURL=server.base_url, otlp=otlp, taskId=kit.TASK_ID,
-                      tools=[list(spec) for spec in fake.tool_specs()])
-        _node.run_node(FOLDER, "run.mjs", config)
-    spans = _capture.write_trace_files(out, bodies)
-    _node.write_versions(out, FOLDER)
-    _node.write_expected(out, kit, scenario, "node:mastra", _node.lock_requirements(FOLDER),
-                         settings, fake)
-    print(f"{scenario}: {spans} spans -> {out}")
-    return out
+    """Run the node script; write the scenario's corpus folder."""
+    return _node.regenerate(kit, scenario, FOLDER, _SETTINGS[scenario])

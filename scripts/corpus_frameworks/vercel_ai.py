@@ -1,12 +1,14 @@
 """Vercel AI SDK scenarios: ``ai`` 7 with its OpenTelemetry integration (``@ai-sdk/otel``),
-``@ai-sdk/openai``'s ``createOpenAI({baseURL})`` against the fake OpenAI server.
+and ``ai`` 6 with its built-in telemetry; ``@ai-sdk/openai``'s ``createOpenAI({baseURL})``
+against the fake OpenAI server.
 
 In ``ai`` 7 the spans come from a registered telemetry integration (``registerTelemetry``):
 ``OpenTelemetry`` writes the GenAI semantic conventions (``gen_ai.*``; spans
 ``invoke_agent``/``chat``/``execute_tool``), ``LegacyOpenTelemetry`` the ``ai.*`` attributes
 of ``ai`` <= 6 (``ai.generateText`` > ``ai.generateText.doGenerate`` and ``ai.toolCall``).
 That choice is the switch between the attribute sets. Per call, ``telemetry: {recordInputs,
-recordOutputs}`` turns content off.
+recordOutputs}`` turns content off. ``ai`` 6 (``experimental_telemetry: {isEnabled: true}``
+per call) writes the ``ai.*`` attributes only.
 
 Node runs here only on regeneration; CI reads the committed spans. See _node.py.
 """
@@ -18,12 +20,10 @@ from pathlib import Path
 
 if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
     sys.path.insert(0, str(Path(__file__).parent))
-import _capture  # noqa: E402
 import _node  # noqa: E402
 
-FOLDER = _node.NODE_ROOT / "ai"
-AI_VERSION = "7.0.173"
-OTEL_VERSION = "1.0.173"  # @ai-sdk/otel
+AI_VERSION = "7.0.173"  # node/ai: with @ai-sdk/otel 1.0.173
+AI6_VERSION = "6.0.325"  # node/ai6: its built-in telemetry
 
 #: Node scenarios have no Python environment: the npm lockfile pins them (see _node.py)
 ENVIRONMENTS: dict = {}
@@ -49,22 +49,32 @@ _SETTINGS: dict = {
     "vercel-ai-7-legacy-no_content": {"integration": "legacy", "call": "generate",
                                       "api": "chat", "recordInputs": False,
                                       "recordOutputs": False},
+    # ai 6, what most deployments still run: experimental_telemetry, ai.* attributes only
+    "vercel-ai-6": {"folder": "ai6", "call": "generate", "api": "chat",
+                    "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-6-stream": {"folder": "ai6", "call": "stream", "api": "chat",
+                           "recordInputs": True, "recordOutputs": True},
+    "vercel-ai-6-no_content": {"folder": "ai6", "call": "generate", "api": "chat",
+                               "recordInputs": False, "recordOutputs": False},
 }
 
 #: scenario -> (environment, app, instrumentors, settings): the shape regen_corpus.py lists
-SCENARIOS: dict = {name: ("node:ai", "vercel_ai", ["@ai-sdk/otel"], settings)
-                   for name, settings in _SETTINGS.items()}
+SCENARIOS: dict = {
+    name: (f"node:{settings.get('folder', 'ai')}", "vercel_ai",
+           ["ai (experimental_telemetry)" if settings.get("folder") else "@ai-sdk/otel"],
+           settings)
+    for name, settings in _SETTINGS.items()}
 
 _ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
              "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
              "reasoning_tokens": "read"}
 
 
-def _expect(mode: str, **changes) -> dict:
+def _expect(mode: str, version: str = AI_VERSION, **changes) -> dict:
     support = dict(_ALL_READ, **changes.pop("support", {}))
     fixes = changes.pop("fixes", {})
     entry = {"args": True, "cached": True, "reasoning": True, "framework": "Vercel AI SDK",
-             "framework_version": AI_VERSION, "mode": mode, "support": support, "fixes": fixes}
+             "framework_version": version, "mode": mode, "support": support, "fixes": fixes}
     entry.update(changes)
     return entry
 
@@ -78,6 +88,8 @@ _NO_CONTENT = dict(
     fixes={"arguments": "telemetry: { recordInputs: true, recordOutputs: true } (the defaults)"})
 _ROOT_REPEATS = ("the root span (invoke_agent / ai.generateText) repeats the run's token totals "
                  "and every tool call of the run; it is no model call")
+_ROOT_TOTALS = ("the root span (ai.generateText / ai.streamText) repeats the run's token totals; "
+                "it is no model call")
 _PARALLEL_TIES = ("without content, parallel tool calls are known only from their tool spans, "
                   "which start in the same millisecond: their order is not recorded")
 
@@ -111,6 +123,16 @@ EXPECT: dict = {
     "vercel-ai-7-legacy-no_content": _expect(
         "registerTelemetry(new LegacyOpenTelemetry()), recordInputs/recordOutputs false",
         order_unrecorded=True, notes=[_ROOT_REPEATS, _PARALLEL_TIES], **_NO_CONTENT),
+    "vercel-ai-6": _expect("experimental_telemetry: { isEnabled: true }, generateText",
+                           AI6_VERSION, notes=[_ROOT_TOTALS]),
+    "vercel-ai-6-stream": _expect("experimental_telemetry: { isEnabled: true }, streamText",
+                                  AI6_VERSION, notes=[_ROOT_TOTALS]),
+    "vercel-ai-6-no_content": _expect(
+        "experimental_telemetry: { isEnabled: true, recordInputs: false, "
+        "recordOutputs: false }", AI6_VERSION, order_unrecorded=True,
+        notes=[_ROOT_TOTALS, _PARALLEL_TIES],
+        **dict(_NO_CONTENT, fixes={"arguments": "experimental_telemetry: { recordInputs: "
+                                                "true, recordOutputs: true } (the defaults)"})),
 }
 
 
@@ -119,19 +141,7 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
 
 
 def regenerate(scenario: str, kit) -> Path:
-    """Run the node script against the fake OpenAI server and the capture server; write the
-    scenario's corpus folder."""
-    out = kit.CORPUS / scenario
-    out.mkdir(parents=True, exist_ok=True)
-    fake = kit._load_fake_server()
+    """Run the scenario's node script (its ``ai`` major's folder); write its corpus folder."""
     settings = _SETTINGS[scenario]
-    with fake.FakeOpenAI() as server, _capture.capture_server() as (otlp, bodies):
-        config = dict(settings, baseURL=server.base_url, otlp=otlp, taskId=kit.TASK_ID,
-                      tools=[list(spec) for spec in fake.tool_specs()])
-        _node.run_node(FOLDER, "run.mjs", config)
-    spans = _capture.write_trace_files(out, bodies)
-    _node.write_versions(out, FOLDER)
-    _node.write_expected(out, kit, scenario, "node:ai", _node.lock_requirements(FOLDER),
-                         settings, fake)
-    print(f"{scenario}: {spans} spans -> {out}")
-    return out
+    return _node.regenerate(kit, scenario, _node.NODE_ROOT / settings.get("folder", "ai"),
+                            settings)

@@ -58,6 +58,7 @@ def test_every_framework_and_mode_is_in_the_corpus():
         "vercel-ai-7-otel-no_content", "vercel-ai-7-legacy", "vercel-ai-7-legacy-stream",
         "vercel-ai-7-legacy-no_content", "mastra-1.71.0-generate", "mastra-1.71.0-stream",
         "mastra-1.71.0-hidden", "mastra-1.71.0-stream-hidden", "vercel-ai-7-otel-responses",
+        "vercel-ai-6", "vercel-ai-6-stream", "vercel-ai-6-no_content",
         "mlflow-3.17.2-openai", "mlflow-3.17.2-openai-stream",
         "mlflow-3.17.2-openai-genai_semconv",
     } <= set(SCENARIOS)
@@ -127,15 +128,16 @@ def _naive_input_tokens(spans: list) -> int:
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("vercel-ai-")])
 def test_vercel_root_repeats_totals_and_every_call_and_they_count_once(scenario):
-    """The root ``invoke_agent`` / ``ai.generateText`` span repeats the run's usage and (with
-    content) every tool call; the model-call spans report the same again: a naive sum is 2x."""
+    """The root ``invoke_agent`` / ``ai.generateText`` span repeats the run's usage and (``ai``
+    7, with content) every tool call; the model-call spans report the same again: a naive sum
+    is 2x."""
     exp = expected(scenario)
     spans = spans_of(scenario)
     assert _naive_input_tokens(spans) == 2 * exp["usage"]["input_tokens"]
     roots = [s for s in spans if s.name in ("invoke_agent gpt-4o-mini", "ai.generateText",
                                             "ai.streamText")]
     assert len(roots) == 1
-    if exp["records"]["args"]:
+    if exp["records"]["args"] and scenario.startswith("vercel-ai-7"):
         recorded = json.dumps(roots[0].attributes)
         assert all(c["call_id"] in recorded for c in exp["calls"])
     episode = episode_of(spans, scenario)

@@ -22,8 +22,8 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import { createOpenAI } from "@ai-sdk/openai";
 import { LegacyOpenTelemetry, OpenTelemetry } from "@ai-sdk/otel";
 import { generateText, jsonSchema, registerTelemetry, stepCountIs, streamText, tool } from "ai";
+import { config, PROMPT, SYSTEM, toolResult } from "../common.mjs";
 
-const config = JSON.parse(process.argv[2]);
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 const provider = new BasicTracerProvider({
@@ -38,13 +38,6 @@ registerTelemetry(config.integration === "legacy"
   ? new LegacyOpenTelemetry()
   : new OpenTelemetry(config.otelOptions ?? {}));
 
-// The same pretend tools as ek_otel/testing/_fake_server.py (tool_result)
-function toolResult(name, args) {
-  if (name === "get_weather") return JSON.stringify({ city: args.city ?? null, temperature_c: 18.5 });
-  if (name === "get_time") return JSON.stringify({ timezone: args.timezone ?? null, time: "14:00" });
-  return JSON.stringify({ value: 65.3, unit: "fahrenheit" });
-}
-
 const tools = Object.fromEntries(config.tools.map(([name, description, schema]) => [
   name,
   tool({ description, inputSchema: jsonSchema(schema), execute: async (args) => toolResult(name, args) }),
@@ -54,8 +47,8 @@ const openai = createOpenAI({ baseURL: config.baseURL, apiKey: "sk-fake" });
 const model = config.api === "responses" ? openai.responses("gpt-4o-mini") : openai.chat("gpt-4o-mini");
 const request = {
   model,
-  system: "You are a weather assistant.",
-  prompt: "Weather and time in Paris, in Fahrenheit?",
+  system: SYSTEM,
+  prompt: PROMPT,
   tools,
   temperature: 0.2,
   seed: 7,

@@ -21,15 +21,8 @@ import { Observability } from "@mastra/observability";
 import { OtelExporter } from "@mastra/otel-exporter";
 import { createOpenAI } from "@ai-sdk/openai";
 import { z } from "zod";
+import { config, PROMPT, SYSTEM, toolResult } from "../common.mjs";
 
-const config = JSON.parse(process.argv[2]);
-
-// The same pretend tools as ek_otel/testing/_fake_server.py (tool_result)
-function toolResult(name, args) {
-  if (name === "get_weather") return JSON.stringify({ city: args.city ?? null, temperature_c: 18.5 });
-  if (name === "get_time") return JSON.stringify({ timezone: args.timezone ?? null, time: "14:00" });
-  return JSON.stringify({ value: 65.3, unit: "fahrenheit" });
-}
 
 // The tool's JSON schema (strings and numbers only) as the zod schema Mastra tools take
 function zodOf(schema) {
@@ -54,7 +47,7 @@ const openai = createOpenAI({ baseURL: config.baseURL, apiKey: "sk-fake" });
 const agent = new Agent({
   id: "weather-agent",
   name: "WeatherAgent",
-  instructions: "You are a weather assistant.",
+  instructions: SYSTEM,
   model: openai.chat("gpt-4o-mini"),
   tools,
 });
@@ -87,7 +80,7 @@ const options = {
     hideOutput: Boolean(config.hide),
   },
 };
-const prompt = "Weather and time in Paris, in Fahrenheit?";
+const prompt = PROMPT;
 if (config.call === "stream") {
   const result = await weather.stream(prompt, options);
   for await (const _ of result.fullStream) { /* drain */ }
