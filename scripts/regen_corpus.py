@@ -252,6 +252,8 @@ SCENARIOS: dict = {
 #: ``output_tokens_extra``: output tokens the package over-reports (a known package bug);
 #: ``call_id_prefix``: the package records another id of each call (the item id);
 #: ``tool_names``: without content, executed-tool spans still name each call (no args);
+#: ``order_unrecorded``: ... and nothing records the order of parallel ones (compared as a
+#: multiset);
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
 #: last call survives there (checked by its own test, not the common one).
