@@ -47,6 +47,8 @@ SCENARIOS: dict = {
         "mlflow-tracing", "chat_stream", ["mlflow_openai"], {}),
     f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv": (
         "mlflow-tracing", "chat", ["mlflow_openai"], _SEMCONV),
+    f"mlflow-{MLFLOW_VERSION}-openai-responses": (
+        "mlflow-tracing", "responses", ["mlflow_openai"], {}),
 }
 
 _ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
@@ -81,6 +83,9 @@ EXPECT: dict = {
     f"mlflow-{MLFLOW_VERSION}-openai-stream": _expect(
         "mlflow.openai.autolog(), OTLP export, stream=True",
         notes=[_JSON, _NO_TOOL_IDS, _STREAM]),
+    f"mlflow-{MLFLOW_VERSION}-openai-responses": _expect(
+        "mlflow.openai.autolog(), OTLP export, client.responses.create",
+        notes=[_JSON, _NO_TOOL_IDS]),
     f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv": _expect(
         "mlflow.openai.autolog(), OTLP export, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true",
         cached=False, reasoning=False, notes=[_SEMCONV_DROPS, _NO_TOOL_IDS],
@@ -155,7 +160,10 @@ def run_scenario(scenario: str, out: Path, kit) -> None:
             client = OpenAI(base_url=server.base_url, api_key="sk-fake", max_retries=0)
             with mlflow.start_span(name="WeatherAgent", span_type="AGENT") as span:
                 span.set_attribute("ek.task.id", kit.TASK_ID)
-                fake.run_chat_loop(client, stream=(app == "chat_stream"))
+                if app == "responses":
+                    kit._run_responses(server.base_url)
+                else:
+                    fake.run_chat_loop(client, stream=(app == "chat_stream"))
         tracer_provider = provider.provider.get()  # MLflow's own (isolated) provider
         tracer_provider.force_flush()
         tracer_provider.shutdown()
