@@ -60,7 +60,7 @@ def test_every_framework_and_mode_is_in_the_corpus():
         "mastra-1.71.0-hidden", "mastra-1.71.0-stream-hidden", "vercel-ai-7-otel-responses",
         "vercel-ai-6", "vercel-ai-6-stream", "vercel-ai-6-no_content",
         "mlflow-3.17.2-openai", "mlflow-3.17.2-openai-stream",
-        "mlflow-3.17.2-openai-genai_semconv",
+        "mlflow-3.17.2-openai-genai_semconv", "mlflow-3.17.2-openai-responses",
     } <= set(SCENARIOS)
 
 
