@@ -18,6 +18,7 @@ from pathlib import Path
 if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
     sys.path.insert(0, str(Path(__file__).parent))
 import _node  # noqa: E402
+import _support  # noqa: E402
 
 FOLDER = _node.NODE_ROOT / "mastra"
 MASTRA_VERSION = "1.71.0"  # @mastra/core; @mastra/otel-exporter 1.4.0
@@ -35,20 +36,6 @@ _SETTINGS: dict = {
 SCENARIOS: dict = {name: ("node:mastra", "mastra", ["@mastra/otel-exporter"], settings)
                    for name, settings in _SETTINGS.items()}
 
-_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
-             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
-             "reasoning_tokens": "read"}
-
-
-def _expect(mode: str, **changes) -> dict:
-    support = dict(_ALL_READ, **changes.pop("support", {}))
-    entry = {"args": True, "cached": True, "reasoning": True, "framework": "Mastra",
-             "framework_version": MASTRA_VERSION, "mode": mode, "support": support,
-             "fixes": changes.pop("fixes", {})}
-    entry.update(changes)
-    return entry
-
-
 _CHUNKS = ("the model's requested tool calls are only in model_chunk child spans of its chat "
            "span (mastra.model_chunk.output, toolInput a JSON string inside JSON when "
            "streamed); gen_ai.output.messages of a chat span that called tools is an empty text")
@@ -61,6 +48,10 @@ _REPEATS = ("the model_generation span repeats every tool call of the run "
 _LEAK = ("hideInput/hideOutput do not hide the raw provider response that agent_step spans "
          "record for a non-streamed call (mastra.metadata.body): the requested calls, their "
          "arguments and the answer text are read from there")
+
+def _expect(mode: str, **changes) -> dict:
+    return _support.expect("Mastra", MASTRA_VERSION, mode, **changes)
+
 
 EXPECT: dict = {
     "mastra-1.71.0-generate": _expect("OtelExporter, agent.generate()",

@@ -22,6 +22,7 @@ from pathlib import Path
 
 if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
     sys.path.insert(0, str(Path(__file__).parent))
+import _support  # noqa: E402
 
 MLFLOW_VERSION = "3.17.2"  # mlflow-tracing, the tracing-only MLflow distribution
 
@@ -51,20 +52,6 @@ SCENARIOS: dict = {
         "mlflow-tracing", "responses", ["mlflow_openai"], {}),
 }
 
-_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
-             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
-             "reasoning_tokens": "read"}
-
-
-def _expect(mode: str, **changes) -> dict:
-    support = dict(_ALL_READ, **changes.pop("support", {}))
-    entry = {"args": True, "cached": True, "reasoning": True, "framework": "MLflow",
-             "framework_version": MLFLOW_VERSION, "mode": mode, "support": support,
-             "fixes": changes.pop("fixes", {})}
-    entry.update(changes)
-    return entry
-
-
 _JSON = ("every mlflow.* value is JSON-encoded: the span type '\"CHAT_MODEL\"', usage "
          "mlflow.chat.tokenUsage (input, output, cached; no reasoning), the whole OpenAI "
          "response in mlflow.spanOutputs (reasoning tokens in its usage), tool arguments in "
@@ -76,6 +63,10 @@ _STREAM = ("streamed: mlflow.spanOutputs is rebuilt from the chunks without the 
            "mlflow.chunk.item.N events (chat.completion.chunk deltas)")
 _SEMCONV_DROPS = ("the GenAI translation keeps gen_ai.usage.input/output_tokens (as strings) "
                   "and drops the cached and reasoning counts")
+
+def _expect(mode: str, **changes) -> dict:
+    return _support.expect("MLflow", MLFLOW_VERSION, mode, **changes)
+
 
 EXPECT: dict = {
     f"mlflow-{MLFLOW_VERSION}-openai": _expect(

@@ -21,6 +21,7 @@ from pathlib import Path
 if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
     sys.path.insert(0, str(Path(__file__).parent))
 import _node  # noqa: E402
+import _support  # noqa: E402
 
 AI_VERSION = "7.0.173"  # node/ai: with @ai-sdk/otel 1.0.173
 AI6_VERSION = "6.0.325"  # node/ai6: its built-in telemetry
@@ -65,20 +66,6 @@ SCENARIOS: dict = {
            settings)
     for name, settings in _SETTINGS.items()}
 
-_ALL_READ = {"tool_names": "read", "arguments": "read", "call_ids": "read",
-             "input_tokens": "read", "output_tokens": "read", "cached_tokens": "read",
-             "reasoning_tokens": "read"}
-
-
-def _expect(mode: str, version: str = AI_VERSION, **changes) -> dict:
-    support = dict(_ALL_READ, **changes.pop("support", {}))
-    fixes = changes.pop("fixes", {})
-    entry = {"args": True, "cached": True, "reasoning": True, "framework": "Vercel AI SDK",
-             "framework_version": version, "mode": mode, "support": support, "fixes": fixes}
-    entry.update(changes)
-    return entry
-
-
 _NO_REASONING = dict(
     reasoning=False, support={"reasoning_tokens": "not_recorded"},
     fixes={"reasoning_tokens": "new OpenTelemetry({ usage: true })"})
@@ -96,6 +83,10 @@ _PARALLEL_TIES = ("without content, parallel tool calls are known only from thei
 #: What each scenario records (the keys: scripts/corpus_frameworks/README.md and the comment
 #: above EXPECT in regen_corpus.py); ``order_unrecorded``: the order of parallel calls is
 #: not recorded (the tests compare those steps as a multiset).
+def _expect(mode: str, version: str = AI_VERSION, **changes) -> dict:
+    return _support.expect("Vercel AI SDK", version, mode, **changes)
+
+
 EXPECT: dict = {
     # gen_ai.* only: no reasoning tokens unless the integration's `usage` option adds
     # ai.usage.outputTokenDetails.reasoningTokens
