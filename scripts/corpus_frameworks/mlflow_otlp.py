@@ -50,6 +50,8 @@ SCENARIOS: dict = {
         "mlflow-tracing", "chat", ["mlflow_openai"], _SEMCONV),
     f"mlflow-{MLFLOW_VERSION}-openai-responses": (
         "mlflow-tracing", "responses", ["mlflow_openai"], {}),
+    f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv-stream": (
+        "mlflow-tracing", "chat_stream", ["mlflow_openai"], _SEMCONV),
 }
 
 _JSON = ("every mlflow.* value is JSON-encoded: the span type '\"CHAT_MODEL\"', usage "
@@ -77,6 +79,13 @@ EXPECT: dict = {
     f"mlflow-{MLFLOW_VERSION}-openai-responses": _expect(
         "mlflow.openai.autolog(), OTLP export, client.responses.create",
         notes=[_JSON, _NO_TOOL_IDS]),
+    f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv-stream": _expect(
+        "mlflow.openai.autolog(), OTLP export, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true, "
+        "stream=True", cached=False, reasoning=False, notes=[_SEMCONV_DROPS, _NO_TOOL_IDS],
+        support={"cached_tokens": "not_recorded", "reasoning_tokens": "not_recorded"},
+        fixes={"cached_tokens": "MLFLOW_ENABLE_OTEL_GENAI_SEMCONV unset (mlflow.* attributes)",
+               "reasoning_tokens": "MLFLOW_ENABLE_OTEL_GENAI_SEMCONV unset (mlflow.* "
+                                   "attributes)"}),
     f"mlflow-{MLFLOW_VERSION}-openai-genai_semconv": _expect(
         "mlflow.openai.autolog(), OTLP export, MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true",
         cached=False, reasoning=False, notes=[_SEMCONV_DROPS, _NO_TOOL_IDS],
