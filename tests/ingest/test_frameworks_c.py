@@ -61,6 +61,7 @@ def test_every_framework_and_mode_is_in_the_corpus():
         "vercel-ai-6", "vercel-ai-6-stream", "vercel-ai-6-no_content",
         "mlflow-3.17.2-openai", "mlflow-3.17.2-openai-stream",
         "mlflow-3.17.2-openai-genai_semconv", "mlflow-3.17.2-openai-responses",
+        "mlflow-3.17.2-openai-genai_semconv-stream",
     } <= set(SCENARIOS)
 
 
