@@ -174,8 +174,11 @@ def test_mastra_requested_calls_come_from_the_chunk_spans(scenario):
     assert all(s.observation is None for s in episode.trajectory)  # never executed
 
 
-@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("mlflow-3.17.2-openai")
-                                      and not s.endswith("genai_semconv")])
+MLFLOW_OWN = [s for s in SCENARIOS if s.startswith("mlflow-") and "genai_semconv" not in s]
+MLFLOW_STREAMS = [s for s in SCENARIOS if s.startswith("mlflow-") and s.endswith("stream")]
+
+
+@pytest.mark.parametrize("scenario", MLFLOW_OWN)
 def test_mlflow_usage_and_inputs_are_json_strings(scenario):
     spans = spans_of(scenario)
     chats = [s for s in spans if s.attributes.get("mlflow.spanType") == '"CHAT_MODEL"']
@@ -187,18 +190,23 @@ def test_mlflow_usage_and_inputs_are_json_strings(scenario):
         c["args"] for c in expected(scenario)["calls"]]
 
 
-def test_mlflow_stream_loses_the_calls_in_its_outputs_but_not_in_its_chunk_events():
-    """MLflow rebuilds a streamed answer without its tool calls; the chunk events keep them.
-    Without the executed-tool spans, the episode still has every requested call."""
-    scenario = "mlflow-3.17.2-openai-stream"
+@pytest.mark.parametrize("scenario", MLFLOW_STREAMS)
+def test_mlflow_stream_loses_the_calls_in_its_outputs_but_not_in_its_chunk_events(scenario):
+    """MLflow rebuilds a streamed answer without its tool calls (its own outputs and, in the
+    GenAI-semconv mode, the translated output messages); the chunk events keep them, with
+    the whole usage. Without the executed-tool spans, the episode still has every call."""
     exp = expected(scenario)
     spans = spans_of(scenario)
-    chats = [s for s in spans if s.name == "Completions"]
-    assert not any("call_" in s.attributes["mlflow.spanOutputs"] for s in chats)
+    chats = [s for s in spans if sc.span_role(s) == sc.MODEL]
+    assert len(chats) == exp["turns"]
+    outputs = ("mlflow.spanOutputs", "gen_ai.output.messages")
+    assert not any("call_" in str(s.attributes.get(key)) for s in chats for key in outputs)
     assert all(any(e.name.startswith("mlflow.chunk.item.") for e in s.events) for s in chats)
     episode = episode_of([s for s in spans if sc.span_role(s) != sc.TOOL], scenario)
     assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
         (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
+    assert (episode.cost.cached_input_tokens, episode.cost.reasoning_tokens) == (
+        exp["usage"]["cached_input_tokens"], exp["usage"]["reasoning_tokens"])
 
 
 def test_mastra_hidden_content_still_has_the_raw_response_of_each_call():
