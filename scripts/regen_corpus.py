@@ -444,13 +444,20 @@ def regenerate(scenario: str, root: Path) -> Path:
     freeze = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                             capture_output=True, text=True).stdout
     (out / "versions.txt").write_text(freeze)
-    fake = _fake_for(app)
-    expected = fake.expected_summary()
-    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": env_name,
-                     "requirements": ENVIRONMENTS[env_name], "env": extra_env,
-                     "records": EXPECT[scenario]})
-    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
+    write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env)
     return out
+
+
+def write_expected(out: Path, scenario: str, fake, environment: str, requirements: list,
+                   env: dict) -> None:
+    """expected.json: what ``fake`` returned and what the package records (EXPECT); a
+    framework scenario's ``framework`` and ``mode`` also at the top level."""
+    records = EXPECT[scenario]
+    expected = fake.expected_summary()
+    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": environment,
+                     "requirements": requirements, "env": env, "records": records})
+    expected.update({key: records[key] for key in ("framework", "mode") if key in records})
+    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------------------

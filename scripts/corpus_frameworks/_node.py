@@ -58,17 +58,6 @@ def write_versions(out: Path, folder: Path) -> None:
     (out / "versions.txt").write_text("\n".join([f"node {node}", *packages]) + "\n")
 
 
-def write_expected(out: Path, kit, scenario: str, environment: str, requirements: list,
-                   env: dict, fake=None) -> None:
-    """expected.json as regen_corpus.py writes it for Python scenarios."""
-    fake = fake or kit._load_fake_server()
-    expected = fake.expected_summary()
-    expected.update({"scenario": scenario, "task_id": kit.TASK_ID, "environment": environment,
-                     "requirements": requirements, "env": env,
-                     "records": kit.EXPECT[scenario]})
-    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
-
-
 def regenerate(kit, scenario: str, folder: Path, settings: dict) -> Path:
     """The whole outer step of a Node scenario: ``folder/run.mjs`` against the fake OpenAI
     server and the capture server (see _capture.py); writes the scenario's corpus folder.
@@ -84,8 +73,8 @@ def regenerate(kit, scenario: str, folder: Path, settings: dict) -> Path:
         run_node(folder, "run.mjs", config)
     spans = _capture.write_trace_files(out, bodies)
     write_versions(out, folder)
-    write_expected(out, kit, scenario, f"node:{folder.name}", lock_requirements(folder),
-                   settings, fake)
+    kit.write_expected(out, scenario, fake, f"node:{folder.name}", lock_requirements(folder),
+                       settings)
     print(f"{scenario}: {spans} spans -> {out}")
     return out
 
