@@ -18,6 +18,10 @@ exporters and written with the SDK's real OTLP protobuf encoders:
                                                   package is known to record (see EXPECT)
     tests/ingest/corpus/<scenario>/versions.txt  pip freeze of the environment used
 
+Framework scenarios come from plug-ins in scripts/corpus_frameworks/ (see its README.md); the
+Node ones (Vercel AI SDK, Mastra) run ``node`` with npm packages pinned by a lockfile and
+capture what the JavaScript OTLP exporters send (``node`` and ``npm`` needed only here).
+
 The packages cannot share one environment (different openai-v2 / Traceloop versions, the
 agents instrumentors), so each ENVIRONMENT is a separate virtual environment with PINNED
 versions, created on demand under --venv-root (default /tmp/ek-otel-corpus-venvs).
