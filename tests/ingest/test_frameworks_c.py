@@ -225,3 +225,107 @@ def test_mastra_hidden_content_still_has_the_raw_response_of_each_call():
     assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
         (c["tool"], c["args"], c["call_id"]) for c in exp["calls"]]
     assert episode.output == exp["final_text"]
+
+
+# ---------------------------------------------------------------------------
+# The same rules on hand-made spans: the shapes these packages write, and their edges
+# ---------------------------------------------------------------------------
+
+T = "ab" * 16
+
+
+def _span(span_id: int, parent: int = 0, name: str = "s", start: int = 1, events=(),
+          **attributes) -> SpanRecord:
+    from ek_otel.ingest.records import SpanEvent
+
+    return SpanRecord(T, f"{span_id:016x}", f"{parent:016x}" if parent else None, name,
+                      start_ns=start, end_ns=start + 10, attributes=attributes,
+                      events=tuple(SpanEvent(n, time_ns=start, attributes=a) for n, a in events))
+
+
+def test_mlflow_span_types_are_json_strings():
+    assert [sc.span_role({"mlflow.spanType": v}) for v in (
+        '"CHAT_MODEL"', '"LLM"', '"TOOL"', '"AGENT"', '"CHAIN"', '"RETRIEVER"', "CHAT_MODEL")] == [
+        sc.MODEL, sc.MODEL, sc.TOOL, sc.AGENT, sc.OTHER, sc.OTHER, sc.OTHER]
+
+
+def test_vercel_legacy_usage_details_are_read():
+    usage = sc.usage_of({"ai.usage.inputTokens": 100, "ai.usage.outputTokens": 9,
+                         "ai.usage.cachedInputTokens": 40, "ai.usage.reasoningTokens": 5})
+    assert (usage.cached_input_tokens, usage.reasoning_tokens) == (40, 5)
+    details = sc.usage_of({"gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 9,
+                           "ai.usage.inputTokenDetails.cacheReadTokens": 30,
+                           "ai.usage.outputTokenDetails.reasoningTokens": 4})
+    assert (details.cached_input_tokens, details.reasoning_tokens) == (30, 4)
+
+
+def test_mlflow_usage_blob_and_response_object_fill_each_other():
+    usage = sc.usage_of({
+        "mlflow.chat.tokenUsage": '{"input_tokens": 50, "output_tokens": 7, "cache_read_input_tokens": 20}',
+        "mlflow.spanOutputs": json.dumps({"object": "chat.completion", "choices": [], "usage": {
+            "prompt_tokens": 50, "completion_tokens": 7,
+            "completion_tokens_details": {"reasoning_tokens": 3}}})})
+    assert usage == sc.Usage(50, 7, 20, 3)
+    # a tool's output that merely holds a "usage" key is no response object
+    assert sc.usage_of({"mlflow.spanOutputs": '{"usage": {"input_tokens": 5}}'}) is None
+
+
+def test_streamed_chunk_events_make_one_answer_whatever_the_fragment_order():
+    """Fragments of two parallel calls interleaved, an id only on each call's first
+    fragment, the usage on the last chunk: one answer with both calls in index order."""
+    def chunk(delta=None, usage=None):
+        return ("mlflow.chunk.item.0", {"mlflow.chunk.value": json.dumps({
+            "object": "chat.completion.chunk", "usage": usage,
+            "choices": [{"index": 0, "delta": delta}] if delta else []})})
+
+    def part(index, call_id=None, name=None, arguments=""):
+        return {"tool_calls": [{"index": index, "id": call_id,
+                                "function": {"name": name, "arguments": arguments}}]}
+
+    events = [chunk(part(1, "c2", "b")), chunk(part(0, "c1", "a")), chunk(part(1, None, None, '{"y"')),
+              chunk(part(0, None, None, '{"x": 1}')), chunk(part(1, None, None, ': 2}')),
+              chunk(usage={"prompt_tokens": 9, "completion_tokens": 4,
+                           "completion_tokens_details": {"reasoning_tokens": 2}})]
+    root = _span(1, name="agent", **{"mlflow.spanType": '"AGENT"', "ek.task.id": '"t"'})
+    chat = _span(2, 1, "Completions", start=2, events=events, **{
+        "mlflow.spanType": '"CHAT_MODEL"',
+        "mlflow.spanOutputs": '{"id": "x", "object": "chat.completion", "choices": [{"message": '
+                              '{"role": "assistant", "content": "", "tool_calls": null}}]}'})
+    (episode,) = build_episodes(group_traces([root, chat]))
+    assert episode.task_id == "t"
+    assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
+        ("a", {"x": 1}, "c1"), ("b", {"y": 2}, "c2")]
+    assert (episode.cost.input_tokens, episode.cost.reasoning_tokens) == (9, 2)
+
+
+def test_mastra_chunk_spans_hold_the_requested_calls_in_their_order():
+    chat = _span(2, 1, "chat m", start=2, **{
+        "gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 5,
+        "gen_ai.usage.output_tokens": 1, "gen_ai.response.finish_reasons": '["tool-calls"]',
+        "gen_ai.output.messages": '[{"role": "assistant", "parts": [{"type": "text", "content": ""}]}]'})
+    chunks = [
+        _span(4, 2, "model_chunk A", start=4, **{"mastra.span.type": "model_chunk",
+              "mastra.model_chunk.output": '{"toolName": "g", "toolCallId": "c2", "toolInput": "{\\"q\\": 2}"}'}),
+        _span(3, 2, "model_chunk A", start=3, **{"mastra.span.type": "model_chunk",
+              "mastra.model_chunk.output": '{"toolName": "f", "toolCallId": "c1", "toolInput": {"q": 1}}'}),
+        _span(5, 2, "model_chunk A", start=5, **{"mastra.span.type": "model_chunk",
+              "mastra.model_chunk.output": '{"text": "unrelated"}'}),
+    ]
+    root = _span(1, name="invoke_agent A", **{"gen_ai.operation.name": "invoke_agent",
+                                               "mastra.metadata.task_id": "t9"})
+    (episode,) = build_episodes(group_traces([root, chat, *chunks]))
+    assert episode.task_id == "t9"
+    assert [(s.tool, dict(s.args), s.call_id) for s in episode.trajectory] == [
+        ("f", {"q": 1}, "c1"), ("g", {"q": 2}, "c2")]
+    assert episode.meta["uncaptured_tool_calls"] == 0
+
+
+def test_a_vercel_finish_reason_tool_calls_without_content_is_an_uncaptured_call():
+    chat = _span(2, 1, "ai.generateText.doGenerate", start=2, **{
+        "ai.usage.inputTokens": 5, "ai.usage.outputTokens": 1,
+        "gen_ai.response.finish_reasons": ["tool-calls"]})
+    root = _span(1, name="ai.generateText", **{"ai.telemetry.functionId": "Helper"})
+    (episode,) = build_episodes(group_traces([root, chat]))
+    assert episode.meta["uncaptured_tool_calls"] == 1
+    assert episode.provenance.args_captured is False
+    assert episode.provenance.agent_name == "Helper"
