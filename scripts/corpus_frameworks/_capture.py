@@ -4,7 +4,7 @@ written as the corpus files.
     traces.pb     the protobuf bodies merged into one ExportTraceServiceRequest (concatenated
                   protobuf messages of one type are their merge: the repeated
                   ``resource_spans`` fields add up)
-    traces.jsonl  each JSON body as it was sent, one per line
+    traces.jsonl  each JSON body as it was sent, re-encoded on one line (same values)
 
 (imported by the plug-ins, which put this folder on sys.path; its leading underscore keeps
 regen_corpus.py from taking it for a plug-in)
