@@ -29,34 +29,31 @@ AI6_VERSION = "6.0.325"  # node/ai6: its built-in telemetry
 #: Node scenarios have no Python environment: the npm lockfile pins them (see _node.py)
 ENVIRONMENTS: dict = {}
 
+def _run(integration: str = "otel", call: str = "generate", content: bool = True,
+         api: str = "chat", **extra) -> dict:
+    """The node script's settings (see node/ai/run.mjs); ``integration`` "ai6" runs ``ai`` 6
+    (node/ai6), whose telemetry is built in."""
+    settings = {"call": call, "api": api, "recordInputs": content, "recordOutputs": content,
+                **extra}
+    if integration == "ai6":
+        return dict(settings, folder="ai6")
+    return dict(settings, integration=integration)
+
+
 #: scenario -> the node script's settings
 _SETTINGS: dict = {
-    "vercel-ai-7-otel": {"integration": "otel", "call": "generate", "api": "chat",
-                         "recordInputs": True, "recordOutputs": True},
-    "vercel-ai-7-otel-usage": {"integration": "otel", "call": "generate", "api": "chat",
-                               "recordInputs": True, "recordOutputs": True,
-                               "otelOptions": {"usage": True}},
-    "vercel-ai-7-otel-stream": {"integration": "otel", "call": "stream", "api": "chat",
-                                "recordInputs": True, "recordOutputs": True},
-    "vercel-ai-7-otel-no_content": {"integration": "otel", "call": "generate", "api": "chat",
-                                    "recordInputs": False, "recordOutputs": False},
-    "vercel-ai-7-otel-responses": {"integration": "otel", "call": "generate",
-                                   "api": "responses", "recordInputs": True,
-                                   "recordOutputs": True},
-    "vercel-ai-7-legacy": {"integration": "legacy", "call": "generate", "api": "chat",
-                           "recordInputs": True, "recordOutputs": True},
-    "vercel-ai-7-legacy-stream": {"integration": "legacy", "call": "stream", "api": "chat",
-                                  "recordInputs": True, "recordOutputs": True},
-    "vercel-ai-7-legacy-no_content": {"integration": "legacy", "call": "generate",
-                                      "api": "chat", "recordInputs": False,
-                                      "recordOutputs": False},
+    "vercel-ai-7-otel": _run(),
+    "vercel-ai-7-otel-usage": _run(otelOptions={"usage": True}),
+    "vercel-ai-7-otel-stream": _run(call="stream"),
+    "vercel-ai-7-otel-no_content": _run(content=False),
+    "vercel-ai-7-otel-responses": _run(api="responses"),
+    "vercel-ai-7-legacy": _run("legacy"),
+    "vercel-ai-7-legacy-stream": _run("legacy", call="stream"),
+    "vercel-ai-7-legacy-no_content": _run("legacy", content=False),
     # ai 6, what most deployments still run: experimental_telemetry, ai.* attributes only
-    "vercel-ai-6": {"folder": "ai6", "call": "generate", "api": "chat",
-                    "recordInputs": True, "recordOutputs": True},
-    "vercel-ai-6-stream": {"folder": "ai6", "call": "stream", "api": "chat",
-                           "recordInputs": True, "recordOutputs": True},
-    "vercel-ai-6-no_content": {"folder": "ai6", "call": "generate", "api": "chat",
-                               "recordInputs": False, "recordOutputs": False},
+    "vercel-ai-6": _run("ai6"),
+    "vercel-ai-6-stream": _run("ai6", call="stream"),
+    "vercel-ai-6-no_content": _run("ai6", content=False),
 }
 
 #: scenario -> (environment, app, instrumentors, settings): the shape regen_corpus.py lists
