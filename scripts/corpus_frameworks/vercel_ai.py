@@ -10,7 +10,8 @@ That choice is the switch between the attribute sets. Per call, ``telemetry: {re
 recordOutputs}`` turns content off. ``ai`` 6 (``experimental_telemetry: {isEnabled: true}``
 per call) writes the ``ai.*`` attributes only.
 
-Node runs here only on regeneration; CI reads the committed spans. See _node.py.
+Node runs here only on regeneration; CI reads the committed spans. See _node.py. (``ai`` 7
+declares node >= 22; it runs unchanged on the node 20 of this machine, as versions.txt says.)
 """
 
 from __future__ import annotations
