@@ -18,6 +18,10 @@ exporters and written with the SDK's real OTLP protobuf encoders:
                                                   package is known to record (see EXPECT)
     tests/ingest/corpus/<scenario>/versions.txt  pip freeze of the environment used
 
+Framework scenarios come from plug-ins in scripts/corpus_frameworks/ (see its README.md); the
+Node ones (Vercel AI SDK, Mastra) run ``node`` with npm packages pinned by a lockfile and
+capture what the JavaScript OTLP exporters send (``node`` and ``npm`` needed only here).
+
 The packages cannot share one environment (different openai-v2 / Traceloop versions, the
 agents instrumentors), so each ENVIRONMENT is a separate virtual environment with PINNED
 versions, created on demand under --venv-root (default /tmp/ek-otel-corpus-venvs).
@@ -252,6 +256,8 @@ SCENARIOS: dict = {
 #: ``output_tokens_extra``: output tokens the package over-reports (a known package bug);
 #: ``call_id_prefix``: the package records another id of each call (the item id);
 #: ``tool_names``: without content, executed-tool spans still name each call (no args);
+#: ``order_unrecorded``: ... and nothing records the order of parallel ones (compared as a
+#: multiset);
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
 #: last call survives there (checked by its own test, not the common one).
@@ -330,8 +336,8 @@ TASK_ID = "weather-paris"
 #                                        traces.pb / logs.pb / *.jsonl into ``out``;
 # and optionally
 #   regenerate(scenario, kit) -> Path -- the whole outer step (a Node scenario, say).
-# ``kit`` is this module, so the plug-in can reuse _providers(), _write_json_lines(),
-# the fake servers and TASK_ID.
+# ``kit`` is this module, so the plug-in can reuse _providers(), plain_tools(),
+# write_outputs() (the end of every run), the fake servers and TASK_ID.
 FRAMEWORKS_DIR = Path(__file__).resolve().parent / "corpus_frameworks"
 PLUGINS: dict = {}  # scenario -> plug-in module
 
@@ -442,13 +448,20 @@ def regenerate(scenario: str, root: Path) -> Path:
     freeze = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                             capture_output=True, text=True).stdout
     (out / "versions.txt").write_text(freeze)
-    fake = _fake_for(app)
-    expected = fake.expected_summary()
-    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": env_name,
-                     "requirements": ENVIRONMENTS[env_name], "env": extra_env,
-                     "records": EXPECT[scenario]})
-    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
+    write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env)
     return out
+
+
+def write_expected(out: Path, scenario: str, fake, environment: str, requirements: list,
+                   env: dict) -> None:
+    """expected.json: what ``fake`` returned and what the package records (EXPECT); a
+    framework scenario's ``framework`` and ``mode`` also at the top level."""
+    records = EXPECT[scenario]
+    expected = fake.expected_summary()
+    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": environment,
+                     "requirements": requirements, "env": env, "records": records})
+    expected.update({key: records[key] for key in ("framework", "mode") if key in records})
+    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------------------
@@ -636,6 +649,26 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
                   model="gpt-4o-mini", tools=[get_weather, get_time, convert_temperature],
                   model_settings=ModelSettings(temperature=0.2))
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
+
+
+def plain_tools() -> list:
+    """The three pretend tools as plain typed Python functions with docstrings (what most
+    agent frameworks take as tools as they are, or wrap with their own decorator)."""
+    fake = _load_fake_server()
+
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
 
 
 def _run_anthropic(base_url: str, stream) -> None:
@@ -857,11 +890,19 @@ def run_scenario(scenario: str, out: Path) -> None:
                     _run_chat(server.base_url, stream=(app == "chat_stream"), langfuse=True)
             else:
                 _run_chat(server.base_url, stream=(app == "chat_stream"))
-    time.sleep(0.2)
     if langfuse:
         from langfuse import get_client
 
+        time.sleep(0.2)
         get_client().flush()
+    write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter, log_exporter)
+
+
+def write_outputs(out: Path, scenario: str, tracer_provider, logger_provider, span_exporter,
+                  log_exporter) -> None:
+    """Flush the providers, then write what the in-memory exporters hold as traces.pb and
+    logs.pb (the SDK's protobuf encoders) and traces.jsonl / logs.jsonl."""
+    time.sleep(0.2)
     for provider in (tracer_provider, logger_provider):
         if hasattr(provider, "force_flush"):
             provider.force_flush()

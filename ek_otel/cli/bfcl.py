@@ -13,12 +13,13 @@ import json
 from typing import TYPE_CHECKING, Optional
 
 import click
+
 from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, is_multi_turn, language_of
 from ..errors import InputError
+from ._common import progress, stdout_console
 
 if TYPE_CHECKING:
     from ..bfcl.runner import BfclRun
-from ._common import progress, stdout_console
 
 __all__ = ["bfcl", "run_json", "from_bfcl"]
 
@@ -120,6 +121,8 @@ def _note_java_js_without_tree_sitter(files: list) -> None:
                    "bfcl-eval wheel. Default: the installed bfcl_eval package.")
 @click.option("--json", "json_out", metavar="OUT", type=click.Path(dir_okay=False),
               help="Write per-category figures and per-entry verdicts as JSON.")
+@click.option("--html", "html_out", metavar="OUT.html", type=click.Path(dir_okay=False),
+              help="Write the leaderboard, error types and failing entries as one HTML page.")
 @click.option("--score-dir", metavar="DIR", type=click.Path(file_okay=False),
               help="Write score files in the official format and layout.")
 @click.option("--underscore-to-dot/--no-underscore-to-dot", default=None,
@@ -134,7 +137,7 @@ def _note_java_js_without_tree_sitter(files: list) -> None:
                    "or turn-by-turn AST. Default: state when bfcl_eval is installed.")
 def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
          score_dir: Optional[str], underscore_to_dot: Optional[bool], style: Optional[str],
-         multi_turn: Optional[str]) -> None:
+         multi_turn: Optional[str], html_out: Optional[str] = None) -> None:
     """Score BFCL v4 RESULT files or directories with the official rules.
 
     RESULT is a BFCL_v4_<category>_result.json file or a directory laid out as BFCL
@@ -151,6 +154,10 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     from ..bfcl.runner import find_result_files, score_result_files
     from ..bfcl.score_files import write_score_dir
 
+    if html_out is not None:
+        from ..report.html import check_writable
+
+        check_writable(html_out)
     data = BfclData.locate(data_path)
     files = find_result_files(results)
     if not files:
@@ -170,6 +177,11 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
             handle.write("\n")
     if score_dir:
         write_score_dir(score_dir, run)
+    if html_out:
+        from ..report.bfcl import bfcl_view
+        from ..report.html import render_bfcl, write_html
+
+        write_html(render_bfcl(bfcl_view(run)), html_out)
 
 
 @click.command("from-bfcl")

@@ -11,7 +11,10 @@ One model answer can be recorded as:
 - flattened attributes: OpenInference ``llm.output_messages.N.message.tool_calls.M.tool_call.*``
   and Traceloop 0.5x ``gen_ai.completion.N.tool_calls.M.*``;
 - content blocks of other providers: Anthropic ``tool_use``, Bedrock ``toolUse``, Gemini
-  ``functionCall``, Vercel AI SDK ``{toolCallId, toolName, args}``;
+  ``functionCall``, Vercel AI SDK ``{toolCallId, toolName, args}``, Mastra's tool-call
+  chunks ``{toolCallId, toolName, toolInput}``;
+- the ``chat.completion.chunk`` deltas of a streamed answer (:func:`output_of_chunks`:
+  MLflow keeps them as span events);
 - otel openai-agents-v2 0.1.0's text parts holding a Python repr of the call (best effort).
 
 Arguments (:func:`parse_arguments`): a JSON object string becomes a dict; a dict stays a
@@ -30,22 +33,25 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .semconv.tools import is_client_call_id
 from .semconv.values import json_value, loads
 
 __all__ = [
     "RequestedCall",
     "ModelOutput",
     "parse_arguments",
+    "call_from_entry",
     "calls_from_message",
     "text_from_message",
     "output_of_messages",
     "unflatten",
     "flattened_output",
     "calls_from_repr",
+    "output_of_chunks",
 ]
 
 
@@ -142,8 +148,14 @@ def _has_call_wrapper(part: Mapping) -> bool:
     return False
 
 
-def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
-    """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list."""
+def call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
+    """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list
+    (or a Mastra tool-call chunk).
+
+    Example:
+        >>> call_from_entry({"toolName": "f", "toolCallId": "c1", "toolInput": '{"a": 1}'}, 0)
+        RequestedCall(name='f', args={'a': 1}, call_id='c1', args_captured=True, index=0)
+    """
     if type(entry) is not dict and not isinstance(entry, Mapping):
         return None
     for wrapper in _CALL_WRAPPERS:
@@ -160,7 +172,8 @@ def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
     if not name:
         return None
     raw_args = None
-    for key in ("arguments", "input", "args"):  # OpenAI; Anthropic/Bedrock; Gemini/Vercel AI
+    for key in ("arguments", "input", "args", "toolInput"):  # OpenAI; Anthropic/Bedrock;
+        # Gemini/Vercel AI; Mastra's tool-call chunks
         if key in holder:
             raw_args = holder[key]
             break
@@ -184,6 +197,8 @@ def _is_invented_id(call_id: str, name: str) -> bool:
         >>> _is_invented_id("get_weather_0", "get_weather"), _is_invented_id("call_1", "f")
         (True, False)
     """
+    if is_client_call_id(call_id):  # Google ADK's own id (see semconv.is_client_call_id)
+        return True
     return (len(call_id) > len(name) + 1 and call_id.startswith(name)
             and call_id[len(name)] == "_" and call_id[len(name) + 1:].isdecimal())
 
@@ -213,7 +228,7 @@ def calls_from_message(message: Any) -> list:
             return inner
     calls: list = []
     if message.get("type") in ("function_call", "tool_call", "tool-call") or "toolName" in message:
-        call = _call_from_entry(message, 0)
+        call = call_from_entry(message, 0)
         return [call] if call else []
     tool_calls = message.get("tool_calls")
     # flattened lists come back as index dicts
@@ -221,7 +236,7 @@ def calls_from_message(message: Any) -> list:
         tool_calls = [tool_calls[k] for k in sorted(tool_calls, key=_index_key)]
     if isinstance(tool_calls, list):
         for entry in tool_calls:
-            call = _call_from_entry(entry, len(calls))
+            call = call_from_entry(entry, len(calls))
             if call:
                 calls.append(call)
     for key in ("parts", "content"):
@@ -232,7 +247,7 @@ def calls_from_message(message: Any) -> list:
             if type(part) is not dict and not isinstance(part, Mapping):
                 continue
             if part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
-                call = _call_from_entry(part, len(calls))
+                call = call_from_entry(part, len(calls))
                 if call:
                     calls.append(call)
             elif part.get("type") == "text":
@@ -242,7 +257,7 @@ def calls_from_message(message: Any) -> list:
     function_call = message.get("function_call")  # legacy OpenAI functions
     if not calls and function_call is not None and (
             type(function_call) is dict or isinstance(function_call, Mapping)):
-        call = _call_from_entry(function_call, 0)
+        call = call_from_entry(function_call, 0)
         if call:
             calls.append(call)
     return calls
@@ -256,6 +271,8 @@ def text_from_message(message: Any) -> Optional[str]:
         'hi'
         >>> text_from_message({"message": {"content": "hello"}})
         'hello'
+        >>> text_from_message({"role": "assistant", "content": [{"text": "hi"}]})  # Bedrock
+        'hi'
     """
     if isinstance(message, str):
         return message or None
@@ -278,12 +295,30 @@ def text_from_message(message: Any) -> Optional[str]:
         for part in parts:
             if (type(part) is dict or isinstance(part, Mapping)) and "message_content" in part:
                 part = part["message_content"]
-            if (type(part) is dict or isinstance(part, Mapping)) and part.get("type") in (
-                    "text", "output_text"):
+            if type(part) is not dict and not isinstance(part, Mapping):
+                continue
+            kind = part.get("type")
+            if kind in ("text", "output_text"):
                 text = part.get("content", part.get("text"))
-                if isinstance(text, str) and not calls_from_repr(text):
-                    texts.append(text)
+            elif kind is None and not part.get("thought"):
+                # an untyped block: Bedrock Converse / Strands ``{"text": ...}``, a Gemini part
+                text = part.get("text")
+            else:
+                continue
+            if isinstance(text, str) and not calls_from_repr(text):
+                texts.append(text)
     return "".join(texts) or None
+
+
+#: What packages write in place of content they did not capture (Google ADK's log events):
+#: no answer at all, never the model's text.
+CONTENT_PLACEHOLDERS = frozenset({"<elided>"})
+
+
+def _is_placeholder(message: Mapping) -> bool:
+    content = message.get("content")
+    return isinstance(content, str) and content in CONTENT_PLACEHOLDERS and not (
+        message.get("tool_calls") or message.get("parts"))
 
 
 def _messages_in(value: Any) -> Optional[list]:
@@ -303,6 +338,53 @@ def _messages_in(value: Any) -> Optional[list]:
     return None
 
 
+def _finish_reason(message: Any) -> Any:
+    return message.get("finish_reason") if isinstance(message, Mapping) else None
+
+
+def _merged_stream(messages: list) -> list:
+    """The messages of a streamed answer, its partial responses merged into the complete one.
+
+    Google ADK in SSE mode records every partial response of one model call as an output
+    message with ``finish_reason: ""`` before the complete one. What the partials hold
+    depends on the model: with LiteLlm they repeat what the complete message holds (a tool
+    call first without arguments, the text); with Gemini each holds its own part (the first
+    of two parallel calls) that the complete message does not repeat. So a partial's tool
+    call counts unless the complete message has that call id, and its text unless the
+    complete message has text.
+    """
+    if len(messages) < 2 or not any(_finish_reason(m) == "" for m in messages):
+        return messages
+    complete = [m for m in messages if _finish_reason(m) != ""]
+    if not any(_finish_reason(m) for m in complete):
+        return messages  # nothing complete: the partials are all there is
+    seen_ids = {part.get("id") for m in complete for part in _parts_of(m)
+                if part.get("type") == "tool_call" and part.get("id")}
+    has_text = any(text_from_message(m) for m in complete)
+    carried: list = []
+    for message in messages:
+        if _finish_reason(message) != "":
+            continue
+        for part in _parts_of(message):
+            kind = part.get("type")
+            if kind == "tool_call":
+                call_id = part.get("id")
+                if call_id and call_id in seen_ids:
+                    continue
+                seen_ids.add(call_id)
+                carried.append(part)
+            elif kind == "text" and not has_text:
+                carried.append(part)
+    if not carried:
+        return complete
+    return [{"role": "assistant", "parts": carried}, *complete]
+
+
+def _parts_of(message: Any) -> list:
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+
+
 def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) -> ModelOutput:
     """The tool calls and text of a recorded answer (JSON string, list or dict).
 
@@ -315,12 +397,22 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         ((), 'done')
         >>> bool(output_of_messages("not json"))
         False
+        >>> bool(output_of_messages({"role": "assistant", "content": "<elided>"}))
+        False
+        >>> output_of_messages([  # streamed: a partial response, then the whole answer
+        ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is"}],
+        ...      "finish_reason": ""},
+        ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is 18 C."}],
+        ...      "finish_reason": "stop"}]).text
+        'It is 18 C.'
     """
     messages = _messages_in(value)
     if messages is None:
         return EMPTY_OUTPUT
+    messages = _merged_stream(messages)
     calls: list = []
     texts: list = []
+    placeholders = 0
     for message in messages:
         if type(message) is not dict and not isinstance(message, Mapping):
             continue
@@ -328,6 +420,9 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         if role is None and isinstance(message.get("message"), Mapping):
             role = message["message"].get("role")
         if (role or "") not in roles:
+            continue
+        if _is_placeholder(message):
+            placeholders += 1
             continue
         for call in calls_from_message(message):
             if call.index != len(calls):  # renumbered within the whole answer
@@ -337,6 +432,8 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         text = text_from_message(message)
         if text:
             texts.append(text)
+    if placeholders and not calls and not texts:
+        return EMPTY_OUTPUT  # the content was left out: nothing recorded
     return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
 
 
@@ -438,13 +535,13 @@ def calls_from_repr(text: str) -> list:
                 fields[key] = ast.literal_eval(raw)
             except (ValueError, SyntaxError):
                 fields[key] = raw
-        call = _call_from_entry(fields, len(calls))
+        call = call_from_entry(fields, len(calls))
         if call:
             calls.append(call)
     if calls:
         return calls
     for fields in _dict_reprs(text):
-        call = _call_from_entry(fields, len(calls))
+        call = call_from_entry(fields, len(calls))
         if call:
             calls.append(call)
     return calls
@@ -472,3 +569,54 @@ def _dict_reprs(text: str, limit: int = 20_000) -> list:
         else:
             start = text.find("{'", start + 1)
     return found
+
+
+def output_of_chunks(chunks: Sequence[Any]) -> ModelOutput:
+    """The answer a streamed chat completion held, from its ``chat.completion.chunk`` deltas
+    (JSON strings or dicts, in order): tool-call fragments joined by their ``index``, text
+    concatenated. MLflow records a streamed call's chunks as span events.
+
+    Example:
+        >>> out = output_of_chunks([
+        ...     {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1",
+        ...         "function": {"name": "f", "arguments": ""}}]}}]},
+        ...     {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": None,
+        ...         "function": {"arguments": '{"a": 1}', "name": None}}]}}]}])
+        >>> [(c.name, dict(c.args), c.call_id) for c in out.calls], out.text
+        ([('f', {'a': 1}, 'c1')], None)
+    """
+    slots: dict = {}
+    text: list = []
+    found = False
+    for chunk in chunks:
+        chunk = json_value(chunk)
+        choices = chunk.get("choices") if isinstance(chunk, Mapping) else None
+        if not isinstance(choices, list):
+            continue
+        found = True
+        for choice in choices:
+            delta = choice.get("delta") if isinstance(choice, Mapping) else None
+            if not isinstance(delta, Mapping):
+                continue
+            if isinstance(delta.get("content"), str):
+                text.append(delta["content"])
+            for fragment in delta.get("tool_calls") or ():
+                if not isinstance(fragment, Mapping):
+                    continue
+                slot = slots.setdefault(fragment.get("index", len(slots)),
+                                        {"id": None, "name": "", "arguments": ""})
+                slot["id"] = fragment.get("id") or slot["id"]
+                function = fragment.get("function")
+                if isinstance(function, Mapping):
+                    slot["name"] += function.get("name") or ""
+                    slot["arguments"] += function.get("arguments") or ""
+    if not found:
+        return EMPTY_OUTPUT
+    calls = []
+    for key in sorted(slots, key=lambda k: (not isinstance(k, int), k if isinstance(k, int) else 0)):
+        slot = slots[key]
+        call = call_from_entry({"id": slot["id"], "function": {
+            "name": slot["name"], "arguments": slot["arguments"]}}, len(calls))
+        if call is not None:
+            calls.append(call)
+    return ModelOutput(tuple(calls), "".join(text) or None, True)

@@ -92,6 +92,8 @@ def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, f
     records = exp["records"]
     if records.get("overwrites_parent") or records.get("package_bugs"):
         pytest.skip("the package loses calls or tokens: see its own test")
+    if records.get("framework"):
+        pytest.skip("a framework scenario: checked item by item in test_frameworks.py")
     (episode,) = episodes_of(scenario, form)
     assert episode.task_id == exp["task_id"]
     if records["args"]:
@@ -104,7 +106,10 @@ def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, f
         assert episode.provenance.args_captured is True
         assert episode.output == exp["final_text"]
     elif records.get("tool_names"):  # content off, but executed-tool spans name the tools
-        assert [s.tool for s in episode.trajectory] == [c["tool"] for c in exp["calls"]]
+        tools, want = [s.tool for s in episode.trajectory], [c["tool"] for c in exp["calls"]]
+        if records.get("order_unrecorded"):  # parallel calls whose order nothing records
+            tools, want = sorted(tools), sorted(want)
+        assert tools == want
         assert all(not s.args_captured and dict(s.args) == {} for s in episode.trajectory)
         assert episode.provenance.args_captured is False
         assert episode.meta["uncaptured_tool_calls"] == tool_turns(scenario)
