@@ -9,7 +9,7 @@ and a late span (it arrives ``LATE_GAP`` records after its trace's root: scored 
 ``python tests/cli/identity_dump.py OUT_DIR --baseline`` also writes the outputs of the ek-otel
 it runs with (the saved baseline ``tests/cli/data/output_baseline``, made with main before the
 speed work, and again when main changes the report on purpose:
-``PYTHONPATH=<main.s tree> python tests/cli/identity_dump.py DIR --baseline`` run outside the repo).
+``PYTHONPATH=<main's tree> python tests/cli/identity_dump.py DIR --baseline`` run outside the repo).
 """
 
 from __future__ import annotations
