@@ -63,6 +63,7 @@ from .core.evaluate import (
 from .core.scores import EpisodeScore
 from .core.toolcalls import LEVELS, STRATEGIES
 from .emit.attributes import is_ek_output
+from .emit.delivery import SendResult
 from .emit.envelope import ScoreEnvelope, ScoreProvenance
 from .ingest.semconv import DEFAULT_TASK_ID_KEYS
 
@@ -434,6 +435,7 @@ def score_and_envelope(
         revision=revision,
         evaluated_service=getattr(provenance, "service_name", None),
         scored_at_ns=settings.scored_at_ns if settings.scored_at_ns is not None else time.time_ns(),
+        root_end_ns=getattr(provenance, "root_end_ns", 0) or 0,
     )
 
 
@@ -455,6 +457,8 @@ class ScoreRun:
         emitted: How many envelopes were sent to the sink (revisions included).
         emit_failures: How many of them the sink did not accept.
         provenance: The :class:`~ek_otel.emit.envelope.ScoreProvenance` of the scores.
+        emit_result: The sink's :class:`~ek_otel.emit.delivery.SendResult`s summed: per
+            signal, the scores sent, failed, or not sent for want of the endpoint.
     """
 
     envelopes: tuple
@@ -464,6 +468,7 @@ class ScoreRun:
     emitted: int = 0
     emit_failures: int = 0
     provenance: Optional[ScoreProvenance] = None
+    emit_result: SendResult = SendResult()
 
     @property
     def emit_ok(self) -> bool:
@@ -646,6 +651,7 @@ class _Batcher:
         self.pending: list = []
         self.sent = 0
         self.failed = 0
+        self.result = SendResult()
 
     def add(self, envelope: ScoreEnvelope) -> None:
         if self.sink is None:
@@ -659,8 +665,11 @@ class _Batcher:
             return
         batch, self.pending = self.pending, []
         self.sent += len(batch)
-        if not self.sink.send(batch):
-            self.failed += len(batch)
+        result = SendResult.from_bool(self.sink.send(batch), len(batch))
+        self.result += result
+        if not result:
+            keys = set(result.failed_keys)
+            self.failed += len(keys) if keys else len(batch)
 
 
 def _episode_key(episode: Any) -> tuple:
@@ -721,6 +730,7 @@ def score_episodes(
         revisions=revisions,
         emitted=batcher.sent,
         emit_failures=batcher.failed,
+        emit_result=batcher.result,
         provenance=settings.provenance(),
     )
 

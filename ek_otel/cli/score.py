@@ -5,9 +5,13 @@ a table per task, per slice and in total (and the unmatched episodes), and optio
 the scores back: ``gen_ai.evaluation.result`` events and evaluation spans, to an OTLP JSON
 Lines file (``--emit-file``), an OTLP endpoint (``--emit-endpoint``), or both.
 
-Exit codes: 0 when scoring ran (whatever the scores); 2 with one line for unreadable input,
-a gold or pricing file that cannot be used, or bad emit settings; 1 when scores could not be
-written back (the table and the JSON report are still produced).
+With ``--phoenix-url`` each score is also written as a Phoenix span annotation (on the run's
+root span) and trace annotation (see :mod:`ek_otel.emit.phoenix`).
+
+Exit codes: 0 when scoring ran (whatever the scores) and everything the backends can take was
+delivered (a backend without a logs endpoint gets one warning, not a failure); 2 with one
+line for unreadable input, a gold or pricing file that cannot be used, or bad emit settings;
+1 when scores could not be written back (the table and the JSON report are still produced).
 
 Example:
     ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl
@@ -23,7 +27,8 @@ import click
 from rich.table import Table
 
 from ..errors import InputError
-from ..emit.sinks import FileSink, MultiSink, OtlpSink
+from ..emit.factory import EmitSettings, make_sinks
+from ..emit.sinks import MultiSink
 from ..ingest.bad_input import BadInputReport
 from ..pipeline import (
     GROUP_BY_CHOICES,
@@ -37,6 +42,7 @@ from ._common import (
     emit_options,
     nothing_read_error,
     parse_headers,
+    phoenix_api_key,
     progress,
     scoring_options,
     stderr_console,
@@ -44,7 +50,7 @@ from ._common import (
     write_json,
 )
 
-__all__ = ["score", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
+__all__ = ["score", "emitted_dict", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
 
 _MAX_UNMATCHED_ROWS = 20
 
@@ -164,17 +170,17 @@ def _check_writable(path: str, what: str) -> None:
         raise InputError(f"cannot write {what}: {exc.strerror or exc}", path=path) from None
 
 
-def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, headers: dict,
-          timeout: float, phoenix: bool) -> Any:
-    sinks = []
-    if emit_file is not None:
-        _check_writable(emit_file, "the emit file")
-        sinks.append(FileSink(emit_file, phoenix=phoenix))
-    if endpoint is not None:
-        try:
-            sinks.append(OtlpSink(endpoint, protocol, headers=headers, timeout=timeout, phoenix=phoenix))
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+def _warn(message: str) -> None:
+    click.echo(f"ek-otel: warning: {message}", err=True)
+
+
+def _sink(settings: EmitSettings) -> Any:
+    if settings.emit_file is not None:
+        _check_writable(settings.emit_file, "the emit file")
+    try:
+        sinks = [sink for sink, _ in make_sinks(settings, warn=_warn).values()]
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if not sinks:
         return None
     return sinks[0] if len(sinks) == 1 else MultiSink(sinks)
@@ -192,8 +198,8 @@ def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, head
 def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy: str, matcher: str,
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
-          emit_timeout: float, phoenix: bool,
-          group_by: str, task_id_keys: tuple) -> None:
+          emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
+          phoenix_api_key_env: Optional[str], group_by: str, task_id_keys: tuple) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -207,8 +213,11 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                                     group_by=group_by)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
-    sink = _sink(emit_file, emit_endpoint, emit_protocol, parse_headers(emit_headers), emit_timeout,
-                 phoenix)
+    emit = EmitSettings(emit_file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
+                        headers=tuple(parse_headers(emit_headers).items()), timeout_s=emit_timeout,
+                        signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
+                        phoenix_api_key=phoenix_api_key(phoenix_api_key_env))
+    sink = _sink(emit)
     bad_input = BadInputReport()
     try:
         with progress("scoring episodes") as advance:
@@ -232,12 +241,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data = run.to_dict()
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
-        data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
-                           "protocol": emit_protocol if emit_endpoint else None,
-                           "scores": run.emitted, "failed": run.emit_failures}
+        data["emitted"] = emitted_dict(run, emit)
         write_json(data, json_out)
     if sink is not None:
-        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
+        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url) if w))
 
 
 def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
@@ -253,12 +260,47 @@ def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
         stderr_console().print(bad_input.summary(), markup=False, highlight=False)
 
 
+def emitted_dict(run: ScoreRun, emit: EmitSettings) -> dict:
+    """The JSON report's ``emitted``: where scores went, and per signal what was delivered.
+
+    ``spans`` and ``logs`` are the OTLP endpoint's, ``file`` the emit file's,
+    ``span_annotations`` and ``trace_annotations`` Phoenix's; each counts scores as
+    ``{sent, failed, unsupported}`` (``unsupported``: the backend has no endpoint for it).
+
+    Example:
+        >>> from ek_otel.pipeline import score_episodes
+        >>> d = emitted_dict(score_episodes([], {}, ScoreSettings()), EmitSettings())
+        >>> d["scores"], d["failed"], d["signals"]
+        (0, 0, ['spans', 'logs'])
+    """
+    counts = run.emit_result.to_dict()
+    out: dict = {
+        "file": emit.emit_file,
+        "endpoint": emit.endpoint,
+        "protocol": emit.protocol if emit.endpoint else None,
+        "phoenix_url": emit.phoenix_url,
+        "signals": list(emit.signals),
+        "scores": run.emitted,
+        "failed": run.emit_failures,
+    }
+    out.update(counts)
+    return out
+
+
 def _report_emit(run: ScoreRun, where: str) -> None:
     revised = f" ({run.revisions} revisions)" if run.revisions else ""
+    parts = []
+    for signal, count in run.emit_result.to_dict().items():
+        pieces = [f"{count['sent']} sent"]
+        pieces += [f"{count[k]} {k}" for k in ("failed", "unsupported") if count[k]]
+        parts.append(f"{signal.replace('_', ' ')}: {', '.join(pieces)}")
+    detail = f" ({'; '.join(parts)})" if parts else ""
     if run.emit_ok:
-        stderr_console().print(f"wrote {run.emitted} scores{revised} back to {where}",
+        stderr_console().print(f"wrote {run.emitted} scores{revised} back to {where}{detail}",
                                markup=False, highlight=False)
         return
+    for error in dict.fromkeys(run.emit_result.errors):
+        click.echo(f"ek-otel: error: {error}", err=True)
     click.echo(f"ek-otel: error: {run.emit_failures} of {run.emitted} scores could not be "
-               f"written to {where}", err=True)
+               f"written to {where}{detail}", err=True)
     raise SystemExit(1)

@@ -5,9 +5,14 @@
 - :mod:`~ek_otel.emit.attributes`: every attribute name and value written back (pure);
 - :mod:`~ek_otel.emit.encode`: envelopes → SDK spans and ``gen_ai.evaluation.result`` records;
 - :mod:`~ek_otel.emit.otlp_json`: SDK objects → OTLP JSON requests;
+- :mod:`~ek_otel.emit.delivery`: :class:`SendResult` (what a send did, per signal) and the
+  classification of a backend's answer (sent, unsupported, retry, rejected) (pure);
+- :mod:`~ek_otel.emit.transport`: encoded bytes over HTTP (httpx) or gRPC, with the status;
 - :mod:`~ek_otel.emit.sinks`: :class:`FileSink`, :class:`OtlpSink`, :class:`ExporterSink`,
   :class:`MultiSink` (imported on first use: they load the OpenTelemetry SDK, which the
-  pure modules above do not need).
+  pure modules above do not need);
+- :mod:`~ek_otel.emit.phoenix`: :class:`PhoenixSink`, scores as Phoenix span and trace
+  annotations.
 
 Example:
     >>> from ek_otel.emit import ScoreEnvelope, FileSink, OtlpSink
@@ -17,6 +22,7 @@ Example:
 
 from typing import Any
 
+from .delivery import SendResult
 from .envelope import ScoreEnvelope, ScoreProvenance
 
 _SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink")
@@ -28,6 +34,10 @@ def __getattr__(name: str) -> Any:
         from . import sinks
 
         return getattr(sinks, name)
+    if name == "PhoenixSink":
+        from .phoenix import PhoenixSink
+
+        return PhoenixSink
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -39,4 +49,6 @@ __all__ = [
     "ExporterSink",
     "OtlpSink",
     "MultiSink",
+    "PhoenixSink",
+    "SendResult",
 ]

@@ -680,6 +680,16 @@ def _latency(root: _Node, nodes: Mapping) -> float:
     return (end - start) / 1e9 if end > start else 0.0
 
 
+def _root_end_ns(root: Optional[_Node]) -> int:
+    """The root span's end (Unix ns), or its start when it has no valid end; 0 without one."""
+    if root is None:
+        return 0
+    end, start = root.span.end_ns, root.span.start_ns
+    if isinstance(end, int) and end > 0 and (not isinstance(start, int) or end >= start):
+        return end
+    return start if isinstance(start, int) and start > 0 else 0
+
+
 def _first(nodes: Sequence[_Node], read) -> Any:
     for node in nodes:
         value = read(node.span.attributes)
@@ -796,6 +806,7 @@ def build_episode(
                                       if n.span.scope_name})),
         span_count=len(nodes),
         args_captured=args_captured,
+        root_end_ns=_root_end_ns(root),
     )
     meta = {
         "trace_ids": trace_ids,
