@@ -80,19 +80,13 @@ class ServeApp:
     # -- pieces -----------------------------------------------------------------------------
 
     def _default_sinks(self) -> dict:
-        sinks: dict = {}
-        cfg = self.config
-        if cfg.emit_file:
-            from ..emit.sinks import FileSink
+        from ..emit.factory import make_sinks
 
-            sinks["file"] = (FileSink(cfg.emit_file, phoenix=cfg.phoenix), cfg.emit_file)
-        if cfg.emit_endpoint:
-            from ..emit.sinks import OtlpSink
-
-            sinks["otlp"] = (OtlpSink(cfg.emit_endpoint, cfg.emit_protocol,
-                                      headers=dict(cfg.emit_headers),
-                                      timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix), None)
-        return sinks
+        try:
+            return make_sinks(self.config.emit_settings(),
+                              warn=lambda message: self.log(f"ek-otel serve: warning: {message}"))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
 
     def _make_executor(self):
         n = self.config.scorer_processes

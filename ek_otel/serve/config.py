@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import InputError
@@ -91,7 +91,10 @@ class ServeConfig:
         emit_file: JSON-lines file scores are written to (None: none).
         emit_headers: ``(key, value)`` headers / metadata sent with every OTLP export.
         emit_timeout_s: Seconds one OTLP export may take, the exporter's retries included.
+        emit_signals: Which OTLP signals the endpoint and file get (``"spans"``, ``"logs"``).
         phoenix: Also emit OpenInference EVALUATOR spans (for Phoenix).
+        phoenix_url: Phoenix base URL: scores also become span and trace annotations there.
+        phoenix_api_key: Phoenix API key (when Phoenix auth is on).
         grace_s: Quiet time after the root span before a trace is scored.
         max_wait_s: Backstop from the first unscored span.
         auth_token: Bearer token required from clients (None: no auth).
@@ -114,7 +117,10 @@ class ServeConfig:
     emit_file: Optional[str] = None
     emit_headers: tuple = ()
     emit_timeout_s: float = 10.0
+    emit_signals: tuple = ("spans", "logs")
     phoenix: bool = False
+    phoenix_url: Optional[str] = None
+    phoenix_api_key: Optional[str] = field(default=None, repr=False)
     grace_s: float = DEFAULT_GRACE_S
     max_wait_s: float = DEFAULT_MAX_WAIT_S
     auth_token: Optional[str] = None
@@ -148,6 +154,9 @@ class ServeConfig:
         if self.emit_endpoint and not self.emit_endpoint.startswith(("http://", "https://")):
             raise InputError(f"--emit-endpoint must be an http:// or https:// URL, "
                              f"got {self.emit_endpoint!r}")
+        if self.phoenix_url and not self.phoenix_url.startswith(("http://", "https://")):
+            raise InputError(f"--phoenix-url must be an http:// or https:// URL, "
+                             f"got {self.phoenix_url!r}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise InputError("--tls-cert and --tls-key go together")
         if self.grace_s < 0 or self.max_wait_s <= 0:
@@ -164,6 +173,21 @@ class ServeConfig:
         if self.scorer_processes < 0:
             raise InputError("scorer_processes must be >= 0")
         return self
+
+    def emit_settings(self):
+        """Where scores go, as :func:`ek_otel.emit.factory.make_sinks` takes it.
+
+        Example:
+            >>> ServeConfig(gold="g", emit_file="s.jsonl").emit_settings().emit_file
+            's.jsonl'
+        """
+        from ..emit.factory import EmitSettings
+
+        return EmitSettings(emit_file=self.emit_file, endpoint=self.emit_endpoint,
+                            protocol=self.emit_protocol, headers=self.emit_headers,
+                            timeout_s=self.emit_timeout_s, signals=self.emit_signals,
+                            phoenix=self.phoenix, phoenix_url=self.phoenix_url,
+                            phoenix_api_key=self.phoenix_api_key)
 
     @property
     def tls(self) -> bool:

@@ -117,7 +117,7 @@ def test_file_sink_appends_across_instances_and_reports_write_failures(tmp_path)
         assert sink.send([_envelope()])
         sink.close()
     assert len(path.read_text().splitlines()) == 4
-    assert FileSink(str(tmp_path)).send([_envelope()]) is False  # a directory
+    assert not FileSink(str(tmp_path)).send([_envelope()])  # a directory
 
 
 # ---------------------------------------------------------------------------
@@ -198,7 +198,7 @@ def test_otlp_http_sink_delivers_spans_and_events():
 def test_otlp_http_sink_reports_a_rejected_export():
     with HttpEndpoint(status=400) as server:
         sink = OtlpSink(server.url, "http", timeout=5)
-        assert sink.send([_envelope()]) is False
+        assert not sink.send([_envelope()])
         sink.close()
     assert server.requests  # it did try
 
@@ -211,7 +211,7 @@ def _free_port() -> int:
 
 def test_otlp_sink_reports_an_unreachable_endpoint():
     sink = OtlpSink(f"http://127.0.0.1:{_free_port()}", "http", timeout=1)
-    assert sink.send([_envelope()]) is False
+    assert not sink.send([_envelope()])
     sink.close()
 
 
@@ -285,7 +285,7 @@ def test_multi_sink_writes_the_file_and_the_endpoint(grpc_endpoint, tmp_path):
 def test_multi_sink_is_false_when_one_sink_fails(tmp_path):
     sink = MultiSink([FileSink(str(tmp_path / "ok.jsonl")),
                       OtlpSink(f"http://127.0.0.1:{_free_port()}", "grpc", timeout=1)])
-    assert sink.send([_envelope()]) is False
+    assert not sink.send([_envelope()])
     sink.close()
     assert (tmp_path / "ok.jsonl").read_text()  # the working sink still got the scores
 

@@ -1,0 +1,188 @@
+"""Real observability backends for the tests: an Arize Phoenix server on 127.0.0.1.
+
+Phoenix is large and pins versions that conflict with ek-otel's, so it lives in its own
+virtualenv, made by ``scripts/ci_backends.sh`` (which ``.ci/run`` calls). The executable is
+``$EK_OTEL_PHOENIX``, else the script's default location. When it is missing the tests that
+need it are skipped, except when ``$EK_OTEL_REQUIRE_BACKENDS`` is set (CI sets it): then a
+missing Phoenix is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from typing import Optional
+
+import httpx
+import pytest
+
+DEFAULT_PHOENIX = os.path.expanduser("~/.cache/ek-otel-ci/phoenix-venv/bin/phoenix")
+#: How long Phoenix may take to answer /healthz (it runs its migrations first; the machine
+#: is shared and slow at times).
+STARTUP_TIMEOUT_S = 180.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def backend_executable(env_var: str, default: str, what: str) -> str:
+    """The backend's executable, or skip (locally) / fail (CI) when it is not installed."""
+    path = os.environ.get(env_var) or default
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return path
+    message = (f"{what} is not installed at {path} (set ${env_var}, or run "
+               f"scripts/ci_backends.sh)")
+    if os.environ.get("EK_OTEL_REQUIRE_BACKENDS"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def wait_until(predicate, timeout: float, what: str, interval: float = 0.2):
+    """Poll ``predicate`` until truthy; AssertionError naming ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(interval)
+
+
+class PhoenixServer:
+    """``phoenix serve`` on 127.0.0.1, free ports, its own working directory.
+
+    ``stop()`` then ``start()`` restarts it on the same ports with the same database (a
+    backend that was down for a while).
+    """
+
+    def __init__(self, executable: str, working_dir: Optional[str] = None):
+        self.executable = executable
+        self.working_dir = working_dir or tempfile.mkdtemp(prefix="ek-otel-phoenix-")
+        self.port = free_port()
+        self.grpc_port = free_port()
+        self.proc: Optional[subprocess.Popen] = None
+        self.log_path = os.path.join(self.working_dir, "phoenix.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def grpc_url(self) -> str:
+        return f"http://127.0.0.1:{self.grpc_port}"
+
+    def start(self) -> "PhoenixServer":
+        env = {
+            **os.environ,
+            "PHOENIX_WORKING_DIR": self.working_dir,
+            "PHOENIX_HOST": "127.0.0.1",
+            "PHOENIX_PORT": str(self.port),
+            "PHOENIX_GRPC_PORT": str(self.grpc_port),
+            "PHOENIX_TELEMETRY_ENABLED": "false",
+            "PHOENIX_LOG_MIGRATIONS": "false",
+            "PHOENIX_DB_LOGGING_LEVEL": "warning",
+        }
+        env.pop("PHOENIX_SQL_DATABASE_URL", None)
+        env.pop("PHOENIX_ENABLE_AUTH", None)
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([self.executable, "serve"], env=env, stdout=log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        log.close()
+        wait_until(self._healthy, STARTUP_TIMEOUT_S, f"Phoenix on {self.url} (log: {self.log_path})")
+        return self
+
+    def _healthy(self) -> bool:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise AssertionError(f"phoenix exited with {self.proc.returncode}:\n{self.log_tail()}")
+        try:
+            return httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def log_tail(self, n: int = 40) -> str:
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return "".join(f.readlines()[-n:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """SIGTERM (then SIGKILL) Phoenix, our own process group only."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(30)
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.working_dir, ignore_errors=True)
+
+    # -- REST API -------------------------------------------------------------------------
+
+    def get(self, path: str, **params) -> dict:
+        response = httpx.get(f"{self.url}{path}", params=params, timeout=30)
+        response.raise_for_status()
+        return response.json()
+
+    def paged(self, path: str, **params) -> list:
+        """Every item of a paginated list endpoint."""
+        items, cursor = [], None
+        while True:
+            query = dict(params, limit=params.get("limit", 1000))
+            if cursor:
+                query["cursor"] = cursor
+            page = self.get(path, **query)
+            items.extend(page["data"])
+            cursor = page.get("next_cursor")
+            if not cursor:
+                return items
+
+    def traces(self, project: str = "default") -> dict:
+        """trace id -> (start_time, end_time) as Phoenix computes them from the spans."""
+        items = self.paged(f"/v1/projects/{project}/traces")
+        return {t["trace_id"]: (t["start_time"], t["end_time"]) for t in items}
+
+    def spans(self, project: str = "default", **filters) -> list:
+        return self.paged(f"/v1/projects/{project}/spans", **filters)
+
+    def span_annotations(self, span_ids, project: str = "default") -> list:
+        return self.paged(f"/v1/projects/{project}/span_annotations", span_ids=list(span_ids))
+
+    def trace_annotations(self, trace_ids, project: str = "default") -> list:
+        return self.paged(f"/v1/projects/{project}/trace_annotations", trace_ids=list(trace_ids))
+
+
+def send_otlp_json_file(url: str, path: str) -> set:
+    """POST every trace request of an OTLP JSON Lines file to ``url``/v1/traces as protobuf
+    (what an SDK exporter sends); the trace ids sent."""
+    from ek_otel.ingest.otlp_json import traces_json_to_pb
+
+    trace_ids = set()
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            data = json.loads(line)
+            if "resourceSpans" not in data:
+                continue
+            request, problems = traces_json_to_pb(data)
+            assert not problems, problems
+            for rs in request.resource_spans:
+                for ss in rs.scope_spans:
+                    trace_ids.update(span.trace_id.hex() for span in ss.spans)
+            response = httpx.post(f"{url}/v1/traces", content=request.SerializeToString(),
+                                  headers={"content-type": "application/x-protobuf"}, timeout=30)
+            assert response.status_code == 200, response.text
+    return trace_ids

@@ -1,0 +1,23 @@
+"""Fixtures of the backend tests: a real Phoenix server (see ``backend_servers.py``)."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from backend_servers import DEFAULT_PHOENIX, PhoenixServer, backend_executable  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def phoenix_executable() -> str:
+    return backend_executable("EK_OTEL_PHOENIX", DEFAULT_PHOENIX, "Arize Phoenix")
+
+
+@pytest.fixture(scope="session")
+def phoenix(phoenix_executable):
+    """One Phoenix for the session, started once and stopped at the end."""
+    server = PhoenixServer(phoenix_executable).start()
+    yield server
+    server.remove()
