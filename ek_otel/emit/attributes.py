@@ -281,7 +281,9 @@ def phoenix_attributes(envelope: ScoreEnvelope) -> dict:
     """
     score = envelope.score
     prefix = "evaluations.0.evaluation."
+    attrs = {"ek.scored_at": iso_time(envelope.scored_at_ns)} if envelope.scored_at_ns > 0 else {}
     return {
+        **attrs,
         "openinference.span.kind": "EVALUATOR",
         "ek.evaluated.trace_id": envelope.trace_id,
         "ek.evaluated.span_id": envelope.root_span_id,
