@@ -5,9 +5,12 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "serve"))  # serve_helpers
 
 from backend_servers import DEFAULT_PHOENIX, PhoenixServer, backend_executable  # noqa: E402
+from serve_helpers import server_processes  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")
