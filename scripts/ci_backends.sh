@@ -21,15 +21,16 @@ ensure_venv() {  # name package version executable
   local name="$1" package="$2" version="$3" exe="$4"
   local venv="$CACHE/$name-venv"
   local stamp="$venv/.ek-otel-installed"
-  if [ -x "$venv/bin/$exe" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$package==$version" ]; then
+  if [ -x "$venv/bin/$exe" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$package==$version" ] \
+      && "$venv/bin/python" -c "import sys" 2>/dev/null; then
     echo "ci_backends: reusing $venv ($package==$version)" >&2
   else
     echo "ci_backends: installing $package==$version into $venv" >&2
     rm -rf "$venv"
     mkdir -p "$CACHE"
     "$PYTHON" -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q "$package==$version"
+    # pip's own noise goes to stderr; the one thing on stdout is the export line below
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "$package==$version" >&2
     echo "$package==$version" > "$stamp"
   fi
 }
