@@ -13,7 +13,7 @@
 set -euo pipefail
 
 PHOENIX_VERSION="${PHOENIX_VERSION:-20.26.1}"
-MLFLOW_VERSION="${MLFLOW_VERSION:-3.18.0}"
+MLFLOW_VERSION="${MLFLOW_VERSION:-3.17.2}"
 CACHE="${EK_OTEL_CI_CACHE:-${HOME:-/root}/.cache/ek-otel-ci}"
 PYTHON="${PYTHON:-python3}"
 

@@ -13,25 +13,22 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
-import time
 from typing import Optional
 
 import httpx
 import pytest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "serve"))
+
+from serve_helpers import free_port, wait_for  # noqa: E402
+
 DEFAULT_PHOENIX = os.path.expanduser("~/.cache/ek-otel-ci/phoenix-venv/bin/phoenix")
 #: How long Phoenix may take to answer /healthz (it runs its migrations first; the machine
 #: is shared and slow at times).
 STARTUP_TIMEOUT_S = 180.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def backend_executable(env_var: str, default: str, what: str) -> str:
@@ -46,16 +43,9 @@ def backend_executable(env_var: str, default: str, what: str) -> str:
     pytest.skip(message)
 
 
-def wait_until(predicate, timeout: float, what: str, interval: float = 0.2):
-    """Poll ``predicate`` until truthy; AssertionError naming ``what`` after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(interval)
+def wait_until(predicate, timeout: float, what: str):
+    """Poll ``predicate`` until truthy (see ``serve_helpers.wait_for``)."""
+    return wait_for(predicate, timeout, what)
 
 
 class PhoenixServer:

@@ -4,16 +4,13 @@ it (one warning for a missing endpoint, no failure; retries on 5xx; failures nam
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import socket
-import threading
 from concurrent import futures
 
 import grpc
 import pytest
-from aiohttp import web
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
@@ -24,6 +21,8 @@ from ek_otel.emit.phoenix import PhoenixSink
 from ek_otel.emit.sinks import OtlpSink
 from ek_otel.emit.transport import GrpcTransport, HttpTransport
 
+from local_servers import HttpServer
+
 TRACE_METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 LOGS_METHOD = "/opentelemetry.proto.collector.logs.v1.LogsService/Export"
 
@@ -32,59 +31,6 @@ def _envelope(i: int = 1, revision: int = 0) -> ScoreEnvelope:
     return ScoreEnvelope(f"{i:032x}", f"{i:016x}", "t", EpisodeScore("t", f1=1.0, success=True),
                          ScoreProvenance("0.1.0", "ab" * 32), revision=revision,
                          scored_at_ns=1_764_460_800_000_000_000)
-
-
-class HttpServer:
-    """An aiohttp server in a thread. ``answers[path]`` is a list of (status, body) served in
-    turn (the last one repeats); every request is recorded as (path, query, body)."""
-
-    def __init__(self, answers: dict):
-        self.answers = {path: list(items) for path, items in answers.items()}
-        self.requests: list = []
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    async def _handle(self, request: web.Request) -> web.Response:
-        body = await request.read()
-        self.requests.append((request.path, dict(request.query), body,
-                              request.headers.get("authorization")))
-        items = self.answers[request.path]
-        status, payload = items.pop(0) if len(items) > 1 else items[0]
-        if callable(payload):
-            status, payload = payload(body)
-        return web.Response(status=status, body=payload)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        app = web.Application()
-        for path in self.answers:
-            app.router.add_post(path, self._handle)
-        self.runner = web.AppRunner(app)
-        self.loop.run_until_complete(self.runner.setup())
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        self.loop.run_until_complete(web.SockSite(self.runner, sock).start())
-        self._ready.set()
-        self.loop.run_forever()
-
-    def __enter__(self) -> "HttpServer":
-        self._thread.start()
-        assert self._ready.wait(30)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(30)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def paths(self) -> list:
-        return [path for path, _, _, _ in self.requests]
 
 
 # ---------------------------------------------------------------------------
@@ -281,9 +227,10 @@ def test_phoenix_sink_posts_both_annotations_with_the_key():
         "span_annotations": {"sent": 2, "failed": 0, "unsupported": 0},
         "trace_annotations": {"sent": 2, "failed": 0, "unsupported": 0}}
     assert server.paths() == ["/v1/span_annotations", "/v1/trace_annotations"]  # batched
-    for path, query, body, auth in server.requests:
-        assert query == {"sync": "true"} and auth == "Bearer s3cret"
-        data = json.loads(body)["data"]
+    for request in server.requests:
+        assert request.query == {"sync": "true"}
+        assert request.headers["authorization"] == "Bearer s3cret"
+        data = json.loads(request.body)["data"]
         assert [d["identifier"] for d in data] == ["ek-otel", "ek-otel"]
         assert {d["name"] for d in data} == {"ek.tool_call"}
 
