@@ -236,8 +236,8 @@ def emit_options(command: Callable) -> Callable:
     """Decorate a command with where the scores are written back: ``--emit-file``,
     ``--emit-endpoint``, ``--emit-protocol``, ``--emit-header`` (``emit_headers``; see
     :func:`parse_headers`), ``--emit-timeout``, ``--emit-signals`` (a tuple; see
-    :func:`parse_signals`), ``--phoenix``, ``--phoenix-url`` and ``--phoenix-api-key-env``
-    (see :func:`phoenix_api_key`).
+    :func:`parse_signals`), ``--phoenix``, ``--phoenix-url``, ``--phoenix-api-key-env`` (see
+    :func:`phoenix_api_key`) and ``--mlflow-tracking-uri``.
 
     Example:
         >>> from click.testing import CliRunner
@@ -277,6 +277,9 @@ def emit_options(command: Callable) -> Callable:
                           "REST API (e.g. http://127.0.0.1:6006)."),
         click.option("--phoenix-api-key-env", metavar="VAR",
                      help="Environment variable holding the Phoenix API key (Phoenix auth)."),
+        click.option("--mlflow-tracking-uri", metavar="URI",
+                     help="Write each score as an MLflow feedback assessment on the run's trace "
+                          "(MLflow >= 3.6 ingests OTLP traces; e.g. http://127.0.0.1:5000)."),
     ], command)
 
 

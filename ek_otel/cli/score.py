@@ -199,7 +199,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
-          phoenix_api_key_env: Optional[str], group_by: str, task_id_keys: tuple) -> None:
+          phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
+          task_id_keys: tuple) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -216,7 +217,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     emit = EmitSettings(emit_file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
                         headers=tuple(parse_headers(emit_headers).items()), timeout_s=emit_timeout,
                         signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
-                        phoenix_api_key=phoenix_api_key(phoenix_api_key_env))
+                        phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
+                        mlflow_tracking_uri=mlflow_tracking_uri)
     sink = _sink(emit)
     bad_input = BadInputReport()
     try:
@@ -244,7 +246,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data["emitted"] = emitted_dict(run, emit)
         write_json(data, json_out)
     if sink is not None:
-        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url) if w))
+        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
+                                                 mlflow_tracking_uri) if w))
 
 
 def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
@@ -264,7 +267,8 @@ def emitted_dict(run: ScoreRun, emit: EmitSettings) -> dict:
     """The JSON report's ``emitted``: where scores went, and per signal what was delivered.
 
     ``spans`` and ``logs`` are the OTLP endpoint's, ``file`` the emit file's,
-    ``span_annotations`` and ``trace_annotations`` Phoenix's; each counts scores as
+    ``span_annotations`` and ``trace_annotations`` Phoenix's, ``assessments`` MLflow's; each
+    counts scores as
     ``{sent, failed, unsupported}`` (``unsupported``: the backend has no endpoint for it).
 
     Example:
@@ -279,6 +283,7 @@ def emitted_dict(run: ScoreRun, emit: EmitSettings) -> dict:
         "endpoint": emit.endpoint,
         "protocol": emit.protocol if emit.endpoint else None,
         "phoenix_url": emit.phoenix_url,
+        "mlflow_tracking_uri": emit.mlflow_tracking_uri,
         "signals": list(emit.signals),
         "scores": run.emitted,
         "failed": run.emit_failures,

@@ -114,7 +114,7 @@ def _address(value: str):
 @click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
 def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file,
           emit_headers, emit_timeout, emit_signals, phoenix, phoenix_url, phoenix_api_key_env,
-          grace,
+          mlflow_tracking_uri, grace,
           max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
           pricing, task_id_keys, max_open_traces, max_pending_mib, scorers, synchronous,
           verbose) -> None:
@@ -163,6 +163,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         emit_headers=tuple(parse_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
         emit_signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
         phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
+        mlflow_tracking_uri=mlflow_tracking_uri,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),

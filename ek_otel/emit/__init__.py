@@ -12,7 +12,9 @@
   :class:`MultiSink` (imported on first use: they load the OpenTelemetry SDK, which the
   pure modules above do not need);
 - :mod:`~ek_otel.emit.phoenix`: :class:`PhoenixSink`, scores as Phoenix span and trace
-  annotations.
+  annotations;
+- :mod:`~ek_otel.emit.mlflow`: :class:`MlflowSink`, scores as MLflow feedback assessments;
+- :mod:`~ek_otel.emit.factory`: the sinks of ``score`` and ``serve`` from their options.
 
 Example:
     >>> from ek_otel.emit import ScoreEnvelope, FileSink, OtlpSink
@@ -38,6 +40,10 @@ def __getattr__(name: str) -> Any:
         from .phoenix import PhoenixSink
 
         return PhoenixSink
+    if name == "MlflowSink":
+        from .mlflow import MlflowSink
+
+        return MlflowSink
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -50,5 +56,6 @@ __all__ = [
     "OtlpSink",
     "MultiSink",
     "PhoenixSink",
+    "MlflowSink",
     "SendResult",
 ]

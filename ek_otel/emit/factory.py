@@ -1,10 +1,12 @@
 """Build the sinks ``ek-otel score`` and ``ek-otel serve`` write scores to, from their options.
 
 One place turns ``--emit-file``, ``--emit-endpoint`` (+ protocol, headers, timeout,
-``--emit-signals``, ``--phoenix``) and ``--phoenix-url`` (+ API key) into named sinks:
+``--emit-signals``, ``--phoenix``), ``--phoenix-url`` (+ API key) and
+``--mlflow-tracking-uri`` into named sinks:
 ``"file"`` (:class:`~ek_otel.emit.sinks.FileSink`), ``"otlp"``
-(:class:`~ek_otel.emit.sinks.OtlpSink`) and ``"phoenix"``
-(:class:`~ek_otel.emit.phoenix.PhoenixSink`). ``score`` sends to all of them at once
+(:class:`~ek_otel.emit.sinks.OtlpSink`), ``"phoenix"``
+(:class:`~ek_otel.emit.phoenix.PhoenixSink`) and ``"mlflow"``
+(:class:`~ek_otel.emit.mlflow.MlflowSink`). ``score`` sends to all of them at once
 (:class:`~ek_otel.emit.sinks.MultiSink`); ``serve`` gives each its own durable outbox.
 
 Example:
@@ -42,11 +44,13 @@ class EmitSettings:
     phoenix: bool = False
     phoenix_url: Optional[str] = None
     phoenix_api_key: Optional[str] = field(default=None, repr=False)
+    mlflow_tracking_uri: Optional[str] = None
 
     @property
     def any(self) -> bool:
         """True when scores go anywhere."""
-        return bool(self.emit_file or self.endpoint or self.phoenix_url)
+        return bool(self.emit_file or self.endpoint or self.phoenix_url
+                    or self.mlflow_tracking_uri)
 
 
 def make_sinks(settings: EmitSettings, *,
@@ -56,6 +60,7 @@ def make_sinks(settings: EmitSettings, *,
     Raises:
         ValueError: for an endpoint, protocol, signal or URL that cannot be used.
     """
+    from .mlflow import MlflowSink
     from .phoenix import PhoenixSink
     from .sinks import FileSink, OtlpSink
 
@@ -73,6 +78,9 @@ def make_sinks(settings: EmitSettings, *,
             sinks["phoenix"] = (PhoenixSink(settings.phoenix_url,
                                             api_key=settings.phoenix_api_key,
                                             timeout=settings.timeout_s, warn=warn), None)
+        if settings.mlflow_tracking_uri:
+            sinks["mlflow"] = (MlflowSink(settings.mlflow_tracking_uri,
+                                          timeout=settings.timeout_s, warn=warn), None)
     except ValueError:
         for sink, _ in sinks.values():
             sink.close()

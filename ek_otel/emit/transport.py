@@ -71,7 +71,8 @@ class HttpTransport:
             return Answer("retry", f"cannot reach {url}: {type(exc).__name__}: {exc}")
         detail = f"HTTP {response.status_code} from {method} {url}"
         outcome = classify_http(response.status_code)
-        if outcome != "sent":
+        is_html = response.headers.get("content-type", "").startswith("text/html")
+        if outcome != "sent" and not is_html:  # an HTML error page says nothing more
             text = response.text.strip().replace("\n", " ")
             if text:
                 detail += f": {text[:_MAX_BODY_IN_DETAIL]}"

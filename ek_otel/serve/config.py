@@ -95,6 +95,7 @@ class ServeConfig:
         phoenix: Also emit OpenInference EVALUATOR spans (for Phoenix).
         phoenix_url: Phoenix base URL: scores also become span and trace annotations there.
         phoenix_api_key: Phoenix API key (when Phoenix auth is on).
+        mlflow_tracking_uri: MLflow tracking server: scores also become feedback assessments.
         grace_s: Quiet time after the root span before a trace is scored.
         max_wait_s: Backstop from the first unscored span.
         auth_token: Bearer token required from clients (None: no auth).
@@ -121,6 +122,7 @@ class ServeConfig:
     phoenix: bool = False
     phoenix_url: Optional[str] = None
     phoenix_api_key: Optional[str] = field(default=None, repr=False)
+    mlflow_tracking_uri: Optional[str] = None
     grace_s: float = DEFAULT_GRACE_S
     max_wait_s: float = DEFAULT_MAX_WAIT_S
     auth_token: Optional[str] = None
@@ -154,9 +156,10 @@ class ServeConfig:
         if self.emit_endpoint and not self.emit_endpoint.startswith(("http://", "https://")):
             raise InputError(f"--emit-endpoint must be an http:// or https:// URL, "
                              f"got {self.emit_endpoint!r}")
-        if self.phoenix_url and not self.phoenix_url.startswith(("http://", "https://")):
-            raise InputError(f"--phoenix-url must be an http:// or https:// URL, "
-                             f"got {self.phoenix_url!r}")
+        for option, url in (("--phoenix-url", self.phoenix_url),
+                            ("--mlflow-tracking-uri", self.mlflow_tracking_uri)):
+            if url and not url.startswith(("http://", "https://")):
+                raise InputError(f"{option} must be an http:// or https:// URL, got {url!r}")
         if bool(self.tls_cert) != bool(self.tls_key):
             raise InputError("--tls-cert and --tls-key go together")
         if self.grace_s < 0 or self.max_wait_s <= 0:
@@ -187,7 +190,8 @@ class ServeConfig:
                             protocol=self.emit_protocol, headers=self.emit_headers,
                             timeout_s=self.emit_timeout_s, signals=self.emit_signals,
                             phoenix=self.phoenix, phoenix_url=self.phoenix_url,
-                            phoenix_api_key=self.phoenix_api_key)
+                            phoenix_api_key=self.phoenix_api_key,
+                            mlflow_tracking_uri=self.mlflow_tracking_uri)
 
     @property
     def tls(self) -> bool:

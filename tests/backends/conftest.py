@@ -1,4 +1,4 @@
-"""Fixtures of the backend tests: a real Phoenix server (see ``backend_servers.py``)."""
+"""Fixtures of the backend tests: real Phoenix and MLflow servers (see ``backend_servers.py``)."""
 
 import os
 import sys
@@ -9,7 +9,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "serve"))  # serve_helpers
 
-from backend_servers import DEFAULT_PHOENIX, PhoenixServer, backend_executable  # noqa: E402
+from backend_servers import (DEFAULT_MLFLOW, DEFAULT_PHOENIX, MlflowServer,  # noqa: E402
+                             PhoenixServer, backend_executable)
 from serve_helpers import server_processes  # noqa: E402,F401
 
 
@@ -22,5 +23,13 @@ def phoenix_executable() -> str:
 def phoenix(phoenix_executable):
     """One Phoenix for the session, started once and stopped at the end."""
     server = PhoenixServer(phoenix_executable).start()
+    yield server
+    server.remove()
+
+
+@pytest.fixture(scope="session")
+def mlflow_server():
+    """One MLflow tracking server for the session."""
+    server = MlflowServer(backend_executable("EK_OTEL_MLFLOW", DEFAULT_MLFLOW, "MLflow")).start()
     yield server
     server.remove()
