@@ -6,7 +6,8 @@ the scores back: ``gen_ai.evaluation.result`` events and evaluation spans, to an
 Lines file (``--emit-file``), an OTLP endpoint (``--emit-endpoint``), or both.
 
 With ``--phoenix-url`` each score is also written as a Phoenix span annotation (on the run's
-root span) and trace annotation (see :mod:`ek_otel.emit.phoenix`).
+root span) and trace annotation (see :mod:`ek_otel.emit.phoenix`); with
+``--mlflow-tracking-uri``, as an MLflow feedback assessment (:mod:`ek_otel.emit.mlflow`).
 
 Exit codes: 0 when scoring ran (whatever the scores) and everything the backends can take was
 delivered (a backend without a logs endpoint gets one warning, not a failure); 2 with one
@@ -24,20 +25,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import click
-from rich.table import Table
 
 from ..errors import InputError
-from ..emit.factory import EmitSettings, make_sinks
-from ..emit.sinks import MultiSink
 from ..ingest.bad_input import BadInputReport
-from ..pipeline import (
-    GROUP_BY_CHOICES,
-    ScoreRun,
-    ScoreSettings,
-    Unmatched,
-    load_settings,
-    score_dump,
-)
+from ..ingest.episodes import GROUP_BY_CHOICES
 from ._common import (
     emit_options,
     nothing_read_error,
@@ -49,117 +40,9 @@ from ._common import (
     stdout_console,
     write_json,
 )
+from ._tables import groups_table, slices_table, tasks_table, unmatched_table
 
-__all__ = ["score", "emitted_dict", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
-
-_MAX_UNMATCHED_ROWS = 20
-
-
-def _rate(value: Optional[float]) -> str:
-    return "-" if value is None or value != value else f"{value:.3f}"
-
-
-def _money(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
-
-
-def tasks_table(run: ScoreRun) -> Table:
-    """Per-task figures and a total row (pass^k when tasks repeat; dollars when priced).
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> tasks_table(score_episodes([], {}, ScoreSettings())).row_count
-        1
-    """
-    report = run.report
-    with_k = report.k > 1
-    table = Table(title="tool-call scores by task")
-    columns = ["task", "n", "prec", "recall", "F1", "exact"]
-    if with_k:
-        columns.append(f"pass^{report.k}")
-    columns.append("dollars")
-    for name in columns:
-        if name == "task":
-            table.add_column(name, overflow="fold")
-        else:
-            table.add_column(name, justify="right", no_wrap=True)
-
-    def row(label: str, cut: Any, pass_hat: Optional[float], dollars) -> list:
-        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall),
-                 _rate(cut.f1), _rate(cut.exact_rate)]
-        if with_k:
-            cells.append(_rate(pass_hat))
-        cells.append(_money(dollars))
-        return cells
-
-    for task_id, cut in report.per_task.items():
-        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id)))
-    table.add_section()
-    table.add_row(*row("total", report.overall, report.mean_pass_hat_k, report.dollars),
-                  style="bold")
-    return table
-
-
-def slices_table(run: ScoreRun) -> Optional[Table]:
-    """Per-slice figures, or None when no scored task has a slice.
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> slices_table(score_episodes([], {}, ScoreSettings())) is None
-        True
-    """
-    if not run.report.per_slice:
-        return None
-    table = Table(title="by slice")
-    for name in ("slice", "n", "prec", "recall", "F1", "exact", "success"):
-        if name == "slice":
-            table.add_column(name, overflow="fold")
-        else:
-            table.add_column(name, justify="right", no_wrap=True)
-    for name, cut in run.report.per_slice.items():
-        table.add_row(name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate), _rate(cut.success_rate))
-    return table
-
-
-def groups_table(run: ScoreRun) -> Table:
-    """Figures per provenance group (model, simulator, suite version, scaffold), when they differ.
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> groups_table(score_episodes([], {}, ScoreSettings())).row_count
-        0
-    """
-    table = Table(title="runs that differ in model or scaffold, apart")
-    table.add_column("model / simulator / suite / scaffold", overflow="fold")
-    for name in ("n", "prec", "recall", "F1", "exact"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for group in run.report.groups:
-        cut = group.report.overall
-        label = " / ".join(str(part) if part else "-" for part in group.key)
-        table.add_row(label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate))
-    return table
-
-
-def unmatched_table(unmatched: tuple) -> Table:
-    """The episodes that were not scored, and why (the first 20; a count of the rest).
-
-    Example:
-        >>> unmatched_table((Unmatched("ab" * 16, "x", "task id not in the gold file"),)).row_count
-        1
-    """
-    table = Table(title=f"{len(unmatched)} unmatched episode{'s' if len(unmatched) != 1 else ''}")
-    table.add_column("trace", no_wrap=True)
-    for name in ("task id", "reason"):
-        table.add_column(name, overflow="fold")
-    for item in unmatched[:_MAX_UNMATCHED_ROWS]:
-        table.add_row(item.trace_id or "-", item.task_id or "-", item.reason)
-    if len(unmatched) > _MAX_UNMATCHED_ROWS:
-        table.add_row("...", "", f"{len(unmatched) - _MAX_UNMATCHED_ROWS} more (see --json)")
-    return table
+__all__ = ["score", "emitted_dict"]
 
 
 def _check_writable(path: str, what: str) -> None:
@@ -168,22 +51,6 @@ def _check_writable(path: str, what: str) -> None:
         open(path, "a", encoding="utf-8").close()
     except OSError as exc:
         raise InputError(f"cannot write {what}: {exc.strerror or exc}", path=path) from None
-
-
-def _warn(message: str) -> None:
-    click.echo(f"ek-otel: warning: {message}", err=True)
-
-
-def _sink(settings: EmitSettings) -> Any:
-    if settings.emit_file is not None:
-        _check_writable(settings.emit_file, "the emit file")
-    try:
-        sinks = [sink for sink, _ in make_sinks(settings, warn=_warn).values()]
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    if not sinks:
-        return None
-    return sinks[0] if len(sinks) == 1 else MultiSink(sinks)
 
 
 @click.command("score")
@@ -209,17 +76,23 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
     """
+    from ..emit.sinks import make_sink
+    from ..pipeline import score_dump
+    from ..scoring.link import load_settings
+
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
-    emit = EmitSettings(emit_file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
-                        headers=tuple(parse_headers(emit_headers).items()), timeout_s=emit_timeout,
-                        signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
-                        phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
-                        mlflow_tracking_uri=mlflow_tracking_uri)
-    sink = _sink(emit)
+    if emit_file is not None:
+        _check_writable(emit_file, "the emit file")
+    emit = dict(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
+                headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix,
+                signals=emit_signals, phoenix_url=phoenix_url,
+                phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
+                mlflow_tracking_uri=mlflow_tracking_uri)
+    sink = make_sink(**emit, warn=_warn)
     bad_input = BadInputReport()
     try:
         with progress("scoring episodes") as advance:
@@ -250,7 +123,41 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                                                  mlflow_tracking_uri) if w))
 
 
-def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
+def _warn(message: str) -> None:
+    click.echo(f"ek-otel: warning: {message}", err=True)
+
+
+def emitted_dict(run: Any, emit: dict) -> dict:
+    """The JSON report's ``emitted``: where scores went, and per signal what was delivered.
+
+    ``spans`` and ``logs`` are the OTLP endpoint's, ``file`` the emit file's,
+    ``span_annotations`` and ``trace_annotations`` Phoenix's, ``assessments`` MLflow's; each
+    counts scores as ``{sent, failed, unsupported}`` (``unsupported``: the backend has no
+    endpoint for it).
+
+    Example:
+        >>> from ek_otel.scoring.run import score_episodes
+        >>> from ek_otel.scoring.settings import ScoreSettings
+        >>> d = emitted_dict(score_episodes([], {}, ScoreSettings()), {"signals": ("spans",)})
+        >>> d["scores"], d["failed"], d["signals"]
+        (0, 0, ['spans'])
+    """
+    endpoint = emit.get("endpoint")
+    out: dict = {
+        "file": emit.get("file"),
+        "endpoint": endpoint,
+        "protocol": emit.get("protocol") if endpoint else None,
+        "phoenix_url": emit.get("phoenix_url"),
+        "mlflow_tracking_uri": emit.get("mlflow_tracking_uri"),
+        "signals": list(emit.get("signals", ())),
+        "scores": run.emitted,
+        "failed": run.emit_failures,
+    }
+    out.update(run.emit_result.to_dict())
+    return out
+
+
+def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
     out.print(tasks_table(run))
     sliced = slices_table(run)
     if sliced is not None:
@@ -263,36 +170,7 @@ def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
         stderr_console().print(bad_input.summary(), markup=False, highlight=False)
 
 
-def emitted_dict(run: ScoreRun, emit: EmitSettings) -> dict:
-    """The JSON report's ``emitted``: where scores went, and per signal what was delivered.
-
-    ``spans`` and ``logs`` are the OTLP endpoint's, ``file`` the emit file's,
-    ``span_annotations`` and ``trace_annotations`` Phoenix's, ``assessments`` MLflow's; each
-    counts scores as
-    ``{sent, failed, unsupported}`` (``unsupported``: the backend has no endpoint for it).
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> d = emitted_dict(score_episodes([], {}, ScoreSettings()), EmitSettings())
-        >>> d["scores"], d["failed"], d["signals"]
-        (0, 0, ['spans', 'logs'])
-    """
-    counts = run.emit_result.to_dict()
-    out: dict = {
-        "file": emit.emit_file,
-        "endpoint": emit.endpoint,
-        "protocol": emit.protocol if emit.endpoint else None,
-        "phoenix_url": emit.phoenix_url,
-        "mlflow_tracking_uri": emit.mlflow_tracking_uri,
-        "signals": list(emit.signals),
-        "scores": run.emitted,
-        "failed": run.emit_failures,
-    }
-    out.update(counts)
-    return out
-
-
-def _report_emit(run: ScoreRun, where: str) -> None:
+def _report_emit(run: Any, where: str) -> None:
     revised = f" ({run.revisions} revisions)" if run.revisions else ""
     parts = []
     for signal, count in run.emit_result.to_dict().items():

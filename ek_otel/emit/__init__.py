@@ -9,12 +9,14 @@
   classification of a backend's answer (sent, unsupported, retry, rejected) (pure);
 - :mod:`~ek_otel.emit.transport`: encoded bytes over HTTP (httpx) or gRPC, with the status;
 - :mod:`~ek_otel.emit.sinks`: :class:`FileSink`, :class:`OtlpSink`, :class:`ExporterSink`,
-  :class:`MultiSink` (imported on first use: they load the OpenTelemetry SDK, which the
-  pure modules above do not need);
+  :class:`MultiSink` and :func:`make_sink` / :func:`make_sinks` (what ``score`` and ``serve``
+  build from their emit options), imported on first use: they load the OpenTelemetry SDK,
+  which the pure modules above do not need;
 - :mod:`~ek_otel.emit.phoenix`: :class:`PhoenixSink`, scores as Phoenix span and trace
   annotations;
 - :mod:`~ek_otel.emit.mlflow`: :class:`MlflowSink`, scores as MLflow feedback assessments;
-- :mod:`~ek_otel.emit.factory`: the sinks of ``score`` and ``serve`` from their options.
+- :mod:`~ek_otel.emit.own_output`: :func:`is_own_output`, the one rule that tells ek-otel's
+  own output (scores written back, received again) from the traces it scores.
 
 Example:
     >>> from ek_otel.emit import ScoreEnvelope, FileSink, OtlpSink
@@ -26,8 +28,9 @@ from typing import Any
 
 from .delivery import SendResult
 from .envelope import ScoreEnvelope, ScoreProvenance
+from .own_output import drop_own_output, is_own_output
 
-_SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink")
+_SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink", "make_sink", "make_sinks")
 
 
 def __getattr__(name: str) -> Any:
@@ -58,4 +61,8 @@ __all__ = [
     "PhoenixSink",
     "MlflowSink",
     "SendResult",
+    "make_sink",
+    "make_sinks",
+    "is_own_output",
+    "drop_own_output",
 ]

@@ -9,7 +9,7 @@ Three carriers, one set of values (see ``docs/ARCHITECTURE.md``, "Scores written
 - the optional OpenInference **EVALUATOR span** (:func:`phoenix_attributes`).
 
 Everything written by ek-otel carries the resource ``service.name="ek-otel"`` and the scope
-:data:`SCOPE_NAME`; :func:`is_ek_output` lets a receiver that also sees ek-otel's own output
+:data:`SCOPE_NAME`; :func:`~ek_otel.emit.own_output.is_own_output` lets a receiver that also sees ek-otel's own output
 (e.g. a Collector fanning out to both) skip it instead of re-scoring the trace forever.
 
 This module is pure (no OTel imports): values are str, bool, int or float.
@@ -53,7 +53,6 @@ __all__ = [
     "span_attributes",
     "phoenix_attributes",
     "annotation_metadata",
-    "is_ek_output",
     "iso_time",
 ]
 
@@ -343,18 +342,6 @@ def annotation_metadata(envelope: ScoreEnvelope) -> dict:
     if envelope.evaluated_service:
         meta["evaluated_service"] = envelope.evaluated_service
     return meta
-
-
-def is_ek_output(resource: Mapping[str, Any], scope_name: str = "") -> bool:
-    """True for a span or log record that ek-otel itself wrote (so a receiver can skip it).
-
-    Example:
-        >>> is_ek_output({"service.name": "ek-otel"}), is_ek_output({"service.name": "agent"})
-        (True, False)
-        >>> is_ek_output({}, "ek_otel.emit")
-        True
-    """
-    return resource.get("service.name") == SERVICE_NAME or scope_name == SCOPE_NAME
 
 
 def _call_name(call: Any) -> str:

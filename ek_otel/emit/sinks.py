@@ -60,6 +60,8 @@ __all__ = [
     "OtlpSink",
     "MultiSink",
     "check_signals",
+    "make_sinks",
+    "make_sink",
 ]
 
 _log = logging.getLogger(__name__)
@@ -458,3 +460,79 @@ class MultiSink:
         """Close every sink."""
         for sink in self.sinks:
             sink.close()
+
+
+def make_sinks(
+    *,
+    file: Optional[str] = None,
+    endpoint: Optional[str] = None,
+    protocol: str = "http",
+    headers: Optional[Mapping[str, str]] = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    phoenix: bool = False,
+    signals: Sequence[str] = SIGNALS,
+    phoenix_url: Optional[str] = None,
+    phoenix_api_key: Optional[str] = None,
+    mlflow_tracking_uri: Optional[str] = None,
+    warn: Optional[Callable[[str], None]] = None,
+) -> dict:
+    """The sinks the emit settings ask for, by name: ``"file"`` (a :class:`FileSink` on
+    ``file``), ``"otlp"`` (an :class:`OtlpSink` to ``endpoint``, sending ``signals``),
+    ``"phoenix"`` (a :class:`~ek_otel.emit.phoenix.PhoenixSink` to ``phoenix_url``) and
+    ``"mlflow"`` (a :class:`~ek_otel.emit.mlflow.MlflowSink` to ``mlflow_tracking_uri``);
+    what ``ek-otel serve`` gives one outbox exporter each. ``warn`` gets the one-time
+    "this backend has no endpoint for that signal" warnings.
+
+    Raises:
+        InputError: an endpoint, protocol, signal or URL that cannot be used.
+
+    Example:
+        >>> import os, tempfile
+        >>> sinks = make_sinks(file=os.path.join(tempfile.mkdtemp(), "s.jsonl"),
+        ...                    phoenix_url="http://127.0.0.1:6006", signals=("spans",))
+        >>> sorted(sinks), type(sinks["file"]).__name__, sinks["file"].signals
+        (['file', 'phoenix'], 'FileSink', ('spans',))
+        >>> make_sinks(endpoint="http://127.0.0.1:4318", protocol="smoke")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: unknown OTLP protocol 'smoke'; use one of: http, grpc
+    """
+    from ..errors import InputError
+    from .mlflow import MlflowSink
+    from .phoenix import PhoenixSink
+
+    sinks: dict = {}
+    try:
+        if file is not None:
+            sinks["file"] = FileSink(file, phoenix=phoenix, signals=signals)
+        if endpoint is not None:
+            sinks["otlp"] = OtlpSink(endpoint, protocol, headers=dict(headers or {}),
+                                     timeout=timeout, phoenix=phoenix, signals=signals, warn=warn)
+        if phoenix_url is not None:
+            sinks["phoenix"] = PhoenixSink(phoenix_url, api_key=phoenix_api_key, timeout=timeout,
+                                           warn=warn)
+        if mlflow_tracking_uri is not None:
+            sinks["mlflow"] = MlflowSink(mlflow_tracking_uri, timeout=timeout, warn=warn)
+    except ValueError as exc:
+        for sink in sinks.values():
+            sink.close()
+        raise InputError(str(exc)) from None
+    return sinks
+
+
+def make_sink(**emit) -> Optional[Sink]:
+    """One sink for the emit settings of :func:`make_sinks` (a :class:`MultiSink` when there
+    are several), or None when there is none: what ``ek-otel score`` uses.
+
+    Example:
+        >>> import os, tempfile
+        >>> make_sink() is None
+        True
+        >>> d = tempfile.mkdtemp()
+        >>> type(make_sink(file=os.path.join(d, "s.jsonl"), endpoint="http://127.0.0.1:9")).__name__
+        'MultiSink'
+    """
+    sinks = list(make_sinks(**emit).values())
+    if not sinks:
+        return None
+    return sinks[0] if len(sinks) == 1 else MultiSink(sinks)

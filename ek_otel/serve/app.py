@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import multiprocessing
 import os
@@ -80,13 +79,13 @@ class ServeApp:
     # -- pieces -----------------------------------------------------------------------------
 
     def _default_sinks(self) -> dict:
-        from ..emit.factory import make_sinks
+        from ..emit.sinks import make_sinks
 
-        try:
-            return make_sinks(self.config.emit_settings(),
-                              warn=lambda message: self.log(f"ek-otel serve: warning: {message}"))
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+        cfg = self.config
+        sinks = make_sinks(**cfg.emit_options(),
+                           warn=lambda message: self.log(f"ek-otel serve: warning: {message}"))
+        return {name: (sink, cfg.emit_file if name == "file" else None)
+                for name, sink in sinks.items()}
 
     def _make_executor(self):
         n = self.config.scorer_processes
@@ -106,11 +105,9 @@ class ServeApp:
         except sqlite3.DatabaseError as exc:  # not a database, corrupt, locked...
             raise InputError(f"cannot open the store: {exc}", path=cfg.store) from None
         gold = os.path.abspath(cfg.gold)
-        options = tuple(cfg.score_options)
-
         def record_meta(store: Store) -> list:
             store.set_meta("gold", gold)
-            store.set_meta("score_options", json.dumps([list(o) for o in options]))
+            store.set_meta("score_settings", cfg.score_settings)
             return store.open_traces()
 
         open_traces = self.writer.call(record_meta)
@@ -132,7 +129,7 @@ class ServeApp:
                                       lambda: Store(store_path, readonly=True), file_path=path)
             exporter.start()
             self.exporters.append(exporter)
-        setup = ScoringSetup(store_path, gold, options)
+        setup = ScoringSetup(store_path, gold, cfg.score_settings)
         self.scheduler = Scheduler(
             self.index, self.writer, Store(store_path, readonly=True), setup,
             self._make_executor, sinks=tuple(sinks), on_scored=self._wake_outbox,

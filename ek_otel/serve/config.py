@@ -106,7 +106,8 @@ class ServeConfig:
         body_timeout_s: Time a client has to send its body.
         synchronous: SQLite synchronous level, ``"FULL"`` or ``"NORMAL"``.
         scorer_processes: Scoring worker processes (0: a thread in the server process).
-        score_options: Extra scoring settings passed to the pipeline (task id keys, level...).
+        score_settings: The :class:`~ek_otel.scoring.settings.ScoreSettings` as JSON
+            (``ScoreSettings.to_json()``; ``""``: the defaults for the gold file).
     """
 
     gold: str = ""
@@ -136,7 +137,7 @@ class ServeConfig:
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
     synchronous: str = DEFAULT_SYNCHRONOUS
     scorer_processes: int = 1
-    score_options: tuple = ()
+    score_settings: str = ""
 
     def validate(self) -> "ServeConfig":
         """Check rules across fields; raises :class:`InputError`, returns ``self``.
@@ -177,21 +178,19 @@ class ServeConfig:
             raise InputError("scorer_processes must be >= 0")
         return self
 
-    def emit_settings(self):
-        """Where scores go, as :func:`ek_otel.emit.factory.make_sinks` takes it.
+    def emit_options(self) -> dict:
+        """Where scores go, as :func:`ek_otel.emit.sinks.make_sinks` takes it.
 
         Example:
-            >>> ServeConfig(gold="g", emit_file="s.jsonl").emit_settings().emit_file
+            >>> ServeConfig(gold="g", emit_file="s.jsonl").emit_options()["file"]
             's.jsonl'
         """
-        from ..emit.factory import EmitSettings
-
-        return EmitSettings(emit_file=self.emit_file, endpoint=self.emit_endpoint,
-                            protocol=self.emit_protocol, headers=self.emit_headers,
-                            timeout_s=self.emit_timeout_s, signals=self.emit_signals,
-                            phoenix=self.phoenix, phoenix_url=self.phoenix_url,
-                            phoenix_api_key=self.phoenix_api_key,
-                            mlflow_tracking_uri=self.mlflow_tracking_uri)
+        return {"file": self.emit_file or None, "endpoint": self.emit_endpoint or None,
+                "protocol": self.emit_protocol, "headers": dict(self.emit_headers),
+                "timeout": self.emit_timeout_s, "phoenix": self.phoenix,
+                "signals": self.emit_signals, "phoenix_url": self.phoenix_url or None,
+                "phoenix_api_key": self.phoenix_api_key,
+                "mlflow_tracking_uri": self.mlflow_tracking_uri or None}
 
     @property
     def tls(self) -> bool:

@@ -150,7 +150,8 @@ def test_a_scored_trace_keeps_its_duration(tmp_path):
     from ek_otel.ingest.bad_input import BadInputReport
     from ek_otel.ingest.dumps import read_dump
     from ek_otel.ingest.records import SpanRecord
-    from ek_otel.pipeline import load_settings, score_dump
+    from ek_otel.pipeline import score_dump
+    from ek_otel.scoring.link import load_settings
 
     examples = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
     traces, gold = os.path.join(examples, "traces.jsonl"), os.path.join(examples, "tasks.jsonl")
