@@ -5,7 +5,8 @@
 # into the project's environment. The venvs live under a cache directory that the machine may keep
 # between CI runs; a venv that already holds the pinned version is reused as it is.
 #
-#   scripts/ci_backends.sh            # install what is missing, print the env lines to export
+#   scripts/ci_backends.sh            # install what is missing (both at once), print the exports
+#   scripts/ci_backends.sh phoenix    # just one of them
 #   EK_OTEL_CI_CACHE=/tmp/x scripts/ci_backends.sh
 #
 # The tests find the servers through EK_OTEL_PHOENIX (the `phoenix` executable) and
@@ -13,6 +14,7 @@
 set -euo pipefail
 
 PHOENIX_VERSION="${PHOENIX_VERSION:-20.26.1}"
+# 3.17.2: the newest whose mlflow-skinny is on the index (3.18.0 is listed without it)
 MLFLOW_VERSION="${MLFLOW_VERSION:-3.17.2}"
 CACHE="${EK_OTEL_CI_CACHE:-${HOME:-/root}/.cache/ek-otel-ci}"
 PYTHON="${PYTHON:-python3}"
@@ -36,11 +38,20 @@ ensure_venv() {  # name package version executable
 }
 
 want="${1:-all}"
+# Both installs run at once (each in its own venv), then the export lines are printed.
+pids=()
 if [ "$want" = all ] || [ "$want" = phoenix ]; then
-  ensure_venv phoenix arize-phoenix "$PHOENIX_VERSION" phoenix
+  ensure_venv phoenix arize-phoenix "$PHOENIX_VERSION" phoenix & pids+=($!)
+fi
+if [ "$want" = all ] || [ "$want" = mlflow ]; then
+  ensure_venv mlflow mlflow "$MLFLOW_VERSION" mlflow & pids+=($!)
+fi
+for pid in "${pids[@]}"; do
+  wait "$pid"
+done
+if [ "$want" = all ] || [ "$want" = phoenix ]; then
   echo "export EK_OTEL_PHOENIX=$CACHE/phoenix-venv/bin/phoenix"
 fi
 if [ "$want" = all ] || [ "$want" = mlflow ]; then
-  ensure_venv mlflow mlflow "$MLFLOW_VERSION" mlflow
   echo "export EK_OTEL_MLFLOW=$CACHE/mlflow-venv/bin/mlflow"
 fi
