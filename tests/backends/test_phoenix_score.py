@@ -159,3 +159,61 @@ def test_annotations_for_traces_phoenix_never_got_fail_the_run(phoenix, tmp_path
     emitted = json.loads(report.read_text())["emitted"]
     assert emitted["span_annotations"]["failed"] == emitted["scores"] > 0
     assert emitted["trace_annotations"]["failed"] == emitted["scores"]
+
+
+# Runs recorded from real instrumentation packages and agent frameworks (tests/ingest/corpus:
+# each the same weather task, through a fake model server).
+REAL_INSTRUMENTATIONS = ("agents-openinference-with-client", "traceloop-0.62.4",
+                         "openai-v2-2.4b0-span_and_event", "langgraph-agent-openinference-0.1.80",
+                         "logfire-agents", "anthropic-openinference-3.1.0", "google-genai-1.3b0")
+WEATHER_TASK = {"task_id": "weather-paris", "input": "Weather and time in Paris, in F?",
+                "calls": [{"get_weather": {"city": ["Paris"], "unit": ["celsius"]}},
+                          {"get_time": {"timezone": ["Europe/Paris"]}},
+                          {"convert_temperature": {"value": [18.5], "to": ["fahrenheit"]}}]}
+
+
+def test_runs_of_real_instrumentations_get_their_annotations(phoenix, tmp_path):
+    corpus = os.path.join(ROOT, "tests", "ingest", "corpus")
+    paths = [os.path.join(corpus, name, "traces.jsonl") for name in REAL_INSTRUMENTATIONS]
+    sent = set()
+    for path in paths:
+        sent |= send_otlp_json_file(phoenix.url, path)
+
+    def windows() -> dict:
+        found = {}
+        for project in [p["name"] for p in phoenix.get("/v1/projects")["data"]]:
+            found.update(phoenix.traces(project))
+        return found
+
+    before = wait_until(lambda: (lambda w: w if sent <= set(w) else None)(windows()), 120,
+                        "Phoenix to ingest the instrumented runs")
+    gold = tmp_path / "weather.jsonl"
+    gold.write_text(json.dumps(WEATHER_TASK) + "\n")
+    report = tmp_path / "real.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "ek_otel", "score", *paths, "--gold", str(gold), "--task",
+         WEATHER_TASK["task_id"], "--json", str(report), "--emit-endpoint", phoenix.url,
+         "--emit-signals", "spans", "--phoenix-url", phoenix.url],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(report.read_text())
+    episodes = data["episodes"]
+    assert {e["trace_id"] for e in episodes} == sent  # one run per instrumentation, all scored
+    assert data["emitted"]["span_annotations"]["sent"] == len(sent)
+    projects = [p["name"] for p in phoenix.get("/v1/projects")["data"]]
+    by_span, by_trace = {}, {}
+    for project in projects:
+        for a in phoenix.span_annotations([e["root_span_id"] for e in episodes], project):
+            by_span.setdefault(a["span_id"], []).append(a)
+        for a in phoenix.trace_annotations([e["trace_id"] for e in episodes], project):
+            by_trace.setdefault(a["trace_id"], []).append(a)
+    for episode in episodes:
+        (span_annotation,) = by_span[episode["root_span_id"]]
+        (trace_annotation,) = by_trace[episode["trace_id"]]
+        _check_annotation(span_annotation, episode)
+        _check_annotation(trace_annotation, episode)
+    wait_until(lambda: sum(len(phoenix.spans(p, name=[EVAL_SPAN])) for p in projects)
+               >= len(sent), 120, "the evaluation spans")
+    after = windows()
+    for trace_id in sent:
+        assert after[trace_id] == before[trace_id], trace_id
