@@ -45,7 +45,6 @@ __all__ = [
     "classify_http",
     "classify_grpc",
     "retrying",
-    "describe",
 ]
 
 #: The classes of a backend's answer.
@@ -260,13 +259,3 @@ def retrying(call: Callable[[], Answer], *, timeout_s: float, initial_s: float =
         sleep(delay)
         attempt += 1
 
-
-def describe(outcomes: Mapping[str, int]) -> str:
-    """``"2 sent, 1 failed"``: counts for a message (zeros left out).
-
-    Example:
-        >>> describe({"sent": 2, "failed": 0, "unsupported": 1})
-        '2 sent, 1 unsupported'
-    """
-    parts = [f"{n} {name}" for name, n in outcomes.items() if n]
-    return ", ".join(parts) or "nothing"
