@@ -31,7 +31,6 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
