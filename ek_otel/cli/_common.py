@@ -269,8 +269,9 @@ def emit_options(command: Callable) -> Callable:
                           "a logs endpoint (Phoenix, Jaeger, Tempo) is warned about once, "
                           "not failed."),
         click.option("--phoenix", is_flag=True,
-                     help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) "
-                          "for Phoenix."),
+                     help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes; "
+                          "Phoenix shows them as spans, its annotation columns come from "
+                          "--phoenix-url)."),
         click.option("--phoenix-url", metavar="URL",
                      help="Write each score as a Phoenix span annotation (on the run's root "
                           "span) and trace annotation, name ek.<metric>, through Phoenix's "

@@ -75,6 +75,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl --json report.json
         ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
+        ek-otel score dumps/ --gold tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \\
+            --emit-signals spans --phoenix-url http://127.0.0.1:6006
     """
     from ..emit.sinks import make_sink
     from ..pipeline import score_dump

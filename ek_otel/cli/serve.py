@@ -129,6 +129,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     \b
     Example:
         ek-otel serve --gold examples/tasks.jsonl --emit-file scores.jsonl
+        ek-otel serve --gold examples/tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \
+            --emit-signals spans --phoenix-url http://127.0.0.1:6006
         ek-otel report --store ek-otel.db
     """
     from ..serve.app import serve as run
