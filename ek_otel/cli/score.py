@@ -40,6 +40,7 @@ from ._common import (
     stdout_console,
     write_json,
 )
+from ._html import check_html_options, html_options
 from ._tables import groups_table, slices_table, tasks_table, unmatched_table
 
 __all__ = ["score", "emitted_dict"]
@@ -59,6 +60,7 @@ def _check_writable(path: str, what: str) -> None:
               help="The gold task file (JSON Lines, JSON array or YAML).")
 @scoring_options
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
+@html_options
 @emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
@@ -67,7 +69,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
-          task_id_keys: tuple) -> None:
+          task_id_keys: tuple, html_out: Optional[str] = None,
+          trace_url: Optional[str] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -89,6 +92,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
         _check_writable(emit_file, "the emit file")
+    check_html_options(html_out, trace_url)
     emit = dict(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
                 headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix,
                 signals=emit_signals, phoenix_url=phoenix_url,
@@ -114,12 +118,17 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
                    f"episodes have no dollars: {pricing} has no price for their model (or "
                    "they recorded no model or tokens)", err=True)
-    if json_out is not None:
+    if json_out is not None or html_out is not None:
         data = run.to_dict()
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
         data["emitted"] = emitted_dict(run, emit)
+    if json_out is not None:
         write_json(data, json_out)
+    if html_out is not None:
+        from ..report.html import write_run_page
+
+        write_run_page(data, html_out, source=", ".join(paths), gold_path=gold, trace_url=trace_url)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
                                                  mlflow_tracking_uri) if w))
