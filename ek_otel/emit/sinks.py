@@ -45,9 +45,7 @@ from typing import Optional, Protocol
 from urllib.parse import urlsplit
 
 from .delivery import Answer, SendResult, retrying
-from .encode import encode_log_records, encode_spans
 from .envelope import ScoreEnvelope
-from .otlp_json import request_lines
 from .transport import GrpcTransport, HttpTransport
 
 __all__ = [
@@ -121,6 +119,9 @@ class FileSink:
         n = len(envelopes)
         if not envelopes:
             return SendResult()
+        from .otlp_json import request_lines
+
+        encode_spans, encode_log_records = _encoders()
         spans = encode_spans(envelopes, phoenix=self.phoenix) if "spans" in self.signals else []
         logs = encode_log_records(envelopes) if "logs" in self.signals else []
         text = "".join(line + "\n" for line in request_lines(spans, logs))
@@ -146,6 +147,14 @@ class FileSink:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+
+
+def _encoders() -> tuple:
+    """``(encode_spans, encode_log_records)``: they load the OTel SDK, so they are imported
+    on the first send (``ek-otel score --help`` and option parsing need none of it)."""
+    from .encode import encode_log_records, encode_spans
+
+    return encode_spans, encode_log_records
 
 
 def _succeeded(result) -> bool:
@@ -197,6 +206,7 @@ class ExporterSink:
             _log.warning("sink is closed; %d scores not sent", n)
             return _all_failed(self.signals, n, "sink is closed")
         result = SendResult()
+        encode_spans, encode_log_records = _encoders()
         for signal in self.signals:
             try:
                 if signal == "spans":
@@ -352,6 +362,7 @@ class OtlpSink:
         return self._transport.call(method, body)
 
     def _encode(self, signal: str, envelopes: Sequence[ScoreEnvelope]) -> bytes:
+        encode_spans, encode_log_records = _encoders()
         if signal == "spans":
             from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as pb
 

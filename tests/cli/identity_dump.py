@@ -136,11 +136,12 @@ def write_dump(out_dir: str) -> dict:
 
 
 def normalized_emit(text: str) -> str:
-    """An emit file without what changes from run to run (instance id, timestamps of now)."""
+    """An emit file without what changes from run to run (instance id, times of the scoring run)."""
     import re
 
     text = re.sub(r'"service\.instance\.id","value":\{"stringValue":"[^"]*"', '"service.instance.id"', text)
     now = 1_770_000_000_000_000_000  # after every time in the dump: a time of the scoring run
+    text = re.sub(r'"20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z"', '"now"', text)  # when it was scored
     return re.sub(r'"(\w+UnixNano)":"([0-9]+)"',
                   lambda m: f'"{m.group(1)}":"now"' if int(m.group(2)) > now else m.group(0), text)
 
