@@ -1,0 +1,139 @@
+"""smolagents ``ToolCallingAgent`` traced by OpenInference's smolagents instrumentor.
+
+The agent runs against the fake OpenAI server (``OpenAIModel``, Chat Completions) with the
+corpus's three tools. smolagents ends a run only through its own ``final_answer`` tool, so
+the server's last turn is a ``final_answer`` call (``final_answer_script``) instead of a
+text answer: same response ids and usage, one more requested call, which the package
+records as any other (a framework-internal tool: ``internal_tools``).
+"""
+
+from __future__ import annotations
+
+_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
+        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+
+ENVIRONMENTS = {
+    "smolagents": _SDK + ["openai==3.57.0", "httpx==0.28.1", "smolagents==1.26.0",
+                          "openinference-instrumentation-smolagents==0.1.43",
+                          "openinference-instrumentation-openai==0.1.66"],
+}
+
+SCENARIOS = {
+    "smolagents-1.26.0-openinference-0.1.43": ("smolagents", "smolagents", ["smolagents"], {}),
+    # + OpenInference's openai instrumentor: a client LLM span under each smolagents LLM span
+    "smolagents-1.26.0-openinference-0.1.43-with-client": (
+        "smolagents", "smolagents", ["smolagents", "openai"], {}),
+}
+
+_READ = "read"
+_CLIENT_FIX = ("add OpenInference's openai instrumentor "
+               "(openinference-instrumentation-openai): its client spans carry them")
+_NOT_RECORDED = "not_recorded"
+
+EXPECT = {
+    "smolagents-1.26.0-openinference-0.1.43": {
+        "framework": "smolagents",
+        "mode": "ToolCallingAgent + openinference-instrumentation-smolagents",
+        # LLM spans carry llm.output_messages.*.tool_calls with ids and JSON arguments; the
+        # TOOL spans repeat the arguments as input.value {"args": [], "kwargs": {...}}
+        "args": True,
+        # smolagents' own LLM spans record prompt/completion/total only (from its
+        # TokenUsage): no cache or reasoning detail, no response id or model
+        "cached": False, "reasoning": False,
+        "model": "gpt-4o-mini",  # llm.model_name is the model id asked for
+        # The AGENT span repeats the run's totals (llm.token_count.*): counted once
+        "agent_totals": True,
+        "internal_tools": ["final_answer"],
+        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
+                    "input_tokens": _READ, "output_tokens": _READ,
+                    "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
+        "fixes": {"cached_tokens": _CLIENT_FIX, "reasoning_tokens": _CLIENT_FIX},
+    },
+    "smolagents-1.26.0-openinference-0.1.43-with-client": {
+        "framework": "smolagents",
+        "mode": "ToolCallingAgent + openinference-instrumentation-smolagents + -openai",
+        # each model call twice: smolagents' LLM span and, nested in it, the client's
+        # (with the cache and reasoning details): one call, its usage once
+        "args": True, "cached": True, "reasoning": True,
+        "agent_totals": True, "nested_client": True,
+        "internal_tools": ["final_answer"],
+        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
+                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
+                    "reasoning_tokens": _READ},
+        "fixes": {},
+    },
+}
+
+
+def expected(scenario, kit):
+    """The ground truth: the final_answer script's calls and usage, and the metadata."""
+    fake = kit._load_fake_server()
+    summary = fake.expected_summary(fake.final_answer_script())
+    summary.update(script="final_answer", framework=EXPECT[scenario]["framework"],
+                   mode=EXPECT[scenario]["mode"])
+    return summary
+
+
+def _tools(fake):
+    from smolagents import tool
+
+    @tool
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city.
+
+        Args:
+            city: The city.
+            unit: celsius or fahrenheit.
+        """
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    @tool
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone.
+
+        Args:
+            timezone: An IANA time zone.
+        """
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    @tool
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature.
+
+        Args:
+            value: The temperature.
+            to: The unit to convert to.
+        """
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
+def run_scenario(scenario, out, kit):
+    """Inside the venv: run the agent once, traced, and write the records."""
+    fake = kit._load_fake_server()
+
+    instrumentors = SCENARIOS[scenario][2]
+
+    def instrument(tracer_provider, _logger_provider):
+        from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+
+        SmolagentsInstrumentor().instrument(tracer_provider=tracer_provider)
+        if "openai" in instrumentors:
+            from openinference.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+
+    def run(base_url):
+        from smolagents import OpenAIModel, ToolCallingAgent
+
+        model = OpenAIModel(model_id="gpt-4o-mini", api_base=base_url, api_key="sk-fake",
+                            temperature=0.2, client_kwargs={"max_retries": 0})
+        agent = ToolCallingAgent(tools=_tools(fake), model=model, name="WeatherAgent",
+                                 description="A weather assistant.", max_steps=5,
+                                 verbosity_level=0)
+        answer = agent.run("Weather and time in Paris, in Fahrenheit?")
+        assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
+
+    kit.run_framework(scenario, out, run, instrument,
+                      server=fake.FakeOpenAI(script=fake.final_answer_script()))
