@@ -45,6 +45,7 @@ __all__ = [
     "tool_result",
     "run_chat_loop",
     "final_answer_script",
+    "renamed_script",
     "STREAM_USAGE_CHOICES",
 ]
 
@@ -115,6 +116,23 @@ def final_answer_script(tool: str = "final_answer", key: str = "answer",
     final = Turn(last.response_id, last.usage,
                  calls=(ScriptedCall(f"call_{tool}", tool, {key: last.text}),))
     return tuple(script[:-1]) + (final,)
+
+
+def renamed_script(names: dict, script: tuple = DEFAULT_SCRIPT) -> tuple:
+    """``script`` with its tools renamed (``{old: new}``), for frameworks that expose tools
+    under names of their own (Semantic Kernel's ``Plugin-function``); ids, arguments and
+    usage stay the same.
+
+    Example:
+        >>> s = renamed_script({"get_time": "Clock-get_time"})
+        >>> [c["tool"] for c in expected_summary(s)["calls"]]
+        ['get_weather', 'Clock-get_time', 'convert_temperature']
+    """
+    return tuple(
+        Turn(turn.response_id, turn.usage, text=turn.text, calls=tuple(
+            ScriptedCall(c.call_id, names.get(c.name, c.name), dict(c.arguments))
+            for c in turn.calls))
+        for turn in script)
 
 
 def expected_summary(script: tuple = DEFAULT_SCRIPT) -> dict:
