@@ -1,0 +1,116 @@
+"""AutoGen AgentChat: its own tracing (autogen-core's GenAI spans), alone and with an OpenAI
+client instrumentor.
+
+An ``AssistantAgent`` with the corpus's three tools and an ``OpenAIChatCompletionClient``
+against the fake OpenAI server; ``max_tool_iterations=5`` lets it loop until the model
+answers in text (the default, 1, stops after the first tool round).
+
+AutoGen traces an ``invoke_agent`` span per run and an ``execute_tool`` span per tool call
+(name and call id, no arguments or result); its model client traces nothing, so neither
+the requested calls nor any usage is on a span. AutoGen's docs pair it with an OpenAI
+instrumentor for the model calls: the ``with-client`` mode adds OpenLLMetry's
+(``opentelemetry-instrumentation-openai``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
+        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+
+ENVIRONMENTS = {
+    "autogen": _SDK + ["openai==3.57.0", "httpx==0.28.1", "autogen-agentchat==0.7.5",
+                       "autogen-core==0.7.5", "autogen-ext[openai]==0.7.5",
+                       "opentelemetry-instrumentation-openai==0.62.4"],
+}
+
+_PREFIX = "autogen-agentchat-0.7.5"
+SCENARIOS = {
+    f"{_PREFIX}": ("autogen", "autogen", [], {}),
+    f"{_PREFIX}-with-client": ("autogen", "autogen", ["traceloop_openai"], {}),
+}
+
+_READ, _NOT_RECORDED = "read", "not_recorded"
+_CLIENT_FIX = ("AutoGen traces no model call: add an OpenAI instrumentor "
+               "(opentelemetry-instrumentation-openai or openinference-instrumentation-openai)")
+
+EXPECT = {
+    f"{_PREFIX}": {
+        "framework": "autogen", "mode": "AgentChat AssistantAgent, own tracing only",
+        # execute_tool spans: gen_ai.tool.name and gen_ai.tool.call.id, nothing else; no
+        # model span at all, so no usage and no requested call
+        "args": False, "tool_names": True, "call_ids": True, "no_usage": True,
+        "no_model_spans": True, "cached": False, "reasoning": False,
+        "support": {"tool_names": _READ, "arguments": _NOT_RECORDED, "call_ids": _READ,
+                    "input_tokens": _NOT_RECORDED, "output_tokens": _NOT_RECORDED,
+                    "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
+        "fixes": {kind: _CLIENT_FIX for kind in ("arguments", "input_tokens", "output_tokens",
+                                                  "cached_tokens", "reasoning_tokens")},
+    },
+    f"{_PREFIX}-with-client": {
+        "framework": "autogen",
+        "mode": "AgentChat AssistantAgent + opentelemetry-instrumentation-openai",
+        "args": True, "cached": True, "reasoning": True,
+        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
+                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
+                    "reasoning_tokens": _READ},
+        "fixes": {},
+    },
+}
+
+
+def expected(scenario, kit):
+    """The default script's ground truth, and the scenario's metadata."""
+    summary = kit._load_fake_server().expected_summary()
+    summary.update(framework=EXPECT[scenario]["framework"], mode=EXPECT[scenario]["mode"])
+    return summary
+
+
+def _tools(fake):
+    async def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    async def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    async def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
+def run_scenario(scenario, out, kit):
+    """Inside the venv: run the agent once, traced, and write the records."""
+    fake = kit._load_fake_server()
+    instrumentors = SCENARIOS[scenario][2]
+
+    def instrument(tracer_provider, _logger_provider):
+        if "traceloop_openai" in instrumentors:
+            from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+
+    def run(base_url):
+        from autogen_agentchat.agents import AssistantAgent
+        from autogen_ext.models.openai import OpenAIChatCompletionClient
+
+        async def main():
+            client = OpenAIChatCompletionClient(model="gpt-4o-mini", base_url=base_url,
+                                                api_key="sk-fake", temperature=0.2, seed=7,
+                                                max_retries=0)
+            agent = AssistantAgent("WeatherAgent", model_client=client, tools=_tools(fake),
+                                   description="A weather assistant.",
+                                   system_message="You are a weather assistant.",
+                                   max_tool_iterations=5)
+            result = await agent.run(task="Weather and time in Paris, in Fahrenheit?")
+            await client.close()
+            return result.messages[-1].content
+
+        answer = asyncio.run(main())
+        assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
+
+    kit.run_framework(scenario, out, run, instrument)
