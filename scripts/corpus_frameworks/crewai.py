@@ -1,0 +1,137 @@
+"""CrewAI: one agent, one task, the corpus's three tools, traced by each of the two
+crewai instrumentors alone (what each records at all).
+
+The crew runs against the fake OpenAI server (``crewai.LLM`` with ``base_url``: CrewAI's
+native OpenAI provider, with native function calling). CrewAI's own anonymous telemetry
+and tracing are off (``CREWAI_DISABLE_TELEMETRY``, ``CREWAI_TRACING_ENABLED=false``): they
+would export elsewhere, not to the app's tracer provider.
+
+- ``crewai-...-openinference-1.1.21``: ``openinference-instrumentation-crewai`` alone;
+- ``crewai-...-traceloop-0.62.4``: ``opentelemetry-instrumentation-crewai`` alone.
+
+crewai 1.15 needs otlp-common 0.66b2, the json-file exporter pins 0.66b1 (it works with
+0.66b2): the JSON exporter goes in afterwards, without dependencies (NO_DEPS).
+"""
+
+from __future__ import annotations
+
+_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2"]
+_JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
+                      "opentelemetry-exporter-otlp-json-common==0.66b1",
+                      "opentelemetry-proto-json==0.66b1"]
+
+ENVIRONMENTS = {
+    "crewai": _SDK + ["crewai==1.15.30", "openai==2.54.0",
+                      "openinference-instrumentation-crewai==1.1.21",
+                      "opentelemetry-instrumentation-crewai==0.62.4"],
+}
+NO_DEPS = {"crewai": _JSON_FILE_NO_DEPS}
+
+_ENV = {"CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_DISABLE_TRACKING": "true",
+        "CREWAI_TRACING_ENABLED": "false"}
+_PREFIX = "crewai-1.15.30"
+SCENARIOS = {
+    f"{_PREFIX}-openinference-1.1.21": ("crewai", "crewai", ["openinference_crewai"], _ENV),
+    f"{_PREFIX}-traceloop-0.62.4": ("crewai", "crewai", ["traceloop_crewai"], _ENV),
+}
+
+_READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
+
+_NO_MODEL_SPANS = ("the crewai instrumentors trace no model call: add an OpenAI (or LiteLLM) "
+                   "instrumentor for per-call usage, requested calls and call ids")
+
+EXPECT = {
+    f"{_PREFIX}-openinference-1.1.21": {
+        "framework": "crewai", "mode": "openinference-instrumentation-crewai",
+        # TOOL spans with the arguments as JSON (input.value), no call id; no LLM span.
+        # The call ids are only inside the AGENT span's output.value (the task's message
+        # list, JSON): not read as calls (no model span requested them).
+        "args": True, "call_ids": False, "no_model_spans": True,
+        # the run's usage: the kickoff CHAIN span's output.value is the CrewOutput as JSON,
+        # with token_usage {prompt_tokens, completion_tokens, cached_prompt_tokens,
+        # reasoning_tokens}: read as an aggregate (no model span has any usage)
+        "cached": True, "reasoning": True, "aggregate_usage": True,
+        "agent": "WeatherAgent",
+        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _NOT_READ,
+                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
+                    "reasoning_tokens": _READ},
+        "fixes": {"call_ids": _NO_MODEL_SPANS},
+    },
+    f"{_PREFIX}-traceloop-0.62.4": {
+        "framework": "crewai", "mode": "opentelemetry-instrumentation-crewai",
+        # crew/task/agent spans only: its LLM.call wrapper misses CrewAI 1.x's native
+        # providers and it traces no tool. The tool calls are left only inside Python
+        # reprs (crewai.crew.tasks_output = "[TaskOutput(... messages=[{'role': ...") and
+        # the usage only as reprs (crewai.crew.token_usage "total_tokens=673 ...",
+        # crewai.crew.usage_metrics "{'total_tokens': 673, ...}"): nothing is read from them
+        "args": False, "calls_recorded": False, "no_model_spans": True, "no_usage": True,
+        "cached": False, "reasoning": False, "agent": "WeatherAgent",
+        "support": {"tool_names": _NOT_READ, "arguments": _NOT_READ, "call_ids": _NOT_READ,
+                    "input_tokens": _NOT_READ, "output_tokens": _NOT_READ,
+                    "cached_tokens": _NOT_READ, "reasoning_tokens": _NOT_READ},
+        "fixes": {kind: ("only in Python reprs (crewai.crew.tasks_output, "
+                         "crewai.crew.token_usage), never read: use "
+                         "openinference-instrumentation-crewai, or add an OpenAI instrumentor")
+                  for kind in ("tool_names", "arguments", "call_ids", "input_tokens",
+                               "output_tokens", "cached_tokens", "reasoning_tokens")},
+    },
+}
+
+
+def expected(scenario, kit):
+    """The default script's ground truth, and the scenario's metadata."""
+    summary = kit._load_fake_server().expected_summary()
+    summary.update(framework=EXPECT[scenario]["framework"], mode=EXPECT[scenario]["mode"])
+    return summary
+
+
+def _tools(fake):
+    from crewai.tools import tool
+
+    @tool("get_weather")
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    @tool("get_time")
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    @tool("convert_temperature")
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
+def run_scenario(scenario, out, kit):
+    """Inside the venv: kick off the crew once, traced, and write the records."""
+    fake = kit._load_fake_server()
+    instrumentors = SCENARIOS[scenario][2]
+
+    def instrument(tracer_provider, _logger_provider):
+        if "openinference_crewai" in instrumentors:
+            from openinference.instrumentation.crewai import CrewAIInstrumentor
+
+            CrewAIInstrumentor().instrument(tracer_provider=tracer_provider)
+        if "traceloop_crewai" in instrumentors:
+            from opentelemetry.instrumentation.crewai import CrewAIInstrumentor
+
+            CrewAIInstrumentor().instrument(tracer_provider=tracer_provider)
+
+    def run(base_url):
+        from crewai import LLM, Agent, Crew, Task
+
+        llm = LLM(model="gpt-4o-mini", base_url=base_url, api_key="sk-fake",
+                  temperature=0.2, seed=7, max_retries=0)
+        agent = Agent(role="WeatherAgent", goal="Answer weather questions.",
+                      backstory="You are a weather assistant.", tools=_tools(fake), llm=llm,
+                      max_iter=5, verbose=False)
+        task = Task(description="Weather and time in Paris, in Fahrenheit?",
+                    expected_output="The weather and the time.", agent=agent)
+        result = Crew(agents=[agent], tasks=[task], verbose=False).kickoff()
+        assert str(result) == fake.DEFAULT_SCRIPT[-1].text, str(result)
+
+    kit.run_framework(scenario, out, run, instrument)
