@@ -46,6 +46,7 @@ __all__ = [
     "run_chat_loop",
     "final_answer_script",
     "renamed_script",
+    "named_script",
     "STREAM_USAGE_CHOICES",
 ]
 
@@ -133,6 +134,32 @@ def renamed_script(names: dict, script: tuple = DEFAULT_SCRIPT) -> tuple:
             ScriptedCall(c.call_id, names.get(c.name, c.name), dict(c.arguments))
             for c in turn.calls))
         for turn in script)
+
+
+#: Semantic Kernel's names for the tools of a plugin called ``Weather``.
+SEMANTIC_KERNEL_NAMES = {name: f"Weather-{name}" for name, _, _ in tool_specs()}
+
+
+def named_script(name: str) -> tuple:
+    """A script by the name a corpus scenario records (``expected.json`` ``script``):
+    ``default``, ``final_answer`` (:func:`final_answer_script`) or ``semantic_kernel``
+    (:func:`renamed_script` with :data:`SEMANTIC_KERNEL_NAMES`).
+
+    Example:
+        >>> named_script("semantic_kernel")[1].calls[0].name
+        'Weather-convert_temperature'
+        >>> named_script("nope")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown script 'nope' (default, final_answer, semantic_kernel)
+    """
+    if name == "default":
+        return DEFAULT_SCRIPT
+    if name == "final_answer":
+        return final_answer_script()
+    if name == "semantic_kernel":
+        return renamed_script(SEMANTIC_KERNEL_NAMES)
+    raise ValueError(f"unknown script {name!r} (default, final_answer, semantic_kernel)")
 
 
 def expected_summary(script: tuple = DEFAULT_SCRIPT) -> dict:

@@ -8,7 +8,7 @@ answers in text (the default, 1, stops after the first tool round).
 AutoGen traces an ``invoke_agent`` span per run and an ``execute_tool`` span per tool call
 (name and call id, no arguments or result); its model client traces nothing, so neither
 the requested calls nor any usage is on a span. AutoGen's docs pair it with an OpenAI
-instrumentor for the model calls: the ``with-client`` mode adds OpenLLMetry's
+instrumentor for the model calls: the ``and-client`` mode adds OpenLLMetry's
 (``opentelemetry-instrumentation-openai``).
 """
 
@@ -28,7 +28,7 @@ ENVIRONMENTS = {
 _PREFIX = "autogen-agentchat-0.7.5"
 SCENARIOS = {
     f"{_PREFIX}": ("autogen", "autogen", [], {}),
-    f"{_PREFIX}-with-client": ("autogen", "autogen", ["traceloop_openai"], {}),
+    f"{_PREFIX}-and-client": ("autogen", "autogen", ["traceloop_openai"], {}),
 }
 
 _READ, _NOT_RECORDED = "read", "not_recorded"
@@ -48,7 +48,7 @@ EXPECT = {
         "fixes": {kind: _CLIENT_FIX for kind in ("arguments", "input_tokens", "output_tokens",
                                                   "cached_tokens", "reasoning_tokens")},
     },
-    f"{_PREFIX}-with-client": {
+    f"{_PREFIX}-and-client": {
         "framework": "autogen",
         "mode": "AgentChat AssistantAgent + opentelemetry-instrumentation-openai",
         "args": True, "cached": True, "reasoning": True,

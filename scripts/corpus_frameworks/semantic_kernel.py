@@ -35,9 +35,6 @@ SCENARIOS = {
     f"{_PREFIX}-no_sensitive": ("semantic-kernel", "semantic_kernel", [], {_DIAGNOSTICS: "true"}),
 }
 
-#: the plugin's functions, as the model sees them
-TOOL_NAMES = {name: f"Weather-{name}" for name in ("get_weather", "get_time",
-                                                     "convert_temperature")}
 _READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
 # The spans have gen_ai.usage.input_tokens/output_tokens only; the cache and reasoning
 # counts are left only in an INFO log line holding the openai CompletionUsage's Python repr
@@ -74,7 +71,7 @@ EXPECT = {
 
 
 def _script(fake):
-    return fake.renamed_script(TOOL_NAMES)
+    return fake.named_script("semantic_kernel")  # the plugin's functions: Weather-get_time...
 
 
 def expected(scenario, kit):

@@ -21,7 +21,7 @@ ENVIRONMENTS = {
 SCENARIOS = {
     "smolagents-1.26.0-openinference-0.1.43": ("smolagents", "smolagents", ["smolagents"], {}),
     # + OpenInference's openai instrumentor: a client LLM span under each smolagents LLM span
-    "smolagents-1.26.0-openinference-0.1.43-with-client": (
+    "smolagents-1.26.0-openinference-0.1.43-and-client": (
         "smolagents", "smolagents", ["smolagents", "openai"], {}),
 }
 
@@ -49,7 +49,7 @@ EXPECT = {
                     "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
         "fixes": {"cached_tokens": _CLIENT_FIX, "reasoning_tokens": _CLIENT_FIX},
     },
-    "smolagents-1.26.0-openinference-0.1.43-with-client": {
+    "smolagents-1.26.0-openinference-0.1.43-and-client": {
         "framework": "smolagents",
         "mode": "ToolCallingAgent + openinference-instrumentation-smolagents + -openai",
         # each model call twice: smolagents' LLM span and, nested in it, the client's
@@ -68,7 +68,7 @@ EXPECT = {
 def expected(scenario, kit):
     """The ground truth: the final_answer script's calls and usage, and the metadata."""
     fake = kit._load_fake_server()
-    summary = fake.expected_summary(fake.final_answer_script())
+    summary = fake.expected_summary(fake.named_script("final_answer"))
     summary.update(script="final_answer", framework=EXPECT[scenario]["framework"],
                    mode=EXPECT[scenario]["mode"])
     return summary
@@ -136,4 +136,4 @@ def run_scenario(scenario, out, kit):
         assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
 
     kit.run_framework(scenario, out, run, instrument,
-                      server=fake.FakeOpenAI(script=fake.final_answer_script()))
+                      server=fake.FakeOpenAI(script=fake.named_script("final_answer")))
