@@ -41,17 +41,21 @@ _ALL_READ = {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
              "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
              "reasoning_tokens": _READ}
 
+#: llm.model_name is the model LlamaIndex was configured with (no response model recorded)
+_MODEL = "gpt-4o-mini"
+
 EXPECT = {
     f"{_PREFIX}-plain": {
         "framework": "llamaindex", "mode": "FunctionAgent, streaming=False",
-        "args": True, "cached": True, "reasoning": True,
+        "model": _MODEL, "args": True, "cached": True, "reasoning": True,
         "support": dict(_ALL_READ), "fixes": {},
     },
     f"{_PREFIX}-stream": {
         "framework": "llamaindex", "mode": "FunctionAgent, streaming (default), no usage",
         # LlamaIndex does not ask for usage when it streams: the API sends none, and no
         # span has a token count (the episode says so: model_calls_without_usage)
-        "args": True, "cached": False, "reasoning": False, "no_usage": True,
+        "model": _MODEL, "args": True, "cached": False, "reasoning": False,
+        "no_usage": True,
         "support": dict(_ALL_READ, input_tokens=_NOT_RECORDED, output_tokens=_NOT_RECORDED,
                         cached_tokens=_NOT_RECORDED, reasoning_tokens=_NOT_RECORDED),
         "fixes": {kind: _USAGE_FIX for kind in ("input_tokens", "output_tokens",
@@ -60,7 +64,7 @@ EXPECT = {
     f"{_PREFIX}-stream-usage": {
         "framework": "llamaindex",
         "mode": "FunctionAgent, streaming with stream_options.include_usage",
-        "args": True, "cached": True, "reasoning": True,
+        "model": _MODEL, "args": True, "cached": True, "reasoning": True,
         "support": dict(_ALL_READ), "fixes": {},
     },
 }
