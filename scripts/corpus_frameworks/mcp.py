@@ -12,6 +12,9 @@ are captured together. Each tool call is then seen from both sides:
   MCP instrumentation (``opentelemetry-instrumentation-mcp``): a ``{tool}.tool`` span on
   the client (``traceloop.span.kind=tool``, the arguments in ``traceloop.entity.input``)
   and the server side's request handling.
+- ``mcp-fastmcp-2.12.5-traceloop-0.62.4``: the server from the ``fastmcp`` package (on mcp
+  1.x), which the same instrumentation traces on the server side too: ``mcp.server`` and,
+  under it, a second ``{tool}.tool`` span, with the arguments;
 - ``mcp-2.3.0-native``: mcp 2.x traces itself (OpenLLMetry's MCP instrumentation 0.62.4
   supports mcp 1.x only): a CLIENT span ``MCP send tools/call {tool}`` and a SERVER span
   ``tools/call {tool}`` (``gen_ai.operation.name=execute_tool``, ``gen_ai.tool.name``, no
@@ -30,11 +33,15 @@ _CLIENT = ["openai==3.57.0", "httpx==0.28.1", "opentelemetry-instrumentation-ope
 ENVIRONMENTS = {
     "mcp-1": _SDK + _CLIENT + ["mcp==1.30.0", "opentelemetry-instrumentation-mcp==0.62.4"],
     "mcp-2": _SDK + _CLIENT + ["mcp==2.3.0"],
+    "mcp-fastmcp": _SDK + _CLIENT + ["mcp==1.16.0", "fastmcp==2.12.5", "pydantic==2.11.9",
+                                     "opentelemetry-instrumentation-mcp==0.62.4"],
 }
 
 SCENARIOS = {
     "mcp-1.30.0-traceloop-0.62.4": ("mcp-1", "mcp", ["traceloop_openai", "traceloop_mcp"], {}),
     "mcp-2.3.0-native": ("mcp-2", "mcp", ["traceloop_openai"], {}),
+    "mcp-fastmcp-2.12.5-traceloop-0.62.4": (
+        "mcp-fastmcp", "mcp", ["traceloop_openai", "traceloop_mcp"], {}),
 }
 
 _READ, _NOT_RECORDED = "read", "not_recorded"
@@ -47,6 +54,15 @@ EXPECT = {
         "framework": "mcp", "mode": "mcp 1.x + opentelemetry-instrumentation-mcp",
         # the model calls (OpenLLMetry openai) have every call with its id and arguments;
         # each executed tool is seen on the client and on the server: one call each
+        "args": True, "cached": True, "reasoning": True, "mcp_sides": True,
+        "support": dict(_ALL_READ), "fixes": {},
+    },
+    "mcp-fastmcp-2.12.5-traceloop-0.62.4": {
+        "framework": "mcp",
+        "mode": "FastMCP 2.x server, mcp 1.x client + opentelemetry-instrumentation-mcp",
+        # the tool is a TOOL span twice: {tool}.tool on the client and, under the server's
+        # mcp.server span (a child of the client's through _meta), {tool}.tool again with
+        # the arguments: one execution, one step
         "args": True, "cached": True, "reasoning": True, "mcp_sides": True,
         "support": dict(_ALL_READ), "fixes": {},
     },
@@ -66,7 +82,9 @@ def expected(scenario, kit):
 
 
 def _server(fake, major: int):
-    if major == 1:
+    if major == "fastmcp":
+        from fastmcp import FastMCP as Server
+    elif major == 1:
         from mcp.server.fastmcp import FastMCP as Server
     else:
         from mcp.server.mcpserver import MCPServer as Server
@@ -113,7 +131,7 @@ def run_scenario(scenario, out, kit):
     """Inside the venv: the chat loop with MCP-executed tools, traced."""
     fake = kit._load_fake_server()
     instrumentors = SCENARIOS[scenario][2]
-    major = 1 if SCENARIOS[scenario][0] == "mcp-1" else 2
+    major = {"mcp-1": 1, "mcp-2": 2, "mcp-fastmcp": "fastmcp"}[SCENARIOS[scenario][0]]
 
     def instrument(tracer_provider, _logger_provider):
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor
@@ -125,8 +143,11 @@ def run_scenario(scenario, out, kit):
             McpInstrumentor().instrument(tracer_provider=tracer_provider)
 
     def run(base_url):
-        with _Served(_server(fake, major).streamable_http_app()) as mcp_url:
-            answer = asyncio.run(_session_loop(fake, base_url, mcp_url, major))
+        server = _server(fake, major)
+        app = server.http_app() if major == "fastmcp" else server.streamable_http_app()
+        with _Served(app) as mcp_url:
+            answer = asyncio.run(_session_loop(fake, base_url, mcp_url,
+                                               2 if major == 2 else 1))
         assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
 
     kit.run_framework(scenario, out, run, instrument)
