@@ -14,8 +14,10 @@ __all__ = [
     "InputError",
     "DecodeError",
     "GoldFileError",
+    "UnknownTaskError",
     "PricingError",
     "BfclDataError",
+    "BfclDataNotFound",
     "ComparabilityError",
 ]
 
@@ -60,12 +62,46 @@ class GoldFileError(InputError):
         super().__init__(message, path=path, line=line)
 
 
+class UnknownTaskError(GoldFileError):
+    """A task id asked for (the default task of runs without one) that the gold file lacks.
+
+    Example:
+        >>> e = UnknownTaskError("gold.jsonl", "t9")
+        >>> e.task_id, str(e)
+        ('t9', "gold.jsonl: task 't9' is not a task of this gold file")
+    """
+
+    def __init__(self, path: str, task_id: str):
+        self.task_id = task_id
+        super().__init__(path, None, f"task {task_id!r} is not a task of this gold file")
+
+
 class PricingError(InputError):
     """A pricing file that cannot be used, or a model with no price."""
 
 
 class BfclDataError(EkOtelError):
     """BFCL data (questions, possible answers) that cannot be found or read."""
+
+
+class BfclDataNotFound(BfclDataError):
+    """No BFCL data where it was looked for (``path``, or the installed ``bfcl_eval``).
+
+    Example:
+        >>> str(BfclDataNotFound("/data"))[:30]
+        '/data: no BFCL data found: giv'
+    """
+
+    #: How to install the data.
+    INSTALL = "`pip install --no-deps bfcl-eval==2026.3.23`"
+    #: What to do about it, in library terms (the CLI words it with its flags).
+    HINT = ("give a directory holding BFCL_v4_*.json and possible_answer/, or a "
+            f"bfcl_eval-*.whl, or install it with {INSTALL}")
+
+    def __init__(self, path: Optional[str] = None):
+        self.path = path
+        where = f"{path}: " if path else ""
+        super().__init__(f"{where}no BFCL data found: {self.HINT}")
 
 
 class ComparabilityError(EkOtelError):

@@ -1,7 +1,7 @@
 """The official BFCL AST checker, rule for rule, with the same error types and messages.
 
 Semantics copied from ``bfcl_eval/eval_checker/ast_eval/ast_checker.py`` (2026.3.23),
-including its quirks (see ``shared/reference/bfcl.md``): dispatch by category name,
+including its quirks: dispatch by category name,
 first-failure order name -> required -> unexpected -> type -> value -> optional, exact
 ``type()`` comparison with int accepted for a Python float, the "variable" rule, one-level
 nested type checks, ``standardize_string``, greedy first-fit parallel matching.

@@ -34,7 +34,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..errors import BfclDataError
+from ..errors import BfclDataError, BfclDataNotFound
 from .categories import (
     VERSION_PREFIX,
     is_agentic,
@@ -63,12 +63,8 @@ __all__ = [
     "has_long_digits",
 ]
 
-#: The one line printed when no data can be found.
-DATA_HINT = (
-    "no BFCL data found: pass --data DIR (holding BFCL_v4_*.json and possible_answer/) "
-    "or --data PATH/TO/bfcl_eval-*.whl, or install it with "
-    "`pip install --no-deps bfcl-eval==2026.3.23`"
-)
+#: What to do when no data can be found (library wording; the CLI names its ``--data``).
+DATA_HINT = BfclDataNotFound.HINT
 
 #: Multi-turn and agentic function-doc files, by simulated class name.
 FUNC_DOC_FILES = {
@@ -333,24 +329,24 @@ class BfclData:
     def locate(cls, path: Optional[str] = None) -> "BfclData":
         """Find the data: ``path`` (a directory or a wheel), else the installed ``bfcl_eval``.
 
-        Raises :class:`~ek_otel.errors.BfclDataError` (with :data:`DATA_HINT`) when nothing
-        usable is found.
+        Raises :class:`~ek_otel.errors.BfclDataNotFound` (a BfclDataError, with
+        :data:`DATA_HINT`) when nothing usable is found.
 
         Example:
             >>> BfclData.locate("/no/such/dir")
             Traceback (most recent call last):
             ...
-            ek_otel.errors.BfclDataError: /no/such/dir: no BFCL data found: ...
+            ek_otel.errors.BfclDataNotFound: /no/such/dir: no BFCL data found: ...
         """
         if path:
             found = cls._from_path(path)
             if found is None:
-                raise BfclDataError(f"{path}: {DATA_HINT}")
+                raise BfclDataNotFound(path)
             return found
         installed = cls.installed()
         if installed is not None:
             return installed
-        raise BfclDataError(DATA_HINT)
+        raise BfclDataNotFound()
 
     @classmethod
     def installed(cls) -> Optional["BfclData"]:

@@ -1,41 +1,94 @@
 """The ``ek-otel`` command line: the only place that prints or exits.
 
-Each command lives in its own module of this package and is registered in
-``COMMAND_MODULES``. Library errors (:class:`~ek_otel.errors.EkOtelError`) become one line on
-stderr and exit code 2, never a traceback.
+Each command lives in its own module of this package and is listed in :data:`COMMANDS`;
+a module is imported only when its command runs (or ``--help`` lists the commands), so
+``ek-otel --version`` or ``ek-otel bfcl --help`` do not pay for the OpenTelemetry SDK or the
+receivers. A subcommand that lives in another command's module (``gold from-bfcl``, in
+``bfcl.py`` beside the other BFCL commands) is listed in :data:`SUBCOMMANDS` and added to
+its group when that group is loaded; no command module imports another.
+
+Library errors (:class:`~ek_otel.errors.EkOtelError`) become one line on stderr and exit
+code 2, never a traceback; :func:`error_line` words them in terms of the command's flags.
+
+Example:
+    >>> sorted(COMMANDS)
+    ['bfcl', 'episodes', 'gold', 'report', 'score', 'serve']
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+from typing import Optional
 
 import click
 
-from .. import __version__
-from ..errors import EkOtelError
+from .._version import __version__
+from ..errors import BfclDataNotFound, EkOtelError, GoldFileError, UnknownTaskError
 
-# Module name -> attribute holding the click command or group. Add one line per command.
-COMMAND_MODULES: dict[str, str] = {
-    "gold": "gold",
-    "bfcl": "bfcl",
-    # A module that only adds subcommands to an existing group (e.g. `gold from-bfcl`) does
-    # `from ek_otel.cli.gold import gold` + `@gold.command("from-bfcl")`, and is listed AFTER
-    # that group, mapped to the same attribute: "gold_bfcl": "gold". Importing it registers
-    # the subcommand; adding the same group twice is harmless.
-    "episodes": "episodes",
-    "score": "score",
-    "serve": "serve",
-    "report": "report",
+__all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "error_line"]
+
+#: Command name -> ``"module:attribute"`` of the click command or group (in this package).
+COMMANDS: dict = {
+    "gold": "gold:gold",
+    "bfcl": "bfcl:bfcl",
+    "episodes": "episodes:episodes",
+    "score": "score:score",
+    "serve": "serve:serve",
+    "report": "report:report",
+}
+#: Group name -> {subcommand name -> ``"module:attribute"``}: subcommands defined outside
+#: their group's module, added when the group is loaded.
+SUBCOMMANDS: dict = {
+    "gold": {"from-bfcl": "bfcl:from_bfcl"},
 }
 
 
+def _load(target: str) -> click.Command:
+    module_name, attr = target.split(":")
+    return getattr(importlib.import_module(f"{__name__}.{module_name}"), attr)
+
+
+def error_line(exc: EkOtelError) -> str:
+    """The one line the CLI prints for a library error (library errors name parameters, the
+    CLI names its flags).
+
+    Example:
+        >>> error_line(UnknownTaskError("g.jsonl", "t9"))
+        "g.jsonl: --task 't9' is not a task of this gold file"
+    """
+    if isinstance(exc, UnknownTaskError):
+        exc = GoldFileError(exc.path, exc.line, f"--task {exc.task_id!r} is not a task of this gold file")
+    elif isinstance(exc, BfclDataNotFound):
+        where = f"{exc.path}: " if exc.path else ""
+        return (f"{where}no BFCL data found: pass --data DIR (holding BFCL_v4_*.json and "
+                f"possible_answer/) or --data PATH/TO/bfcl_eval-*.whl, or install it with "
+                f"{exc.INSTALL}")
+    return str(exc)
+
+
 class _Group(click.Group):
+    """The top-level group: commands imported on first use, errors turned into one line."""
+
+    def list_commands(self, ctx: click.Context) -> list:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        command = _load(target)
+        if isinstance(command, click.Group):
+            for sub_name, sub_target in SUBCOMMANDS.get(name, {}).items():
+                if sub_name not in command.commands:
+                    command.add_command(_load(sub_target), sub_name)
+        return command
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except EkOtelError as exc:
-            click.echo(f"ek-otel: error: {exc}", err=True)
+            click.echo(f"ek-otel: error: {error_line(exc)}", err=True)
             ctx.exit(2)
 
 
@@ -43,15 +96,6 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="ek-otel")
 def cli() -> None:
     """Score AI agents from their OpenTelemetry traces."""
-
-
-def _register() -> None:
-    for module_name, attr in COMMAND_MODULES.items():
-        module = importlib.import_module(f"{__name__}.{module_name}")
-        cli.add_command(getattr(module, attr))
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -201,7 +201,7 @@ def _apply(options: list, command: Callable) -> Callable:
 def scoring_options(command: Callable) -> Callable:
     """Decorate a command with how runs are linked to tasks and scored: ``--task``
     (``task_id``), ``--level``, ``--strategy``, ``--matcher``, ``--pricing`` and
-    ``--task-id-key`` (``task_id_keys``), as :func:`~ek_otel.pipeline.load_settings` takes them.
+    ``--task-id-key`` (``task_id_keys``), as :func:`~ek_otel.scoring.link.load_settings` takes them.
 
     Example:
         >>> from click.testing import CliRunner
@@ -212,7 +212,7 @@ def scoring_options(command: Callable) -> Callable:
         [('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
     """
     from ..core.toolcalls import LEVELS
-    from ..pipeline import MATCHERS, SCORE_STRATEGIES
+    from ..scoring.settings import MATCHERS, SCORE_STRATEGIES
 
     return _apply([
         click.option("--task", "task_id", metavar="ID",

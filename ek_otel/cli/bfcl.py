@@ -190,16 +190,3 @@ def from_bfcl(data_path: Optional[str], categories: tuple, out: str) -> None:
         tasks.extend(bfcl_tasks(data, category))
     dump_tasks(tasks, out)
     click.echo(f"{out}: {len(tasks)} tasks from {', '.join(categories)}", err=True)
-
-
-def _attach_to_gold_group() -> None:
-    """Add ``from-bfcl`` to the ``gold`` group, whichever module is imported first."""
-    try:
-        from .gold import gold
-    except ImportError:  # pragma: no cover - the gold group is another module's job
-        return
-    if "from-bfcl" not in gold.commands:
-        gold.add_command(from_bfcl)
-
-
-_attach_to_gold_group()

@@ -24,7 +24,8 @@ from ..core.episode import Episode
 from ..ingest.bad_input import BadInputReport
 from ..ingest.episode_dict import episode_to_json
 from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
-from ..pipeline import read_episodes, task_id_key_list
+from ..pipeline import read_episodes
+from ..scoring.settings import task_id_key_list
 from ._common import nothing_read_error, stderr_console, stdout_console
 
 __all__ = ["episodes", "episodes_table"]

@@ -1,15 +1,9 @@
 """``ek-otel gold``: check and inspect gold task files.
 
-The group is meant to be extended from other modules of this package::
-
-    from ek_otel.cli.gold import gold
-
-    @gold.command("from-bfcl")
-    def from_bfcl(...): ...
-
-and the extending module is listed in ``COMMAND_MODULES`` of :mod:`ek_otel.cli` **after**
-``"gold"`` and mapped to the same attribute (``"gold_bfcl": "gold"``): importing it adds
-the subcommand, and registering the same group twice is harmless.
+Subcommands defined in other command modules (``gold from-bfcl``, in
+:mod:`ek_otel.cli.bfcl`) are not imported here: they are listed in
+:data:`ek_otel.cli.SUBCOMMANDS`, and the command line adds them to this group when it loads
+it.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import click
 from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
-from .score import slices_table, tasks_table, unmatched_table
+from ._tables import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
 

@@ -20,19 +20,10 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import click
-from rich.table import Table
 
 from ..errors import InputError
-from ..emit.sinks import FileSink, MultiSink, OtlpSink
 from ..ingest.bad_input import BadInputReport
-from ..pipeline import (
-    GROUP_BY_CHOICES,
-    ScoreRun,
-    ScoreSettings,
-    Unmatched,
-    load_settings,
-    score_dump,
-)
+from ..ingest.episodes import GROUP_BY_CHOICES
 from ._common import (
     emit_options,
     nothing_read_error,
@@ -43,118 +34,9 @@ from ._common import (
     stdout_console,
     write_json,
 )
+from ._tables import groups_table, slices_table, tasks_table, unmatched_table
 
-__all__ = ["score", "tasks_table", "slices_table", "groups_table", "unmatched_table"]
-
-_MAX_UNMATCHED_ROWS = 20
-
-
-def _rate(value: Optional[float]) -> str:
-    return "-" if value is None or value != value else f"{value:.3f}"
-
-
-def _money(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
-
-
-def tasks_table(run: ScoreRun) -> Table:
-    """Per-task figures and a total row (pass^k when tasks repeat; dollars when priced).
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> tasks_table(score_episodes([], {}, ScoreSettings())).row_count
-        1
-    """
-    report = run.report
-    with_k = report.k > 1
-    table = Table(title="tool-call scores by task")
-    columns = ["task", "n", "prec", "recall", "F1", "exact"]
-    if with_k:
-        columns.append(f"pass^{report.k}")
-    columns.append("dollars")
-    for name in columns:
-        if name == "task":
-            table.add_column(name, overflow="fold")
-        else:
-            table.add_column(name, justify="right", no_wrap=True)
-
-    def row(label: str, cut: Any, pass_hat: Optional[float], dollars) -> list:
-        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall),
-                 _rate(cut.f1), _rate(cut.exact_rate)]
-        if with_k:
-            cells.append(_rate(pass_hat))
-        cells.append(_money(dollars))
-        return cells
-
-    for task_id, cut in report.per_task.items():
-        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id)))
-    table.add_section()
-    table.add_row(*row("total", report.overall, report.mean_pass_hat_k, report.dollars),
-                  style="bold")
-    return table
-
-
-def slices_table(run: ScoreRun) -> Optional[Table]:
-    """Per-slice figures, or None when no scored task has a slice.
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> slices_table(score_episodes([], {}, ScoreSettings())) is None
-        True
-    """
-    if not run.report.per_slice:
-        return None
-    table = Table(title="by slice")
-    for name in ("slice", "n", "prec", "recall", "F1", "exact", "success"):
-        if name == "slice":
-            table.add_column(name, overflow="fold")
-        else:
-            table.add_column(name, justify="right", no_wrap=True)
-    for name, cut in run.report.per_slice.items():
-        table.add_row(name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate), _rate(cut.success_rate))
-    return table
-
-
-def groups_table(run: ScoreRun) -> Table:
-    """Figures per provenance group (model, simulator, suite version, scaffold), when they differ.
-
-    Example:
-        >>> from ek_otel.pipeline import score_episodes
-        >>> groups_table(score_episodes([], {}, ScoreSettings())).row_count
-        0
-    """
-    table = Table(title="runs that differ in model or scaffold, apart")
-    table.add_column("model / simulator / suite / scaffold", overflow="fold")
-    for name in ("n", "prec", "recall", "F1", "exact"):
-        table.add_column(name, justify="right", no_wrap=True)
-    for group in run.report.groups:
-        cut = group.report.overall
-        label = " / ".join(str(part) if part else "-" for part in group.key)
-        table.add_row(label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate))
-    return table
-
-
-def unmatched_table(unmatched: tuple) -> Table:
-    """The episodes that were not scored, and why (the first 20; a count of the rest).
-
-    Example:
-        >>> unmatched_table((Unmatched("ab" * 16, "x", "task id not in the gold file"),)).row_count
-        1
-    """
-    table = Table(title=f"{len(unmatched)} unmatched episode{'s' if len(unmatched) != 1 else ''}")
-    table.add_column("trace", no_wrap=True)
-    for name in ("task id", "reason"):
-        table.add_column(name, overflow="fold")
-    for item in unmatched[:_MAX_UNMATCHED_ROWS]:
-        table.add_row(item.trace_id or "-", item.task_id or "-", item.reason)
-    if len(unmatched) > _MAX_UNMATCHED_ROWS:
-        table.add_row("...", "", f"{len(unmatched) - _MAX_UNMATCHED_ROWS} more (see --json)")
-    return table
-
+__all__ = ["score"]
 
 def _check_writable(path: str, what: str) -> None:
     """Fail before any work when ``path`` cannot be written (its content is left as it is)."""
@@ -162,22 +44,6 @@ def _check_writable(path: str, what: str) -> None:
         open(path, "a", encoding="utf-8").close()
     except OSError as exc:
         raise InputError(f"cannot write {what}: {exc.strerror or exc}", path=path) from None
-
-
-def _sink(emit_file: Optional[str], endpoint: Optional[str], protocol: str, headers: dict,
-          timeout: float, phoenix: bool) -> Any:
-    sinks = []
-    if emit_file is not None:
-        _check_writable(emit_file, "the emit file")
-        sinks.append(FileSink(emit_file, phoenix=phoenix))
-    if endpoint is not None:
-        try:
-            sinks.append(OtlpSink(endpoint, protocol, headers=headers, timeout=timeout, phoenix=phoenix))
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-    if not sinks:
-        return None
-    return sinks[0] if len(sinks) == 1 else MultiSink(sinks)
 
 
 @click.command("score")
@@ -202,13 +68,19 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
     """
+    from ..emit.sinks import make_sink
+    from ..pipeline import score_dump
+    from ..scoring.link import load_settings
+
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
-    sink = _sink(emit_file, emit_endpoint, emit_protocol, parse_headers(emit_headers), emit_timeout,
-                 phoenix)
+    if emit_file is not None:
+        _check_writable(emit_file, "the emit file")
+    sink = make_sink(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
+                     headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix)
     bad_input = BadInputReport()
     try:
         with progress("scoring episodes") as advance:
@@ -240,7 +112,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
 
 
-def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
+def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
     out.print(tasks_table(run))
     sliced = slices_table(run)
     if sliced is not None:
@@ -253,7 +125,7 @@ def _print_report(run: ScoreRun, bad_input: BadInputReport, out: Any) -> None:
         stderr_console().print(bad_input.summary(), markup=False, highlight=False)
 
 
-def _report_emit(run: ScoreRun, where: str) -> None:
+def _report_emit(run: Any, where: str) -> None:
     revised = f" ({run.revisions} revisions)" if run.revisions else ""
     if run.emit_ok:
         stderr_console().print(f"wrote {run.emitted} scores{revised} back to {where}",

@@ -146,16 +146,11 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         token = os.environ.get(auth_token_env)
         if not token:
             raise InputError(f"--auth-token-env {auth_token_env}: the variable is not set or empty")
-    from ..serve.scoring import load_scoring
+    from ..scoring.link import load_settings
 
-    options = [("level", level), ("strategy", strategy), ("matcher", matcher)]
-    if task_id is not None:
-        options.append(("task", task_id))
-    if pricing:
-        options.append(("pricing", os.path.abspath(pricing)))
-    if task_id_keys:
-        options.append(("task_id_keys", tuple(task_id_keys)))
-    load_scoring(gold, dict(options))  # a bad gold file or option fails now, with one line
+    # A bad gold file or option fails now, with one line; the settings travel as JSON.
+    _, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
+                                matcher=matcher, pricing=pricing, task_id_keys=task_id_keys)
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
@@ -164,7 +159,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),
-        score_options=tuple(options),
+        score_settings=settings.to_json(),
     ).validate()
     code = run(config, log=lambda line: click.echo(line, err=True))
     raise SystemExit(code)

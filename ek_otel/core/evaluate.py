@@ -43,9 +43,12 @@ __all__ = [
     "aggregate_scores",
     "CutFigures",
     "ProvenanceGroup",
-    "UnmatchedEpisode",
     "EvaluationReport",
     "to_jsonable",
+    "canonicalizer_name",
+    "comparability_key",
+    "check_comparable",
+    "index_tasks",
 ]
 
 Prices = Union[PriceTable, Mapping[str, ModelPrice], None]
@@ -118,7 +121,13 @@ def _price_table(prices: Prices) -> Optional[PriceTable]:
     return PriceTable(dict(prices))
 
 
-def _canon_name(canonicalizer: Any) -> str:
+def canonicalizer_name(canonicalizer: Any) -> str:
+    """A value canonicalizer's name, as scores and provenance record it (``"default"`` for None).
+
+    Example:
+        >>> canonicalizer_name(None), canonicalizer_name(str.lower)
+        ('default', 'str.lower')
+    """
     if canonicalizer is None:
         return "default"
     return getattr(canonicalizer, "__qualname__", None) or getattr(
@@ -237,7 +246,7 @@ def score_episode(
         spurious_calls=alignment.spurious_calls,
         cost=cost,
         dollars=episode_dollars,
-        settings=_settings(level, used_strategy, bool(task.ordered), _canon_name(canonicalizer),
+        settings=_settings(level, used_strategy, bool(task.ordered), canonicalizer_name(canonicalizer),
                            has_types, task.turns is not None, args_captured),
     )
 
@@ -338,20 +347,6 @@ class CutFigures:
 
 
 @dataclass(frozen=True)
-class UnmatchedEpisode:
-    """An episode whose task id is not among the tasks: reported, never dropped in silence.
-
-    Example:
-        >>> from ek_otel.core.episode import Episode
-        >>> evaluate([Episode("lost")], []).unmatched
-        (UnmatchedEpisode(task_id='lost', trace_id=''),)
-    """
-
-    task_id: str
-    trace_id: str = ""
-
-
-@dataclass(frozen=True)
 class ProvenanceGroup:
     """The report of the episodes sharing one ``RunProvenance.comparability_key()``.
 
@@ -390,7 +385,8 @@ class EvaluationReport:
         dollars_per_success: ``dollars`` / successful episodes (None without dollars or
             successes).
         scores: Every :class:`EpisodeScore`, in input order.
-        unmatched: Episodes whose task id is not in the tasks.
+        unmatched: Episodes not scored (:class:`ek_otel.scoring.link.Unmatched`), e.g. a task
+            id not among the tasks.
         comparability_keys: The distinct provenance keys seen.
         groups: With ``group_by_provenance``, one :class:`ProvenanceGroup` per key.
 
@@ -433,22 +429,21 @@ class EvaluationReport:
                                          "Task value won over task value attempted.")
 
     def to_dict(self) -> dict:
-        """A JSON-ready dict (NaN becomes None, tuples become lists, AnyOf ``{"any_of": …}``).
+        """The JSON report, in the one shape ``ek-otel score --json`` writes too
+        (:func:`ek_otel.scoring.report.report_to_dict`; NaN becomes null).
 
         Example:
             >>> import json
             >>> from ek_otel.core.episode import Episode, TaskSpec
             >>> d = evaluate([Episode("t")], [TaskSpec("t")], k=2).to_dict()
-            >>> d["pass_at_k"], d["overall"]["f1"], d["n_episodes"]
+            >>> d["pass_at_k"], d["aggregate"]["f1"], d["aggregate"]["episodes"]
             ({'t': None}, 1.0, 1)
-            >>> len(json.dumps(d)) > 0
+            >>> json.loads(json.dumps(d, allow_nan=False)) == d
             True
         """
-        out = to_jsonable(self)
-        for name in ("n_episodes", "precision", "recall", "f1", "exact_rate", "success_rate",
-                     "value_weighted_success"):
-            out[name] = to_jsonable(getattr(self, name))
-        return out
+        from ..scoring.report import report_to_dict
+
+        return report_to_dict(self)
 
 
 def to_jsonable(x: Any) -> Any:
@@ -500,12 +495,58 @@ def _json_key(k: Any) -> str:
     return str(k)
 
 
-def _key_of(episode: Any) -> tuple:
+def comparability_key(episode: Any) -> tuple:
+    """The episode's ``RunProvenance.comparability_key()`` (model, simulator, suite version,
+    scaffold): runs with different keys are not pooled without asking.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, RunProvenance
+        >>> comparability_key(Episode("t", run=RunProvenance(model="m"))), comparability_key(None)
+        (('m', '', '', ''), ('', '', '', ''))
+    """
     run = getattr(episode, "run", None)
     return (run if run is not None else RunProvenance()).comparability_key()
 
 
-def _index_tasks(tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]]) -> dict:
+def check_comparable(keys: Iterable[tuple]) -> None:
+    """Refuse to pool runs with different comparability keys.
+
+    Raises:
+        ComparabilityError: more than one distinct key, each named with its count.
+
+    Example:
+        >>> check_comparable([("a",), ("a",)])
+        >>> check_comparable([("a",), ("b",)])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys ...
+    """
+    key_counts: dict = {}
+    for key in keys:
+        key_counts[key] = key_counts.get(key, 0) + 1
+    if len(key_counts) > 1:
+        seen = ", ".join(f"{key!r} x{n}" for key, n in key_counts.items())
+        raise ComparabilityError(
+            f"refusing to pool runs with {len(key_counts)} different provenance keys "
+            f"(model, simulator, suite_version, scaffold): {seen}; "
+            "pass group_by_provenance=True to report them apart"
+        )
+
+
+def index_tasks(tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]]) -> dict:
+    """task_id -> TaskSpec, from a mapping or a list of tasks.
+
+    Raises:
+        InputError: two tasks with one id.
+
+    Example:
+        >>> sorted(index_tasks([TaskSpec("a"), TaskSpec("b")]))
+        ['a', 'b']
+        >>> index_tasks([TaskSpec("a"), TaskSpec("a")])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: duplicate task_id 'a' among the tasks
+    """
     if isinstance(tasks, Mapping):
         return dict(tasks)
     by_id: dict = {}
@@ -611,54 +652,13 @@ def evaluate(
         ...
         ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys ...
         >>> r = evaluate(eps, [TaskSpec("t")], group_by_provenance=True)
-        >>> [g.report.n_episodes for g in r.groups], r.unmatched
-        ([1, 1], (UnmatchedEpisode(task_id='zzz', trace_id=''),))
+        >>> [g.report.n_episodes for g in r.groups], tuple(u.task_id for u in r.unmatched)
+        ([1, 1], ('zzz',))
     """
-    if k is not None and (not isinstance(k, int) or k < 1):
-        raise ValueError(f"k must be a positive integer, not {k!r}")
-    by_id = _index_tasks(tasks)
-    matched = []
-    unmatched = []
-    for episode in episodes:
-        if episode.task_id in by_id:
-            matched.append(episode)
-        else:
-            trace_id = getattr(getattr(episode, "provenance", None), "trace_id", "") or ""
-            unmatched.append(UnmatchedEpisode(str(episode.task_id), trace_id))
+    from ..scoring.run import evaluate_corpus  # the one corpus loop, shared with `score`
 
-    key_counts: dict = {}
-    for episode in matched:
-        key = _key_of(episode)
-        key_counts[key] = key_counts.get(key, 0) + 1
-    keys = tuple(key_counts)
-    if len(keys) > 1 and not group_by_provenance:
-        seen = ", ".join(f"{key!r} x{n}" for key, n in key_counts.items())
-        raise ComparabilityError(
-            f"refusing to pool runs with {len(keys)} different provenance keys "
-            f"(model, simulator, suite_version, scaffold): {seen}; "
-            "pass group_by_provenance=True to report them apart"
-        )
-
-    scored = [
-        (
-            score_episode(
-                e, by_id[e.task_id], level=level, canonicalizer=canonicalizer,
-                strategy=strategy, prices=prices,
-            ),
-            _key_of(e),
-        )
-        for e in matched
-    ]
-    settings = {
-        "level": level,
-        "strategy": strategy,
-        "canonicalizer": _canon_name(canonicalizer),
-        "priced": prices is not None,
-    }
-    return aggregate_scores(
-        scored, by_id, k=k, unmatched=unmatched, settings=settings,
-        group_by_provenance=group_by_provenance,
-    )
+    return evaluate_corpus(episodes, tasks, level=level, strategy=strategy, prices=prices, k=k,
+                           group_by_provenance=group_by_provenance, canonicalizer=canonicalizer)
 
 
 def aggregate_scores(
@@ -666,7 +666,7 @@ def aggregate_scores(
     tasks: Mapping[str, TaskSpec],
     *,
     k: Optional[int] = None,
-    unmatched: Iterable[UnmatchedEpisode] = (),
+    unmatched: Iterable[Any] = (),
     settings: Optional[Mapping[str, Any]] = None,
     group_by_provenance: bool = False,
 ) -> EvaluationReport:

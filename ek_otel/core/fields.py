@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .episode import AnyOf
-from .grammar import FieldSpec, Score
+from .grammar import FieldSpec
+from .scores import Score
 
 __all__ = [
     "canonical",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["FieldSpec", "NodeType", "GraphGrammar", "Score"]
+__all__ = ["FieldSpec", "NodeType", "GraphGrammar"]
 
 
 @dataclass(frozen=True)
@@ -113,24 +113,10 @@ class GraphGrammar:
         return node.fields.get(arg) if node is not None else None
 
 
-@dataclass(frozen=True)
-class Score:
-    """The result of one metric on one item.
+def __getattr__(name: str) -> Any:
+    # ``Score`` lived here before it moved to :mod:`ek_otel.core.scores`; still importable.
+    if name == "Score":
+        from .scores import Score
 
-    ``detail`` carries the raw counts (``tp``, ``fp``, ``fn``) so that corpus aggregation
-    is micro-averaged; ``explanation`` says in words why the score is what it is.
-
-    Example:
-        >>> s = Score(value=0.5, precision=0.5, recall=0.5, f1=0.5, metric="tool_call",
-        ...           detail={"tp": 1.0, "fp": 1.0, "fn": 1.0})
-        >>> s.detail["tp"], s.f1
-        (1.0, 0.5)
-    """
-
-    value: float
-    precision: Optional[float] = None
-    recall: Optional[float] = None
-    f1: Optional[float] = None
-    metric: str = ""
-    detail: Mapping[str, Any] = field(default_factory=dict)
-    explanation: str = ""
+        return Score
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

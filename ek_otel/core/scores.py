@@ -15,11 +15,34 @@ from typing import Any, Optional
 
 from .episode import Cost
 
-__all__ = ["ArgDiff", "EpisodeScore", "DIFF_KINDS"]
+__all__ = ["Score", "ArgDiff", "EpisodeScore", "DIFF_KINDS"]
 
 #: The kinds of argument difference: a wrong value, a wrong type, an argument the gold
 #: requires but the call left out, and one the gold does not have.
 DIFF_KINDS = ("wrong_value", "wrong_type", "missing", "unexpected")
+
+
+@dataclass(frozen=True)
+class Score:
+    """The result of one metric on one item.
+
+    ``detail`` carries the raw counts (``tp``, ``fp``, ``fn``) so that corpus aggregation
+    is micro-averaged; ``explanation`` says in words why the score is what it is.
+
+    Example:
+        >>> s = Score(value=0.5, precision=0.5, recall=0.5, f1=0.5, metric="tool_call",
+        ...           detail={"tp": 1.0, "fp": 1.0, "fn": 1.0})
+        >>> s.detail["tp"], s.f1
+        (1.0, 0.5)
+    """
+
+    value: float
+    precision: Optional[float] = None
+    recall: Optional[float] = None
+    f1: Optional[float] = None
+    metric: str = ""
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    explanation: str = ""
 
 
 @dataclass(frozen=True)

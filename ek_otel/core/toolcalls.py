@@ -34,8 +34,8 @@ from .fields import (
     spec_type_matches,
     values_match,
 )
-from .grammar import GraphGrammar, Score
-from .scores import ArgDiff
+from .grammar import GraphGrammar
+from .scores import ArgDiff, Score
 
 __all__ = [
     "STRATEGIES",
@@ -832,13 +832,28 @@ class ToolCallMetric:
         )
 
     @staticmethod
-    def aggregate(scores: Iterable[Score]) -> Score:
-        """Micro-F1 over a corpus: summed ``tp``/``fp``/``fn`` (1.0 when all are zero).
+    def aggregate(scores: Iterable[Score]) -> float:
+        """The corpus micro-F1: F1 of the summed ``tp``/``fp``/``fn`` (1.0 when all are zero).
+
+        :meth:`aggregate_score` gives the whole corpus :class:`~ek_otel.core.scores.Score`
+        (precision, recall and the summed counts).
 
         Example:
             >>> m = ToolCallMetric()
-            >>> s = [m([("a", {})], [("a", {})]), m([("b", {})], [("a", {}), ("c", {})])]
-            >>> round(ToolCallMetric.aggregate(s).f1, 3)     # tp=1, fp=1, fn=2
+            >>> scores = [m([("a", {})], [("a", {})]), m([("b", {})], [("a", {}), ("c", {})])]
+            >>> round(m.aggregate(scores), 3)     # tp=1, fp=1, fn=2
             0.4
+        """
+        return ToolCallMetric.aggregate_score(scores).f1
+
+    @staticmethod
+    def aggregate_score(scores: Iterable[Score]) -> Score:
+        """Micro-averaged corpus :class:`~ek_otel.core.scores.Score`: summed ``tp``/``fp``/``fn``.
+
+        Example:
+            >>> m = ToolCallMetric()
+            >>> agg = m.aggregate_score([m([("a", {})], [("a", {})]), m([("b", {})], [("a", {})])])
+            >>> agg.detail["tp"], agg.detail["fp"], agg.detail["fn"], round(agg.f1, 3)
+            (1.0, 1.0, 1.0, 0.5)
         """
         return micro_aggregate(scores, metric="tool_call")

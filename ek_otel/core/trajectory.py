@@ -31,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .grammar import GraphGrammar, Score
+from .grammar import GraphGrammar
+from .scores import Score
 from .toolcalls import calls_of, compare_args
 
 __all__ = ["trajectory_distance", "trajectory_similarity", "TrajectoryMetric"]

@@ -6,8 +6,11 @@
 - :mod:`~ek_otel.emit.encode`: envelopes → SDK spans and ``gen_ai.evaluation.result`` records;
 - :mod:`~ek_otel.emit.otlp_json`: SDK objects → OTLP JSON requests;
 - :mod:`~ek_otel.emit.sinks`: :class:`FileSink`, :class:`OtlpSink`, :class:`ExporterSink`,
-  :class:`MultiSink` (imported on first use: they load the OpenTelemetry SDK, which the
-  pure modules above do not need).
+  :class:`MultiSink` and :func:`make_sink` / :func:`make_sinks` (what ``score`` and ``serve``
+  build from their emit options), imported on first use: they load the OpenTelemetry SDK,
+  which the pure modules above do not need;
+- :mod:`~ek_otel.emit.own_output`: :func:`is_own_output`, the one rule that tells ek-otel's
+  own output (scores written back, received again) from the traces it scores.
 
 Example:
     >>> from ek_otel.emit import ScoreEnvelope, FileSink, OtlpSink
@@ -18,8 +21,9 @@ Example:
 from typing import Any
 
 from .envelope import ScoreEnvelope, ScoreProvenance
+from .own_output import drop_own_output, is_own_output
 
-_SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink")
+_SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink", "make_sink", "make_sinks")
 
 
 def __getattr__(name: str) -> Any:
@@ -39,4 +43,8 @@ __all__ = [
     "ExporterSink",
     "OtlpSink",
     "MultiSink",
+    "make_sink",
+    "make_sinks",
+    "is_own_output",
+    "drop_own_output",
 ]

@@ -9,7 +9,7 @@ Three carriers, one set of values (see ``docs/ARCHITECTURE.md``, "Scores written
 - the optional OpenInference **EVALUATOR span** (:func:`phoenix_attributes`).
 
 Everything written by ek-otel carries the resource ``service.name="ek-otel"`` and the scope
-:data:`SCOPE_NAME`; :func:`is_ek_output` lets a receiver that also sees ek-otel's own output
+:data:`SCOPE_NAME`; :func:`~ek_otel.emit.own_output.is_own_output` lets a receiver that also sees ek-otel's own output
 (e.g. a Collector fanning out to both) skip it instead of re-scoring the trace forever.
 
 This module is pure (no OTel imports): values are str, bool, int or float.
@@ -51,7 +51,6 @@ __all__ = [
     "event_attributes",
     "span_attributes",
     "phoenix_attributes",
-    "is_ek_output",
 ]
 
 #: The event name of a semconv evaluation result (a log record's ``event_name``).
@@ -281,18 +280,6 @@ def phoenix_attributes(envelope: ScoreEnvelope) -> dict:
             }
         ),
     }
-
-
-def is_ek_output(resource: Mapping[str, Any], scope_name: str = "") -> bool:
-    """True for a span or log record that ek-otel itself wrote (so a receiver can skip it).
-
-    Example:
-        >>> is_ek_output({"service.name": "ek-otel"}), is_ek_output({"service.name": "agent"})
-        (True, False)
-        >>> is_ek_output({}, "ek_otel.emit")
-        True
-    """
-    return resource.get("service.name") == SERVICE_NAME or scope_name == SCOPE_NAME
 
 
 def _call_name(call: Any) -> str:

@@ -57,6 +57,7 @@ from .attributes import (
     event_attributes,
     span_name,
 )
+from .._version import __version__
 from .envelope import ScoreEnvelope
 
 try:  # the SDK renamed its in-memory log exporter in 1.39
@@ -83,8 +84,6 @@ _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
 
 
 def _version() -> str:
-    from .. import __version__
-
     return __version__
 
 

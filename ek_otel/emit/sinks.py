@@ -52,6 +52,8 @@ __all__ = [
     "ExporterSink",
     "OtlpSink",
     "MultiSink",
+    "make_sinks",
+    "make_sink",
 ]
 
 _log = logging.getLogger(__name__)
@@ -298,3 +300,63 @@ class MultiSink:
         """Close every sink."""
         for sink in self.sinks:
             sink.close()
+
+
+def make_sinks(
+    *,
+    file: Optional[str] = None,
+    endpoint: Optional[str] = None,
+    protocol: str = "http",
+    headers: Optional[Mapping[str, str]] = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    phoenix: bool = False,
+) -> dict:
+    """The sinks the emit settings ask for, by name: ``"file"`` (a :class:`FileSink` on
+    ``file``) and ``"otlp"`` (an :class:`OtlpSink` to ``endpoint``); what ``ek-otel serve``
+    gives one outbox exporter each.
+
+    Raises:
+        InputError: an endpoint or protocol that cannot be used.
+
+    Example:
+        >>> import os, tempfile
+        >>> sinks = make_sinks(file=os.path.join(tempfile.mkdtemp(), "s.jsonl"))
+        >>> sorted(sinks), type(sinks["file"]).__name__
+        (['file'], 'FileSink')
+        >>> make_sinks(endpoint="http://127.0.0.1:4318", protocol="smoke")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: unknown OTLP protocol 'smoke'; use one of: http, grpc
+    """
+    from ..errors import InputError
+
+    sinks: dict = {}
+    if file is not None:
+        sinks["file"] = FileSink(file, phoenix=phoenix)
+    if endpoint is not None:
+        try:
+            sinks["otlp"] = OtlpSink(endpoint, protocol, headers=dict(headers or {}),
+                                     timeout=timeout, phoenix=phoenix)
+        except ValueError as exc:
+            for sink in sinks.values():
+                sink.close()
+            raise InputError(str(exc)) from None
+    return sinks
+
+
+def make_sink(**emit) -> Optional[Sink]:
+    """One sink for the emit settings of :func:`make_sinks` (a :class:`MultiSink` when both
+    a file and an endpoint are given), or None when neither is: what ``ek-otel score`` uses.
+
+    Example:
+        >>> import os, tempfile
+        >>> make_sink() is None
+        True
+        >>> d = tempfile.mkdtemp()
+        >>> type(make_sink(file=os.path.join(d, "s.jsonl"), endpoint="http://127.0.0.1:9")).__name__
+        'MultiSink'
+    """
+    sinks = list(make_sinks(**emit).values())
+    if not sinks:
+        return None
+    return sinks[0] if len(sinks) == 1 else MultiSink(sinks)

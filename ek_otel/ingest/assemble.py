@@ -38,7 +38,7 @@ Example:
 from __future__ import annotations
 
 import gc
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Union
 
@@ -52,6 +52,8 @@ __all__ = [
     "GC_THRESHOLDS",
     "TraceGroup",
     "group_traces",
+    "KEEP_CLOSED_TRACES",
+    "LateRecords",
 ]
 
 #: Records to wait, after a trace's root span, without news for that trace before closing it
@@ -267,3 +269,58 @@ def group_traces(
     finally:
         if tune_gc and gc.get_threshold() == GC_THRESHOLDS:
             gc.set_threshold(*thresholds)
+
+
+# ---------------------------------------------------------------------------
+# Late records: merged with the kept records of their trace
+# ---------------------------------------------------------------------------
+
+#: How many closed traces keep their records so that late spans can re-score them.
+KEEP_CLOSED_TRACES = 2_000
+
+
+class LateRecords:
+    """Keeps the records of the ``keep`` most recently closed traces, and merges each late
+    group (``late=True``, from :func:`group_traces`) with them: the trace comes again whole,
+    so its episode is rebuilt from every record, as a revision.
+
+    A late group for a trace no longer kept is not yielded (an episode from half a trace
+    would be wrong); its trace id is added to :attr:`evicted`.
+
+    Example:
+        >>> t = "1" * 32
+        >>> late = LateRecords(keep=10)
+        >>> groups = [TraceGroup(t, spans=(SpanRecord(t, "a" * 16),)),
+        ...           TraceGroup(t, spans=(SpanRecord(t, "b" * 16, "a" * 16),), late=True),
+        ...           TraceGroup("2" * 32, spans=(SpanRecord("2" * 32, "c" * 16),), late=True)]
+        >>> [(g.trace_id[0], len(g.spans), g.late) for g in late.merge(groups)]
+        [('1', 1, False), ('1', 2, True)]
+        >>> [trace_id[0] for trace_id in late.evicted]
+        ['2']
+    """
+
+    def __init__(self, keep: int = KEEP_CLOSED_TRACES):
+        self.keep = keep
+        self.closed: "OrderedDict[str, tuple]" = OrderedDict()
+        self.evicted: list = []
+
+    def merge(self, groups: Iterable[TraceGroup]) -> Iterator[TraceGroup]:
+        """The groups, each late one merged with the kept records of its trace."""
+        for group in groups:
+            trace_id = group.trace_id
+            if not trace_id:
+                yield group
+                continue
+            if group.late:
+                earlier = self.closed.pop(trace_id, None)
+                if earlier is None:
+                    self.evicted.append(trace_id)
+                    continue
+                group = TraceGroup(trace_id, earlier[0] + tuple(group.spans),
+                                   earlier[1] + tuple(group.logs), True)
+            if self.keep:
+                self.closed[trace_id] = (tuple(group.spans), tuple(group.logs))
+                self.closed.move_to_end(trace_id)
+                while len(self.closed) > self.keep:
+                    self.closed.popitem(last=False)
+            yield group

@@ -11,7 +11,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["read_varint", "encode_varint", "skip_field"]
+__all__ = ["read_varint", "encode_varint", "skip_field", "length_delimited_fields"]
 
 _ONE_BYTE_VARINTS = [bytes((n,)) for n in range(0x80)]
 
@@ -64,3 +64,26 @@ def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
     if pos > end:
         raise ValueError("truncated field")
     return pos
+
+
+def length_delimited_fields(data: bytes, start: int, end: int):
+    """``(field number, value start, value end)`` of each length-delimited field of the
+    message at ``data[start:end]``, in order (fields of other wire types are skipped);
+    ValueError for a truncated message.
+
+    Example:
+        >>> list(length_delimited_fields(b"\\x08\\x01\\x12\\x02ab", 0, 6))  # 1: varint, 2: b"ab"
+        [(2, 4, 6)]
+    """
+    pos = start
+    while pos < end:
+        tag, pos = read_varint(data, pos, end)
+        wire = tag & 7
+        if wire == 2:
+            length, value = read_varint(data, pos, end)
+            pos = value + length
+            if pos > end:
+                raise ValueError("truncated field")
+            yield tag >> 3, value, pos
+        else:
+            pos = skip_field(data, pos, end, wire)

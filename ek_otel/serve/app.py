@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import multiprocessing
 import os
@@ -80,19 +79,14 @@ class ServeApp:
     # -- pieces -----------------------------------------------------------------------------
 
     def _default_sinks(self) -> dict:
-        sinks: dict = {}
+        from ..emit.sinks import make_sinks
+
         cfg = self.config
-        if cfg.emit_file:
-            from ..emit.sinks import FileSink
-
-            sinks["file"] = (FileSink(cfg.emit_file, phoenix=cfg.phoenix), cfg.emit_file)
-        if cfg.emit_endpoint:
-            from ..emit.sinks import OtlpSink
-
-            sinks["otlp"] = (OtlpSink(cfg.emit_endpoint, cfg.emit_protocol,
-                                      headers=dict(cfg.emit_headers),
-                                      timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix), None)
-        return sinks
+        sinks = make_sinks(file=cfg.emit_file or None, endpoint=cfg.emit_endpoint or None,
+                           protocol=cfg.emit_protocol, headers=dict(cfg.emit_headers),
+                           timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix)
+        return {name: (sink, cfg.emit_file if name == "file" else None)
+                for name, sink in sinks.items()}
 
     def _make_executor(self):
         n = self.config.scorer_processes
@@ -112,11 +106,9 @@ class ServeApp:
         except sqlite3.DatabaseError as exc:  # not a database, corrupt, locked...
             raise InputError(f"cannot open the store: {exc}", path=cfg.store) from None
         gold = os.path.abspath(cfg.gold)
-        options = tuple(cfg.score_options)
-
         def record_meta(store: Store) -> list:
             store.set_meta("gold", gold)
-            store.set_meta("score_options", json.dumps([list(o) for o in options]))
+            store.set_meta("score_settings", cfg.score_settings)
             return store.open_traces()
 
         open_traces = self.writer.call(record_meta)
@@ -138,7 +130,7 @@ class ServeApp:
                                       lambda: Store(store_path, readonly=True), file_path=path)
             exporter.start()
             self.exporters.append(exporter)
-        setup = ScoringSetup(store_path, gold, options)
+        setup = ScoringSetup(store_path, gold, cfg.score_settings)
         self.scheduler = Scheduler(
             self.index, self.writer, Store(store_path, readonly=True), setup,
             self._make_executor, sinks=tuple(sinks), on_scored=self._wake_outbox,

@@ -102,7 +102,8 @@ class ServeConfig:
         body_timeout_s: Time a client has to send its body.
         synchronous: SQLite synchronous level, ``"FULL"`` or ``"NORMAL"``.
         scorer_processes: Scoring worker processes (0: a thread in the server process).
-        score_options: Extra scoring settings passed to the pipeline (task id keys, level...).
+        score_settings: The :class:`~ek_otel.scoring.settings.ScoreSettings` as JSON
+            (``ScoreSettings.to_json()``; ``""``: the defaults for the gold file).
     """
 
     gold: str = ""
@@ -128,7 +129,7 @@ class ServeConfig:
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
     synchronous: str = DEFAULT_SYNCHRONOUS
     scorer_processes: int = 1
-    score_options: tuple = ()
+    score_settings: str = ""
 
     def validate(self) -> "ServeConfig":
         """Check rules across fields; raises :class:`InputError`, returns ``self``.

@@ -30,6 +30,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from ..emit.own_output import drop_own_output
 from ..ingest.bad_input import INVALID_UTF8
 from .assembler import Overloaded, TraceIndex
 from .groupcommit import GroupCommitWriter
@@ -53,81 +54,6 @@ class Prepared:
         for c in self.chunks:
             out[c.trace_id] = out.get(c.trace_id, 0) + len(c.payload)
         return out
-
-
-_OURS = (b"ek-otel", b"ek_otel.emit")
-
-
-def drop_own_output(signal: str, body: bytes, fmt: str) -> bytes:
-    """Remove ek-otel's own output (scores written back through a Collector) from a body.
-
-    Scores are spans and events *in the evaluated trace*: received again, they would look
-    like late spans and re-score the run forever. They carry ``service.name=ek-otel`` (or
-    the scope ``ek_otel.emit``); a body without those bytes is returned as it is, so normal
-    traffic pays one substring search.
-
-    Example:
-        >>> from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-        ...     ExportTraceServiceRequest)
-        >>> req = ExportTraceServiceRequest()
-        >>> for service in ("agent", "ek-otel"):
-        ...     rs = req.resource_spans.add()
-        ...     kv = rs.resource.attributes.add()
-        ...     kv.key, kv.value.string_value = "service.name", service
-        >>> out = ExportTraceServiceRequest.FromString(
-        ...     drop_own_output("spans", req.SerializeToString(), "protobuf"))
-        >>> [r.resource.attributes[0].value.string_value for r in out.resource_spans]
-        ['agent']
-    """
-    if not any(marker in body for marker in _OURS):
-        return body
-    from ..emit.attributes import SCOPE_NAME, SERVICE_NAME
-
-    if fmt == "protobuf":
-        from ..ingest.otlp import parse_logs_request, parse_trace_request
-
-        request = parse_trace_request(body) if signal == "spans" else parse_logs_request(body)
-        batches = request.resource_spans if signal == "spans" else request.resource_logs
-        keep = []
-        for batch in batches:
-            service = next((kv.value.string_value for kv in batch.resource.attributes
-                            if kv.key == "service.name"), "")
-            scopes = batch.scope_spans if signal == "spans" else batch.scope_logs
-            ours = service == SERVICE_NAME or (
-                len(scopes) > 0 and all(sc.scope.name == SCOPE_NAME for sc in scopes))
-            if not ours:
-                keep.append(batch)
-        if len(keep) == len(batches):
-            return body
-        out = type(request)()
-        target = out.resource_spans if signal == "spans" else out.resource_logs
-        for batch in keep:
-            target.add().CopyFrom(batch)
-        return out.SerializeToString()
-    from ..ingest.otlp import parse_json
-
-    try:
-        data = parse_json(body)
-        key = "resourceSpans" if signal == "spans" else "resourceLogs"
-        scope_key = "scopeSpans" if signal == "spans" else "scopeLogs"
-        batches = data.get(key) or data.get("resource_spans" if signal == "spans" else "resource_logs")
-        keep = []
-        for batch in batches:
-            attrs = (batch.get("resource") or {}).get("attributes") or []
-            service = next((a.get("value", {}).get("stringValue") for a in attrs
-                            if a.get("key") == "service.name"), None)
-            scopes = batch.get(scope_key) or []
-            if service == SERVICE_NAME or (scopes and all(
-                    (sc.get("scope") or {}).get("name") == SCOPE_NAME for sc in scopes)):
-                continue
-            keep.append(batch)
-    except Exception:  # noqa: BLE001 - not our shape: let the real decoder judge it
-        return body
-    if len(keep) == len(batches):
-        return body
-    import json
-
-    return json.dumps({key: keep}).encode()
 
 
 def response_body(signal: str, fmt: str, rejected: int = 0, message: str = "") -> bytes:

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 __all__ = [
-    "load_scoring",
     "ScoringSetup",
     "ScoringResult",
     "TraceScorer",
@@ -33,13 +32,13 @@ __all__ = [
 class ScoringSetup:
     """What a scoring worker needs to know (picklable: sent to worker processes).
 
-    ``options`` are ``(name, value)`` pairs of scoring settings (``level``, ``strategy``,
-    ``task_id_keys``, ``prices``...), passed through to the pipeline.
+    ``settings`` is the :class:`~ek_otel.scoring.settings.ScoreSettings` of the command line
+    as JSON (``""``: the defaults for the gold file).
     """
 
     store_path: str
     gold: str
-    options: tuple = ()
+    settings: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,22 +58,6 @@ class ScoringResult:
     envelope: Optional[str]
     detail: Optional[str] = None
     comparability: Optional[str] = None
-
-
-def load_scoring(gold: str, options: Mapping[str, Any]) -> tuple:
-    """``(tasks, ScoreSettings)`` from a gold file and serve's scoring options
-    (``task``, ``level``, ``strategy``, ``matcher``, ``pricing``, ``task_id_keys``), with the
-    same :func:`~ek_otel.pipeline.load_settings` as ``ek-otel score``.
-
-    Raises:
-        GoldFileError: an empty gold file, or a ``task`` that is not in it.
-    """
-    from ..pipeline import load_settings
-
-    return load_settings(
-        gold, task_id=options.get("task"), level=options.get("level", "call"),
-        strategy=options.get("strategy", "optimal"), matcher=options.get("matcher", "ek"),
-        pricing=options.get("pricing"), task_id_keys=options.get("task_id_keys") or ())
 
 
 def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
@@ -109,16 +92,18 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
 
 class TraceScorer:
     """Builds and scores the episode of one trace against the gold tasks, with the same
-    :func:`~ek_otel.pipeline.score_and_envelope` as ``ek-otel score``.
+    :func:`~ek_otel.scoring.link.score_and_envelope` as ``ek-otel score``.
 
     Args:
         gold: The gold task file.
-        options: ``(name, value)`` scoring settings (see :func:`load_scoring`).
+        settings: The scoring settings as JSON (see :class:`ScoringSetup`).
     """
 
-    def __init__(self, gold: str, options: tuple = ()):
+    def __init__(self, gold: str, settings: str = ""):
+        from ..scoring.link import load_scoring
+
         self.gold = gold
-        self.tasks, self.settings = load_scoring(gold, dict(options))
+        self.tasks, self.settings = load_scoring(gold, settings)
 
     def episode_of(self, trace_id: str, payloads: Sequence[tuple[str, bytes]]) -> Any:
         """The episode of one trace's stored payloads."""
@@ -134,7 +119,7 @@ class TraceScorer:
         import json
 
         from ..core.episode import RunProvenance
-        from ..pipeline import Unmatched, score_and_envelope
+        from ..scoring.link import Unmatched, score_and_envelope
 
         episode = self.episode_of(trace_id, payloads)
         run = getattr(episode, "run", None) or RunProvenance()
@@ -158,7 +143,7 @@ def _worker_state(setup: ScoringSetup) -> tuple[Any, Any]:
         from .store import Store
 
         _WORKER.clear()
-        state = (Store(setup.store_path, readonly=True), TraceScorer(setup.gold, setup.options))
+        state = (Store(setup.store_path, readonly=True), TraceScorer(setup.gold, setup.settings))
         _WORKER[setup] = state
     return state
 

@@ -8,7 +8,7 @@ import sys
 from click.testing import CliRunner
 
 import ek_otel
-from ek_otel.cli import COMMAND_MODULES, cli
+from ek_otel.cli import COMMANDS, SUBCOMMANDS, cli
 
 
 def test_version():
@@ -20,10 +20,17 @@ def test_version():
 def test_help_lists_every_registered_command():
     result = CliRunner().invoke(cli, ["--help"])
     assert result.exit_code == 0
-    for name in cli.commands:
+    for name in COMMANDS:
         assert name in result.stdout
-    assert "gold" in cli.commands
-    assert set(COMMAND_MODULES) >= {"gold"}
+    assert set(COMMANDS) >= {"gold", "bfcl", "episodes", "score", "serve", "report"}
+
+
+def test_subcommands_from_other_modules_are_added_to_their_group():
+    result = CliRunner().invoke(cli, ["gold", "--help"])
+    assert result.exit_code == 0
+    for name in SUBCOMMANDS["gold"]:
+        assert name in result.stdout
+    assert CliRunner().invoke(cli, ["gold", "from-bfcl", "--help"]).exit_code == 0
 
 
 def test_short_help_option():
@@ -50,3 +57,30 @@ def test_console_entry_point_runs_without_traceback(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"ek-otel: error: {missing}: no such file"]
+
+
+def _modules_after(code: str) -> set:
+    out = subprocess.run([sys.executable, "-c", code + "; import sys; print(sorted(sys.modules))"],
+                         capture_output=True, text=True, check=True).stdout
+    return set(eval(out.splitlines()[-1]))  # noqa: S307 - our own printed list
+
+
+_HEAVY = ("opentelemetry.sdk", "grpc", "aiohttp")
+
+
+def test_importing_the_package_or_the_cli_loads_no_sdk_grpc_or_aiohttp():
+    for code in ("import ek_otel", "import ek_otel.cli", "import ek_otel; ek_otel.evaluate"):
+        loaded = _modules_after(code)
+        assert not [m for m in loaded if m.split(".")[0] in ("grpc", "aiohttp")], code
+        assert "opentelemetry.sdk" not in loaded, code
+
+
+def test_version_and_bfcl_help_load_no_sdk_grpc_or_aiohttp():
+    for argv in (["--version"], ["bfcl", "--help"]):
+        code = ("import sys; from ek_otel.cli import main\n"
+                "try:\n    main(%r)\nexcept SystemExit:\n    pass" % argv)
+        out = subprocess.run([sys.executable, "-c", code + "\nprint(sorted(sys.modules))"],
+                             capture_output=True, text=True, check=True).stdout
+        loaded = set(eval(out.splitlines()[-1]))  # noqa: S307 - our own printed list
+        heavy = [m for m in loaded if m in _HEAVY or m.split(".")[0] in ("grpc", "aiohttp")]
+        assert heavy == [], argv

@@ -20,7 +20,8 @@ from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
 from ek_otel.ingest.otlp import decode_traces
 from ek_otel.ingest.records import LogRecord, SpanRecord
-from ek_otel.pipeline import ScoreSettings, file_sha256, score_dump
+from ek_otel.pipeline import score_dump
+from ek_otel.scoring import ScoreSettings, file_sha256
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLD = str(ROOT / "examples" / "tasks.jsonl")

@@ -268,11 +268,13 @@ def test_to_dict_is_json_ready():
     d = r.to_dict()
     text = json.dumps(d, allow_nan=False)
     back = json.loads(text)
-    assert back["f1"] == pytest.approx(r.f1)
+    assert back["aggregate"]["f1"] == pytest.approx(r.f1)
     assert back["pass_at_k"]["s1"] is None
-    assert back["scores"][1]["label"] == "fail"
-    assert back["scores"][1]["arg_diffs"][0]["expected"] == [10]
-    assert back["settings"]["k"] == 2
+    assert back["episodes"][1]["label"] == "fail"
+    assert back["episodes"][1]["arg_diffs"][0]["expected"] == [10]
+    assert back["aggregate"]["k"] == back["k"] == 2
+    assert set(back) == {"aggregate", "episodes", "per_task", "per_slice", "k", "pass_at_k",
+                         "pass_hat_k", "unmatched", "provenance"}   # the one report shape
     assert to_jsonable({("a", 1): {1, 2}}) in ({"a|1": [1, 2]}, {"a|1": [2, 1]})
     assert to_jsonable(object()).startswith("<object")
 
@@ -282,10 +284,10 @@ def test_public_name():
 
 
 def test_aggregate_scores_gives_what_evaluate_gives():
-    from ek_otel.core.evaluate import _key_of, aggregate_scores
+    from ek_otel.core.evaluate import aggregate_scores, comparability_key
 
     tasks = {"r1": TASK, "s1": T2, "s2": T3}
-    scored = [(score_episode(e, tasks[e.task_id]), _key_of(e)) for e in corpus()]
+    scored = [(score_episode(e, tasks[e.task_id]), comparability_key(e)) for e in corpus()]
     direct = aggregate_scores(scored, tasks, k=2)
     via = evaluate(corpus(), tasks, k=2)
     assert direct.overall == via.overall and direct.per_task == via.per_task

@@ -281,12 +281,24 @@ def test_aggregate_is_micro_not_macro():
     m = ToolCallMetric()
     scores = [m([("a", {})], [("a", {})]),
               m([("x", {}), ("y", {}), ("z", {})], [("a", {})])]
-    agg = ToolCallMetric.aggregate(scores)
+    agg = ToolCallMetric.aggregate_score(scores)
     assert (agg.detail["tp"], agg.detail["fp"], agg.detail["fn"]) == (1.0, 3.0, 1.0)
     macro = sum(s.f1 for s in scores) / len(scores)
     assert agg.f1 == pytest.approx(2 * 0.25 * 0.5 / 0.75)
     assert agg.f1 != pytest.approx(macro)
-    assert ToolCallMetric.aggregate([]).f1 == 1.0
+    assert ToolCallMetric.aggregate_score([]).f1 == 1.0
+
+
+def test_aggregate_returns_the_corpus_micro_f1_as_a_float():
+    """The seed contract: ``aggregate(scores)`` is a float, so ``round()`` works on it."""
+    m = ToolCallMetric()
+    scores = [m([("a", {})], [("a", {})]),
+              m([("x", {}), ("y", {}), ("z", {})], [("a", {})])]
+    value = m.aggregate(scores)
+    assert type(value) is float
+    assert value == m.aggregate_score(scores).f1 == pytest.approx(1 / 3)   # tp=1, fp=3, fn=1
+    assert round(m.aggregate(scores), 3) == 0.333
+    assert m.aggregate([]) == 1.0
 
 
 def test_empty_cases_follow_the_documented_rule():

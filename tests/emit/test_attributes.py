@@ -6,10 +6,10 @@ import json
 
 from ek_otel.core.episode import AnyOf, Cost
 from ek_otel.core.scores import ArgDiff, EpisodeScore
+from ek_otel.emit.own_output import is_own_output
 from ek_otel.emit.attributes import (
     event_attributes,
     explanation,
-    is_ek_output,
     phoenix_attributes,
     result_attributes,
     span_attributes,
@@ -105,9 +105,9 @@ def test_phoenix_attributes_follow_openinference():
 
 
 def test_ek_output_is_recognised_by_resource_or_scope():
-    assert is_ek_output({"service.name": "ek-otel"})
-    assert is_ek_output({"service.name": "agent"}, "ek_otel.emit")
-    assert not is_ek_output({"service.name": "agent"}, "openinference")
+    assert is_own_output({"service.name": "ek-otel"})
+    assert is_own_output({"service.name": "agent"}, "ek_otel.emit")
+    assert not is_own_output({"service.name": "agent"}, "openinference")
 
 
 def test_a_verdict_metric_writes_its_verdict_as_the_score_value():

@@ -56,7 +56,7 @@ def test_pool_breaks_do_not_count_against_bystanders(tmp_path):
                                         now=0.0))
         index.observe(tid, size, has_root=root, now=0.0)
     pool = BreakablePool()
-    sched = Scheduler(index, writer, Store(path, readonly=True), ScoringSetup(path, "g", ()),
+    sched = Scheduler(index, writer, Store(path, readonly=True), ScoringSetup(path, "g", ""),
                       lambda: pool, clock=lambda: 100.0)
     sched.executor = pool
     try:

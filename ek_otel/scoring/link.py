@@ -1,0 +1,309 @@
+"""Linking an episode to its task, and scoring it: the per-episode step of ``ek-otel score``
+and ``ek-otel serve``.
+
+An episode's task id comes from its root span or resource (the episode builder reads it).
+An episode without one is scored against ``ScoreSettings.default_task_id`` (a one-task gold
+file, or the task the caller names), else listed as :class:`Unmatched`; an episode whose
+task id is not among the tasks is listed as unmatched, never dropped. See
+``docs/ARCHITECTURE.md`` for where this sits in the data path.
+
+Example:
+    >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
+    >>> task = TaskSpec("t1", gold=[("search", {"q": "cats"})])
+    >>> ep = Episode("", Trajectory([Step("search", {"q": "cats"})]),
+    ...              provenance=Provenance(trace_id="ab" * 16, root_span_id="cd" * 8))
+    >>> settings = ScoreSettings(default_task_id="t1", scored_at_ns=1)
+    >>> env = score_and_envelope(ep, {"t1": task}, settings)
+    >>> env.task_id, env.score.f1, env.score.label, env.revision
+    ('t1', 1.0, 'pass', 0)
+    >>> score_and_envelope(ep, {"t1": task}, ScoreSettings())
+    Unmatched(trace_id='abababababababababababababababab', task_id='', reason='no task id', root_span_id='cdcdcdcdcdcdcdcd')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Optional, Union
+
+from ..core.episode import TaskSpec
+from ..core.evaluate import score_episode
+from ..core.scores import EpisodeScore
+from ..emit.envelope import ScoreEnvelope
+from ..errors import GoldFileError, UnknownTaskError
+from .settings import ScoreSettings, file_sha256, task_id_key_list
+
+__all__ = [
+    "NO_TASK_ID",
+    "UNKNOWN_TASK",
+    "NO_ROOT_SPAN",
+    "LATE_EVICTED",
+    "Unmatched",
+    "episode_ids",
+    "load_gold",
+    "load_settings",
+    "load_scoring",
+    "check_tasks",
+    "link_task",
+    "score_linked",
+    "score_and_envelope",
+]
+
+#: Unmatched reasons.
+NO_TASK_ID = "no task id"
+UNKNOWN_TASK = "task id not in the gold file"
+NO_ROOT_SPAN = "no root span to write the score to"
+LATE_EVICTED = "late spans for a trace no longer in memory"
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """An episode that was not scored, and why: listed in the report, never dropped silently.
+
+    Example:
+        >>> Unmatched("ab" * 16, "weather-tokyo", UNKNOWN_TASK).reason
+        'task id not in the gold file'
+    """
+
+    trace_id: str
+    task_id: str
+    reason: str
+    root_span_id: str = ""
+
+
+def episode_ids(episode: Any) -> tuple:
+    """``(trace_id, root_span_id)`` of an episode ("" for what it lacks).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Provenance
+        >>> episode_ids(Episode("t", provenance=Provenance(trace_id="ab" * 16))), episode_ids(None)
+        (('abababababababababababababababab', ''), ('', ''))
+    """
+    provenance = getattr(episode, "provenance", None)
+    return (getattr(provenance, "trace_id", "") or "", getattr(provenance, "root_span_id", "") or "")
+
+
+def load_gold(path: str, task_id: Optional[str] = None) -> tuple:
+    """``(tasks, default_task_id)`` of a gold file, as ``score`` and ``serve`` link runs.
+
+    ``tasks`` maps task id -> TaskSpec. The default task (for episodes without a task id)
+    is ``task_id`` when given, else the only task of a one-task file, else None.
+
+    Raises:
+        GoldFileError: a broken or empty gold file; UnknownTaskError (a GoldFileError): a
+            ``task_id`` that is not in it.
+
+    Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "g.jsonl")
+        >>> _ = open(p, "w").write('{"task_id": "only"}')
+        >>> tasks, default = load_gold(p)
+        >>> list(tasks), default
+        (['only'], 'only')
+        >>> load_gold(p, "other")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.UnknownTaskError: ...g.jsonl: task 'other' is not a task of this gold file
+    """
+    from ..gold.native import load_tasks
+
+    tasks_list = load_tasks(path)
+    if not tasks_list:
+        raise GoldFileError(path, None, "the gold file holds no task")
+    tasks = {t.task_id: t for t in tasks_list}
+    if task_id is not None and task_id not in tasks:
+        raise UnknownTaskError(path, task_id)
+    if task_id is not None:
+        return tasks, task_id
+    return tasks, (tasks_list[0].task_id if len(tasks_list) == 1 else None)
+
+
+def load_settings(
+    gold: str,
+    *,
+    task_id: Optional[str] = None,
+    level: str = "call",
+    strategy: str = "optimal",
+    matcher: str = "ek",
+    pricing: Optional[str] = None,
+    task_id_keys: Iterable[str] = (),
+    group_by: str = "trace",
+) -> tuple:
+    """``(tasks, ScoreSettings)`` from a gold file and the scoring options.
+
+    Raises:
+        GoldFileError: a broken or empty gold file, a ``task_id`` not in it, or tasks the
+            matcher cannot score; InputError: a pricing file that cannot be used.
+
+    Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "g.jsonl")
+        >>> _ = open(p, "w").write('{"task_id": "only"}')
+        >>> tasks, settings = load_settings(p, level="arg", task_id_keys=["my.task"])
+        >>> list(tasks), settings.default_task_id, settings.level, settings.task_id_keys[:2]
+        (['only'], 'only', 'arg', ('my.task', 'ek.task.id'))
+    """
+    tasks, default_task = load_gold(gold, task_id)
+    prices = None
+    if pricing:
+        from ..gold.pricing import load_pricing
+
+        prices = load_pricing(pricing)
+    settings = ScoreSettings(
+        level=level, strategy=strategy, matcher=matcher, prices=prices,
+        default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
+        task_id_keys=task_id_key_list(task_id_keys),
+    )
+    check_tasks(tasks, settings)
+    return tasks, settings
+
+
+def load_scoring(gold: str, settings_json: str = "") -> tuple:
+    """``(tasks, ScoreSettings)`` from a gold file and settings that travelled as JSON
+    (:meth:`~ek_otel.scoring.settings.ScoreSettings.to_json`): how a worker process of
+    ``ek-otel serve``, and ``ek-otel report``, get the settings the command line made. Empty
+    JSON means the defaults for this gold file (:func:`load_settings` without options).
+
+    Raises:
+        GoldFileError: a broken or empty gold file, or tasks the matcher cannot score;
+            ValueError: JSON that is not scoring settings.
+
+    Example:
+        >>> import os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "g.jsonl")
+        >>> _ = open(p, "w").write('{"task_id": "only"}')
+        >>> _, sent = load_settings(p, level="arg")
+        >>> tasks, settings = load_scoring(p, sent.to_json())
+        >>> list(tasks), settings == sent, load_scoring(p)[1].level
+        (['only'], True, 'call')
+    """
+    if not settings_json:
+        return load_settings(gold)
+    settings = ScoreSettings.from_json(settings_json)
+    tasks, _ = load_gold(gold)
+    check_tasks(tasks, settings)
+    return tasks, settings
+
+
+def link_task(
+    episode: Any, tasks: Mapping[str, TaskSpec], settings: ScoreSettings
+) -> Union[TaskSpec, Unmatched]:
+    """The task an episode is scored against, or :class:`Unmatched` (see module doc).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> tasks = {"a": TaskSpec("a")}
+        >>> link_task(Episode("a"), tasks, ScoreSettings()).task_id
+        'a'
+        >>> link_task(Episode("b"), tasks, ScoreSettings(default_task_id="a")).reason
+        'task id not in the gold file'
+        >>> link_task(Episode(""), tasks, ScoreSettings(default_task_id="a")).task_id
+        'a'
+    """
+    trace_id, root_span_id = episode_ids(episode)
+    task_id = str(getattr(episode, "task_id", "") or "")
+    if not task_id:
+        if settings.default_task_id is not None and settings.default_task_id in tasks:
+            return tasks[settings.default_task_id]
+        return Unmatched(trace_id, "", NO_TASK_ID, root_span_id)
+    task = tasks.get(task_id)
+    if task is None:
+        return Unmatched(trace_id, task_id, UNKNOWN_TASK, root_span_id)
+    return task
+
+
+def check_tasks(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> None:
+    """Check, before anything is read, that the matcher can score every task.
+
+    The ``bfcl`` matcher needs gold made by ``ek-otel gold from-bfcl`` (single-turn
+    categories); the ``ek`` matcher scores any task.
+
+    Raises:
+        BfclDataError: a task the BFCL checker cannot check, named.
+
+    Example:
+        >>> check_tasks({"t": TaskSpec("t")}, ScoreSettings())
+        >>> check_tasks({"t": TaskSpec("t")}, ScoreSettings(matcher="bfcl"))
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.BfclDataError: task t: meta.bfcl_category is missing (make the gold with `ek-otel gold from-bfcl`)
+    """
+    if settings.matcher != "bfcl":
+        return
+    from ..bfcl.matcher import entry_from_task
+
+    for task in tasks.values():
+        entry_from_task(task)
+
+
+def score_linked(episode: Any, task: TaskSpec, settings: ScoreSettings) -> EpisodeScore:
+    """Score an episode against the task it is linked to, with the settings' matcher.
+
+    With the ``bfcl`` matcher the official checker's verdict decides success; the ek
+    matcher's counts stay as detail.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Step, Trajectory
+        >>> s = score_linked(Episode("t", Trajectory([Step("a")])), TaskSpec("t", gold=[("a", {})]),
+        ...                  ScoreSettings(level="arg"))
+        >>> s.f1, s.level, s.metric
+        (1.0, 'arg', 'tool_call')
+    """
+    base = score_episode(episode, task, level=settings.level, strategy=settings.strategy,
+                         canonicalizer=settings.canonicalizer, prices=settings.prices)
+    if settings.matcher != "bfcl":
+        return base
+    from ..bfcl.matcher import bfcl_verdict_for_episode
+
+    verdict = bfcl_verdict_for_episode(episode, task)
+    if verdict.valid:
+        why = "BFCL: valid"
+    else:
+        why = f"BFCL: {verdict.error_type}: " + "; ".join(str(e) for e in verdict.errors)
+    return replace(base, metric="bfcl", exact=verdict.valid, success=verdict.valid,
+                   explanation=why, settings={**base.settings, "matcher": "bfcl"})
+
+
+def score_and_envelope(
+    episode: Any,
+    tasks: Mapping[str, TaskSpec],
+    settings: ScoreSettings,
+    *,
+    revision: int = 0,
+) -> Union[ScoreEnvelope, Unmatched]:
+    """Link, score and wrap one episode: the per-episode step of ``score`` and ``serve``.
+
+    Args:
+        episode: An :class:`~ek_otel.core.episode.Episode` (its provenance gives the trace
+            and root span ids).
+        tasks: task_id -> :class:`~ek_otel.core.episode.TaskSpec`.
+        settings: The :class:`~ek_otel.scoring.settings.ScoreSettings`.
+        revision: 0 for the first score of this episode, +1 per re-score.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Provenance, TaskSpec
+        >>> ep = Episode("t", provenance=Provenance(trace_id="ab" * 16))
+        >>> score_and_envelope(ep, {"t": TaskSpec("t")}, ScoreSettings()).reason
+        'no root span to write the score to'
+    """
+    linked = link_task(episode, tasks, settings)
+    if isinstance(linked, Unmatched):
+        return linked
+    trace_id, root_span_id = episode_ids(episode)
+    if not trace_id or not root_span_id:
+        return Unmatched(trace_id, linked.task_id, NO_ROOT_SPAN, root_span_id)
+    score = score_linked(episode, linked, settings)
+    if score.trace_id != trace_id or score.revision != revision:  # else replace() is a copy
+        score = replace(score, trace_id=trace_id, revision=revision)
+    provenance = getattr(episode, "provenance", None)
+    return ScoreEnvelope(
+        trace_id=trace_id,
+        root_span_id=root_span_id,
+        task_id=linked.task_id,
+        score=score,
+        provenance=settings.provenance(),
+        revision=revision,
+        evaluated_service=getattr(provenance, "service_name", None),
+        scored_at_ns=settings.scored_at_ns if settings.scored_at_ns is not None else time.time_ns(),
+    )

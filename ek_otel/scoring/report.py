@@ -1,0 +1,166 @@
+"""The one JSON report shape: what ``ek-otel score --json`` and ``ek-otel report --json``
+write, and what :meth:`ek_otel.core.evaluate.EvaluationReport.to_dict` returns.
+
+Keys: ``aggregate`` (precision, recall, f1, exact_match, success_rate, episodes, unmatched,
+revisions, k, mean pass@k / pass^k, cost, dollars, dollars_per_success), ``episodes`` (one
+entry per scored episode: task_id, trace_id, [root_span_id,] revision, [service,] tp/fp/fn,
+precision/recall/f1, exact, success, label, explanation, cost, dollars, arg_diffs,
+missing_calls, spurious_calls; root_span_id and service come with a written-back score),
+``per_task`` (figures, pass@k, pass^k, dollars), ``per_slice``, ``k``,
+``pass_at_k``/``pass_hat_k`` per task, ``unmatched`` (trace_id, task_id, reason),
+``provenance`` (None for a library evaluation, which writes nothing back) and, with several
+provenance keys, ``groups``. Rates of an empty cut and undefined pass^k are null.
+
+Example:
+    >>> from ek_otel.core.episode import Episode, TaskSpec
+    >>> from ek_otel.core.evaluate import evaluate
+    >>> d = report_to_dict(evaluate([Episode("t"), Episode("lost")], [TaskSpec("t")]))
+    >>> d["aggregate"]["episodes"], d["aggregate"]["f1"], d["unmatched"][0]["task_id"]
+    (1, 1.0, 'lost')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from ..core.evaluate import EvaluationReport, to_jsonable
+from ..core.scores import EpisodeScore
+
+__all__ = ["report_to_dict", "run_to_dict", "dollars_of"]
+
+
+def _figures(cut: Any) -> dict:
+    return {
+        "episodes": cut.n,
+        "successes": cut.successes,
+        "tp": cut.tp,
+        "fp": cut.fp,
+        "fn": cut.fn,
+        "precision": cut.precision,
+        "recall": cut.recall,
+        "f1": cut.f1,
+        "exact_match": cut.exact_rate,
+        "success_rate": cut.success_rate,
+        "value_weighted_success": cut.value_weighted_success,
+    }
+
+
+def _aggregate_dict(report: EvaluationReport, unmatched: int, revisions: int) -> dict:
+    out = _figures(report.overall)
+    out.update(
+        unmatched=unmatched,
+        revisions=revisions,
+        k=report.k,
+        mean_pass_at_k=report.mean_pass_at_k,
+        mean_pass_hat_k=report.mean_pass_hat_k,
+        cost=report.cost,
+        dollars=report.dollars,
+        n_unpriced=report.n_unpriced,
+        dollars_per_success=report.dollars_per_success,
+    )
+    return out
+
+
+def _episode_dict(s: EpisodeScore, head: dict) -> dict:
+    out = dict(head)
+    out.update({
+        "tp": s.tp,
+        "fp": s.fp,
+        "fn": s.fn,
+        "precision": s.precision,
+        "recall": s.recall,
+        "f1": s.f1,
+        "exact": s.exact,
+        "success": s.success,
+        "label": s.label,
+        "explanation": s.explanation,
+        "cost": s.cost,
+        "dollars": s.dollars,
+        "arg_diffs": s.arg_diffs,
+        "missing_calls": [{"tool": t, "args": a} for t, a in s.missing_calls],
+        "spurious_calls": [{"tool": t, "args": a} for t, a in s.spurious_calls],
+    })
+    return out
+
+
+def dollars_of(scores: Sequence[EpisodeScore]) -> Optional[float]:
+    """The summed dollars of scores; None unless every one of them is priced (or none given).
+
+    Example:
+        >>> dollars_of([EpisodeScore("t", dollars=0.25), EpisodeScore("t", dollars=0.5)])
+        0.75
+        >>> dollars_of([EpisodeScore("t", dollars=0.25), EpisodeScore("t")]), dollars_of([])
+        (None, None)
+    """
+    if not scores or any(s.dollars is None for s in scores):
+        return None
+    return round(sum(s.dollars for s in scores), 12)
+
+
+def _dollars_by_task(scores: Sequence[EpisodeScore]) -> Callable[[str], Optional[float]]:
+    by_task: dict = {}
+    for s in scores:
+        by_task.setdefault(s.task_id, []).append(s)
+    return lambda task_id: dollars_of(by_task.get(task_id, ()))
+
+
+def _to_dict(report: EvaluationReport, episodes: list, unmatched: Sequence[Any], revisions: int,
+             provenance: Any, task_dollars: Callable[[str], Optional[float]]) -> dict:
+    per_task = {}
+    for task_id, cut in report.per_task.items():
+        figures = _figures(cut)
+        figures.update(
+            pass_at_k=report.pass_at_k.get(task_id),
+            pass_hat_k=report.pass_hat_k.get(task_id),
+            dollars=task_dollars(task_id),
+        )
+        per_task[task_id] = figures
+    out = {
+        "aggregate": _aggregate_dict(report, len(unmatched), revisions),
+        "episodes": episodes,
+        "per_task": per_task,
+        "per_slice": {name: _figures(cut) for name, cut in report.per_slice.items()},
+        "k": report.k,
+        "pass_at_k": dict(report.pass_at_k),
+        "pass_hat_k": dict(report.pass_hat_k),
+        "unmatched": [{"trace_id": u.trace_id, "task_id": u.task_id, "reason": u.reason}
+                      for u in unmatched],
+        "provenance": provenance,
+    }
+    if report.groups:
+        out["groups"] = [
+            {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0)} for g in report.groups
+        ]
+    return to_jsonable(out)
+
+
+def report_to_dict(report: EvaluationReport) -> dict:
+    """The JSON report of a library evaluation (no write-back: no root span, no provenance).
+
+    Example:
+        >>> from ek_otel.core.evaluate import evaluate
+        >>> report_to_dict(evaluate([], []))["episodes"]
+        []
+    """
+    episodes = [_episode_dict(s, {"task_id": s.task_id, "trace_id": s.trace_id,
+                                  "revision": s.revision}) for s in report.scores]
+    return _to_dict(report, episodes, report.unmatched, 0, None, _dollars_by_task(report.scores))
+
+
+def run_to_dict(run: Any) -> dict:
+    """The JSON report of a :class:`~ek_otel.scoring.run.ScoreRun` (``ek-otel score --json``).
+
+    Example:
+        >>> from ek_otel.scoring import ScoreSettings, score_episodes
+        >>> sorted(run_to_dict(score_episodes([], {}, ScoreSettings())))[:3]
+        ['aggregate', 'episodes', 'k']
+    """
+    episodes = [
+        _episode_dict(e.score, {"task_id": e.task_id, "trace_id": e.trace_id,
+                                "root_span_id": e.root_span_id, "revision": e.revision,
+                                "service": e.evaluated_service})
+        for e in run.envelopes
+    ]
+    return _to_dict(run.report, episodes, run.unmatched, run.revisions, run.provenance,
+                    run.task_dollars)

@@ -1,0 +1,297 @@
+"""Scoring a stream of episodes and aggregating the corpus: the one corpus loop, behind
+``ek-otel score``, ``ek-otel report`` and :func:`ek_otel.core.evaluate.evaluate`.
+
+- :func:`score_episodes` links and scores each episode (:mod:`~ek_otel.scoring.link`),
+  sends the envelopes to a sink in batches, and aggregates a :class:`ScoreRun`.
+- :func:`evaluate_corpus` is the library's :func:`~ek_otel.core.evaluate.evaluate`: the
+  same loop, linking by task id only and writing nothing back.
+- :func:`aggregate` makes the corpus report of scores made elsewhere (the server's store).
+
+**Revisions**: an episode whose trace and root span were already scored (late spans) is
+scored again as a revision: its revision number goes up by one, its new score is emitted,
+and it replaces the earlier one in the report.
+
+Example:
+    >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
+    >>> prov = Provenance(trace_id="ab" * 16, root_span_id="cd" * 8)
+    >>> run = score_episodes([Episode("t", Trajectory([Step("a")]), provenance=prov)],
+    ...                      {"t": TaskSpec("t", gold=[("a", {})])}, ScoreSettings())
+    >>> run.report.f1, run.to_dict()["aggregate"]["episodes"]
+    (1.0, 1)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from ..core.episode import TaskSpec
+from ..core.evaluate import (
+    EvaluationReport,
+    aggregate_scores,
+    canonicalizer_name,
+    check_comparable,
+    comparability_key,
+    index_tasks,
+    score_episode,
+)
+from ..emit.envelope import ScoreEnvelope, ScoreProvenance
+from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
+from .report import dollars_of, run_to_dict
+from .settings import ScoreSettings
+
+__all__ = [
+    "DEFAULT_BATCH",
+    "ScoreRun",
+    "aggregate",
+    "score_episodes",
+    "evaluate_corpus",
+]
+
+#: How many envelopes go to the sink in one ``send``.
+DEFAULT_BATCH = 256
+
+
+@dataclass(frozen=True)
+class ScoreRun:
+    """What a scoring run did.
+
+    Attributes:
+        envelopes: The latest score of each scored episode, in first-seen order.
+        unmatched: The episodes that were not scored, and why.
+        report: The corpus :class:`~ek_otel.core.evaluate.EvaluationReport` over
+            ``envelopes`` (pass^k uses each task's episodes as its trials).
+        revisions: How many re-scores (late spans) were made.
+        emitted: How many envelopes were sent to the sink (revisions included).
+        emit_failures: How many of them the sink did not accept.
+        provenance: The :class:`~ek_otel.emit.envelope.ScoreProvenance` of the scores.
+    """
+
+    envelopes: tuple
+    unmatched: tuple
+    report: EvaluationReport
+    revisions: int = 0
+    emitted: int = 0
+    emit_failures: int = 0
+    provenance: Optional[ScoreProvenance] = None
+
+    @property
+    def emit_ok(self) -> bool:
+        """True when every envelope sent was accepted."""
+        return self.emit_failures == 0
+
+    def task_dollars(self, task_id: str) -> Optional[float]:
+        """The dollars of one task's scored episodes; None unless every one of them is priced.
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> s = EpisodeScore("t", dollars=0.25)
+            >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", s, ScoreProvenance("0", "", {}))
+            >>> run = ScoreRun((env, env), (), aggregate([], {}))
+            >>> run.task_dollars("t"), run.task_dollars("other")
+            (0.5, None)
+        """
+        by_task = self.__dict__.get("_scores_by_task")
+        if by_task is None:
+            by_task = {}
+            for envelope in self.envelopes:
+                by_task.setdefault(envelope.task_id, []).append(envelope.score)
+            object.__setattr__(self, "_scores_by_task", by_task)  # once per run, not per task
+        return dollars_of(by_task.get(task_id, ()))
+
+    def to_dict(self) -> dict:
+        """The JSON report of ``ek-otel score --json`` (:func:`ek_otel.scoring.report.run_to_dict`).
+
+        Example:
+            >>> d = score_episodes([], {}, ScoreSettings()).to_dict()
+            >>> d["aggregate"]["episodes"], d["aggregate"]["f1"], d["episodes"]
+            (0, None, [])
+        """
+        return run_to_dict(self)
+
+
+def aggregate(
+    scored: Sequence[tuple],
+    tasks: Mapping[str, TaskSpec],
+    *,
+    unmatched: Sequence[Unmatched] = (),
+    k: Optional[int] = None,
+    settings: Optional[ScoreSettings] = None,
+) -> EvaluationReport:
+    """The corpus report over ``(EpisodeScore, comparability_key)`` pairs.
+
+    The figures are the core's (:func:`~ek_otel.core.evaluate.aggregate_scores`): micro
+    P/R/F1, per task, per slice, pass@k and pass^k, dollars. ``k`` defaults to
+    :func:`~ek_otel.core.evaluate.default_k`. With several provenance keys the report
+    carries one group per key instead of refusing.
+
+    Example:
+        >>> from ek_otel.core.scores import EpisodeScore
+        >>> s = EpisodeScore("t", tp=1.0, f1=1.0, exact=True, success=True)
+        >>> r = aggregate([(s, ()), (s, ())], {"t": TaskSpec("t")})
+        >>> r.k, r.pass_hat_k["t"], r.f1
+        (2, 1.0, 1.0)
+    """
+    keys = tuple(dict.fromkeys(key for _, key in scored))
+    run_settings: dict = {}
+    if settings is not None:
+        run_settings.update(settings.provenance().matcher, priced=settings.prices is not None)
+    return aggregate_scores(scored, tasks, k=k, unmatched=tuple(unmatched),
+                            settings=run_settings, group_by_provenance=len(keys) > 1)
+
+
+class _Batcher:
+    """Envelopes to a sink, ``size`` per ``send``; counts what was sent and refused."""
+
+    def __init__(self, sink: Any, size: int):
+        self.sink, self.size = sink, size
+        self.pending: list = []
+        self.sent = 0
+        self.failed = 0
+
+    def add(self, envelope: ScoreEnvelope) -> None:
+        if self.sink is None:
+            return
+        self.pending.append(envelope)
+        if len(self.pending) >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.sink is None or not self.pending:
+            return
+        batch, self.pending = self.pending, []
+        self.sent += len(batch)
+        if not self.sink.send(batch):
+            self.failed += len(batch)
+
+
+@dataclass
+class _Scored:
+    """What the corpus loop gathered: the latest outcome per episode key, and the rest."""
+
+    latest: "OrderedDict[Any, tuple]"
+    unmatched: list
+    revisions: int
+
+
+def _score_all(
+    episodes: Iterable[Any],
+    score_one: Callable[[Any, int], Any],
+    revision_key: Callable[[Any], Any],
+    on_outcome: Optional[Callable[[Any], None]] = None,
+) -> _Scored:
+    """The one corpus loop: score each episode (``score_one(episode, revision)`` returns an
+    outcome or an :class:`Unmatched`); an episode whose ``revision_key`` was seen is a
+    revision and replaces the earlier outcome."""
+    done = _Scored(OrderedDict(), [], 0)
+    revision_of: dict = {}
+    for episode in episodes:
+        key = revision_key(episode)
+        revision = revision_of.get(key, -1) + 1
+        outcome = score_one(episode, revision)
+        if isinstance(outcome, Unmatched):
+            done.unmatched.append(outcome)
+        else:
+            revision_of[key] = revision
+            done.revisions += 1 if revision else 0
+            done.latest[key] = (outcome, comparability_key(episode))
+        if on_outcome is not None:
+            on_outcome(outcome)
+    return done
+
+
+def _episode_key(episode: Any) -> tuple:
+    trace_id, root_span_id = episode_ids(episode)
+    return (trace_id, root_span_id) if trace_id else ("", str(id(episode)))
+
+
+def score_episodes(
+    episodes: Iterable[Any],
+    tasks: Mapping[str, TaskSpec],
+    settings: ScoreSettings,
+    *,
+    sink: Any = None,
+    on_episode: Optional[Callable[[Union[ScoreEnvelope, Unmatched]], None]] = None,
+    batch_size: int = DEFAULT_BATCH,
+) -> ScoreRun:
+    """Score a stream of episodes, send their envelopes to ``sink``, and aggregate.
+
+    An episode whose trace and root span were already scored is a revision (module doc).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
+        >>> prov = Provenance(trace_id="ab" * 16, root_span_id="cd" * 8)
+        >>> first = Episode("t", Trajectory([Step("a")]), provenance=prov)
+        >>> again = Episode("t", Trajectory([Step("a"), Step("b")]), provenance=prov)
+        >>> run = score_episodes([first, again], {"t": TaskSpec("t", gold=[("a", {})])},
+        ...                      ScoreSettings())
+        >>> [e.revision for e in run.envelopes], run.revisions, run.report.n_episodes
+        ([1], 1, 1)
+    """
+    batcher = _Batcher(sink, batch_size)
+
+    def score_one(episode: Any, revision: int) -> Any:
+        outcome = score_and_envelope(episode, tasks, settings, revision=revision)
+        if not isinstance(outcome, Unmatched):
+            batcher.add(outcome)
+        return outcome
+
+    done = _score_all(episodes, score_one, _episode_key, on_episode)
+    batcher.flush()
+    scored = [(env.score, comp) for env, comp in done.latest.values()]
+    report = aggregate(scored, tasks, unmatched=done.unmatched, settings=settings)
+    return ScoreRun(
+        envelopes=tuple(env for env, _ in done.latest.values()),
+        unmatched=tuple(done.unmatched),
+        report=report,
+        revisions=done.revisions,
+        emitted=batcher.sent,
+        emit_failures=batcher.failed,
+        provenance=settings.provenance(),
+    )
+
+
+def evaluate_corpus(
+    episodes: Iterable[Any],
+    tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]],
+    *,
+    k: Optional[int] = None,
+    group_by_provenance: bool = False,
+    **scoring: Any,
+) -> EvaluationReport:
+    """:func:`ek_otel.core.evaluate.evaluate` (documented there): every episode is its own
+    trial, linked by its task id alone; nothing is written back. ``scoring`` holds the
+    keyword arguments of :func:`~ek_otel.core.evaluate.score_episode` (``level``,
+    ``strategy``, ``prices``, ``canonicalizer``).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, TaskSpec
+        >>> evaluate_corpus([Episode("t"), Episode("x")], [TaskSpec("t")]).unmatched
+        (Unmatched(trace_id='', task_id='x', reason='task id not in the gold file', root_span_id=''),)
+    """
+    if k is not None and (not isinstance(k, int) or k < 1):
+        raise ValueError(f"k must be a positive integer, not {k!r}")
+    by_id = index_tasks(tasks)
+
+    def score_one(episode: Any, _revision: int) -> Any:
+        task = by_id.get(episode.task_id)
+        if task is None:
+            trace_id, root_span_id = episode_ids(episode)
+            task_id = str(episode.task_id)
+            return Unmatched(trace_id, task_id, UNKNOWN_TASK if task_id else NO_TASK_ID,
+                             root_span_id)
+        return score_episode(episode, task, **scoring)
+
+    trial = itertools.count()
+    done = _score_all(episodes, score_one, lambda _episode: next(trial))
+    scored = list(done.latest.values())
+    if not group_by_provenance:
+        check_comparable(key for _, key in scored)
+    settings = {"level": scoring.get("level", "call"), "strategy": scoring.get("strategy", "optimal"),
+                "canonicalizer": canonicalizer_name(scoring.get("canonicalizer")),
+                "priced": scoring.get("prices") is not None}
+    return aggregate_scores(scored, by_id, k=k, unmatched=done.unmatched, settings=settings,
+                            group_by_provenance=group_by_provenance)
