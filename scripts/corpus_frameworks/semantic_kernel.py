@@ -33,6 +33,9 @@ SCENARIOS = {
     f"{_PREFIX}-sensitive": ("semantic-kernel", "semantic_kernel", [],
                              {_DIAGNOSTICS: "true", _SENSITIVE: "true"}),
     f"{_PREFIX}-no_sensitive": ("semantic-kernel", "semantic_kernel", [], {_DIAGNOSTICS: "true"}),
+    # get_streaming_chat_message_content (Semantic Kernel asks for the usage chunk itself)
+    f"{_PREFIX}-sensitive-stream": ("semantic-kernel", "semantic_kernel_stream", [],
+                                    {_DIAGNOSTICS: "true", _SENSITIVE: "true"}),
 }
 
 _READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
@@ -68,6 +71,8 @@ EXPECT = {
                   "cached_tokens": _TOKEN_DETAILS_GAP, "reasoning_tokens": _TOKEN_DETAILS_GAP},
     },
 }
+EXPECT[f"{_PREFIX}-sensitive-stream"] = dict(
+    EXPECT[f"{_PREFIX}-sensitive"], mode="diagnostics on, sensitive on, streaming")
 
 
 def _script(fake):
@@ -107,6 +112,7 @@ def _plugin(fake):
 def run_scenario(scenario, out, kit):
     """Inside the venv: one chat with automatic function calling, traced."""
     fake = kit._load_fake_server()
+    app = SCENARIOS[scenario][1]
 
     def instrument(_tracer_provider, logger_provider):
         import logging
@@ -138,6 +144,10 @@ def run_scenario(scenario, out, kit):
                 temperature=0.2, seed=7, function_choice_behavior=FunctionChoiceBehavior.Auto())
             history = ChatHistory(system_message="You are a weather assistant.")
             history.add_user_message("Weather and time in Paris, in Fahrenheit?")
+            if app == "semantic_kernel_stream":
+                chunks = [chunk async for chunk in service.get_streaming_chat_message_content(
+                    history, settings, kernel=kernel)]
+                return "".join(str(chunk) for chunk in chunks if chunk is not None)
             return await service.get_chat_message_content(history, settings, kernel=kernel)
 
         answer = asyncio.run(main())
