@@ -23,6 +23,9 @@ SCENARIOS = {
     # + OpenInference's openai instrumentor: a client LLM span under each smolagents LLM span
     "smolagents-1.26.0-openinference-0.1.43-and-client": (
         "smolagents", "smolagents", ["smolagents", "openai"], {}),
+    # ToolCallingAgent(stream_outputs=True): OpenAIModel.generate_stream
+    "smolagents-1.26.0-openinference-0.1.43-stream": (
+        "smolagents", "smolagents_stream", ["smolagents"], {}),
 }
 
 _READ = "read"
@@ -44,6 +47,16 @@ EXPECT = {
         # The AGENT span repeats the run's totals (llm.token_count.*): counted once
         "agent_totals": True,
         "internal_tools": ["final_answer"],
+        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
+                    "input_tokens": _READ, "output_tokens": _READ,
+                    "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
+        "fixes": {"cached_tokens": _CLIENT_FIX, "reasoning_tokens": _CLIENT_FIX},
+    },
+    "smolagents-1.26.0-openinference-0.1.43-stream": {
+        "framework": "smolagents",
+        "mode": "ToolCallingAgent(stream_outputs=True) + openinference-instrumentation-smolagents",
+        "args": True, "cached": False, "reasoning": False, "model": "gpt-4o-mini",
+        "agent_totals": True, "internal_tools": ["final_answer"],
         "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
                     "input_tokens": _READ, "output_tokens": _READ,
                     "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
@@ -131,7 +144,8 @@ def run_scenario(scenario, out, kit):
                             temperature=0.2, client_kwargs={"max_retries": 0})
         agent = ToolCallingAgent(tools=_tools(fake), model=model, name="WeatherAgent",
                                  description="A weather assistant.", max_steps=5,
-                                 verbosity_level=0)
+                                 verbosity_level=0,
+                                 stream_outputs=SCENARIOS[scenario][1] == "smolagents_stream")
         answer = agent.run("Weather and time in Paris, in Fahrenheit?")
         assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
 
