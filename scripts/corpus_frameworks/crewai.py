@@ -23,7 +23,8 @@ _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
 ENVIRONMENTS = {
     "crewai": _SDK + ["crewai==1.15.30", "openai==2.54.0",
                       "openinference-instrumentation-crewai==1.1.21",
-                      "opentelemetry-instrumentation-crewai==0.62.4"],
+                      "opentelemetry-instrumentation-crewai==0.62.4",
+                      "openinference-instrumentation-openai==0.1.66"],
 }
 NO_DEPS = {"crewai": _JSON_FILE_NO_DEPS}
 
@@ -33,6 +34,9 @@ _PREFIX = "crewai-1.15.30"
 SCENARIOS = {
     f"{_PREFIX}-openinference-1.1.21": ("crewai", "crewai", ["openinference_crewai"], _ENV),
     f"{_PREFIX}-traceloop-0.62.4": ("crewai", "crewai", ["traceloop_crewai"], _ENV),
+    # the fix its gaps name: OpenInference's openai instrumentor beside its crewai one
+    f"{_PREFIX}-openinference-1.1.21-and-client": (
+        "crewai", "crewai", ["openinference_crewai", "openinference_openai"], _ENV),
 }
 
 _READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
@@ -56,6 +60,17 @@ EXPECT = {
                     "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
                     "reasoning_tokens": _READ},
         "fixes": {"call_ids": _NO_MODEL_SPANS},
+    },
+    f"{_PREFIX}-openinference-1.1.21-and-client": {
+        "framework": "crewai",
+        "mode": "openinference-instrumentation-crewai + openinference-instrumentation-openai",
+        # every call requested on a client LLM span (ids, arguments, usage by kind); the
+        # kickoff's token_usage repeats the run's totals, which count once
+        "args": True, "cached": True, "reasoning": True, "agent": "WeatherAgent",
+        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
+                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
+                    "reasoning_tokens": _READ},
+        "fixes": {},
     },
     f"{_PREFIX}-traceloop-0.62.4": {
         "framework": "crewai", "mode": "opentelemetry-instrumentation-crewai",
@@ -116,6 +131,10 @@ def run_scenario(scenario, out, kit):
             from openinference.instrumentation.crewai import CrewAIInstrumentor
 
             CrewAIInstrumentor().instrument(tracer_provider=tracer_provider)
+        if "openinference_openai" in instrumentors:
+            from openinference.instrumentation.openai import OpenAIInstrumentor
+
+            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
         if "traceloop_crewai" in instrumentors:
             from opentelemetry.instrumentation.crewai import CrewAIInstrumentor
 

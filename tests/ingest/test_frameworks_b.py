@@ -271,3 +271,17 @@ def test_crewai_traceloop_data_left_in_python_reprs_is_not_read():
     (episode,) = episodes_of("crewai-1.15.30-traceloop-0.62.4", "pb")
     assert episode.trajectory == () or len(episode.trajectory) == 0
     assert episode.cost.input_tokens == 0
+
+
+def test_crewai_run_totals_beside_client_spans_count_once():
+    """With the openai instrumentor, each call's usage is on its LLM span and the kickoff
+    still records the run's totals (token_usage): the calls' usage counts, once."""
+    scenario = "crewai-1.15.30-openinference-1.1.21-and-client"
+    spans = spans_of(scenario)
+    per_call = sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in spans) if u)
+    totals = [s for s in spans if '"token_usage"' in str(s.attributes.get("output.value"))]
+    usage = expected(scenario)["usage"]
+    assert per_call == usage["input_tokens"] and len(totals) == 1
+    (episode,) = episodes_of(scenario, "pb")
+    assert episode.cost.input_tokens == usage["input_tokens"]
+    assert episode.cost.cached_input_tokens == usage["cached_input_tokens"]
