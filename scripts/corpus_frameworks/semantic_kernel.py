@@ -36,6 +36,9 @@ SCENARIOS = {
     # get_streaming_chat_message_content (Semantic Kernel asks for the usage chunk itself)
     f"{_PREFIX}-sensitive-stream": ("semantic-kernel", "semantic_kernel_stream", [],
                                     {_DIAGNOSTICS: "true", _SENSITIVE: "true"}),
+    # a ChatCompletionAgent (its invoke_agent span around the same chat and tool spans)
+    f"{_PREFIX}-agent-sensitive": ("semantic-kernel", "semantic_kernel_agent", [],
+                                   {_DIAGNOSTICS: "true", _SENSITIVE: "true"}),
 }
 
 _READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
@@ -73,6 +76,9 @@ EXPECT = {
 }
 EXPECT[f"{_PREFIX}-sensitive-stream"] = dict(
     EXPECT[f"{_PREFIX}-sensitive"], mode="diagnostics on, sensitive on, streaming")
+EXPECT[f"{_PREFIX}-agent-sensitive"] = dict(
+    EXPECT[f"{_PREFIX}-sensitive"], mode="ChatCompletionAgent, diagnostics and sensitive on",
+    agent="WeatherAgent")
 
 
 def _script(fake):
@@ -134,7 +140,26 @@ def run_scenario(scenario, out, kit):
                                                            OpenAIChatPromptExecutionSettings)
         from semantic_kernel.contents import ChatHistory
 
+        async def agent_main():
+            from semantic_kernel.agents import ChatCompletionAgent
+            from semantic_kernel.functions import KernelArguments
+
+            client = AsyncOpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
+            settings = OpenAIChatPromptExecutionSettings(
+                temperature=0.2, seed=7, function_choice_behavior=FunctionChoiceBehavior.Auto())
+            agent = ChatCompletionAgent(
+                service=OpenAIChatCompletion(ai_model_id="gpt-4o-mini", async_client=client),
+                name="WeatherAgent", description="A weather assistant.",
+                instructions="You are a weather assistant.", plugins=[_plugin(fake)],
+                arguments=KernelArguments(settings=settings))
+            # (the plugin's name: its class name, Weather)
+            response = await agent.get_response(
+                messages="Weather and time in Paris, in Fahrenheit?")
+            return response.content
+
         async def main():
+            if app == "semantic_kernel_agent":
+                return await agent_main()
             kernel = Kernel()
             kernel.add_plugin(_plugin(fake), plugin_name="Weather")
             client = AsyncOpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
