@@ -29,6 +29,8 @@ _PREFIX = "autogen-agentchat-0.7.5"
 SCENARIOS = {
     f"{_PREFIX}": ("autogen", "autogen", [], {}),
     f"{_PREFIX}-and-client": ("autogen", "autogen", ["traceloop_openai"], {}),
+    # the agent in a RoundRobinGroupChat team (autogen-core's runtime traces its messages)
+    f"{_PREFIX}-team-and-client": ("autogen", "autogen_team", ["traceloop_openai"], {}),
 }
 
 _READ, _NOT_RECORDED = "read", "not_recorded"
@@ -58,6 +60,9 @@ EXPECT = {
         "fixes": {},
     },
 }
+EXPECT[f"{_PREFIX}-team-and-client"] = dict(
+    EXPECT[f"{_PREFIX}-and-client"], agent="WeatherAgent",
+    mode="AgentChat RoundRobinGroupChat + opentelemetry-instrumentation-openai")
 
 
 def expected(scenario, kit):
@@ -106,7 +111,14 @@ def run_scenario(scenario, out, kit):
                                    description="A weather assistant.",
                                    system_message="You are a weather assistant.",
                                    max_tool_iterations=5)
-            result = await agent.run(task="Weather and time in Paris, in Fahrenheit?")
+            runner = agent
+            if SCENARIOS[scenario][1] == "autogen_team":
+                from autogen_agentchat.conditions import MaxMessageTermination
+                from autogen_agentchat.teams import RoundRobinGroupChat
+
+                runner = RoundRobinGroupChat([agent], termination_condition=(
+                    MaxMessageTermination(2)))
+            result = await runner.run(task="Weather and time in Paris, in Fahrenheit?")
             await client.close()
             return result.messages[-1].content
 
