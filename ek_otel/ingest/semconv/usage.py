@@ -21,6 +21,7 @@ __all__ = [
     "REASONING_TOKEN_KEYS",
     "RAW_USAGE_KEYS",
     "usage_of",
+    "aggregate_usage_of",
     "unreadable_token_counts",
 ]
 
@@ -126,7 +127,8 @@ def _raw_usage_fields(raw: Any) -> dict:
         raw.get("output"), raw.get("completionTokens"))
     put("cached_input_tokens", input_details.get("cached_tokens"),
         raw.get("cache_read_input_tokens"), raw.get("input_cached_tokens"),
-        raw.get("input_cache_read"), raw.get("cached_tokens"))
+        raw.get("input_cache_read"), raw.get("cached_tokens"),
+        raw.get("cached_prompt_tokens"))  # CrewAI's UsageMetrics
     put("reasoning_tokens", output_details.get("reasoning_tokens"),
         raw.get("output_reasoning_tokens"), raw.get("reasoning_tokens"),
         raw.get("output_reasoning"))
@@ -198,3 +200,40 @@ def usage_of(attributes: Mapping) -> Optional[Usage]:
     get = fields.get
     return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
                  max(0, get("cached_input_tokens", 0)), max(0, get("reasoning_tokens", 0)))
+
+
+#: Run totals inside a recorded output object, read only as an aggregate (when no model
+#: call carries usage): ``(attribute, field)``. OpenInference's crewai instrumentor records
+#: the kickoff's CrewOutput as JSON in ``output.value``; its ``token_usage`` is CrewAI's
+#: UsageMetrics (``prompt_tokens``, ``completion_tokens``, ``cached_prompt_tokens``,
+#: ``reasoning_tokens``).
+AGGREGATE_USAGE_FIELDS: tuple = (("output.value", "token_usage"),)
+
+
+def aggregate_usage_of(attributes: Mapping) -> Optional[Usage]:
+    """The usage an aggregate span (an agent run, a crew kickoff) records: :func:`usage_of`,
+    else the run totals inside a recorded output object (:data:`AGGREGATE_USAGE_FIELDS`).
+
+    Example:
+        >>> aggregate_usage_of({"output.value": '{"raw": "done", "token_usage": {'
+        ...     '"prompt_tokens": 90, "completion_tokens": 9, "cached_prompt_tokens": 40}}'})
+        Usage(input_tokens=90, output_tokens=9, cached_input_tokens=40, reasoning_tokens=0)
+        >>> aggregate_usage_of({"output.value": "token_usage: 90"}) is None
+        True
+    """
+    usage = usage_of(attributes)
+    if usage is not None or type(attributes) is not dict and not isinstance(attributes, Mapping):
+        return usage
+    for key, field in AGGREGATE_USAGE_FIELDS:
+        value = attributes.get(key)
+        if type(value) is not str or f'"{field}"' not in value:
+            continue
+        holder = json_value(value)
+        if isinstance(holder, Mapping):
+            fields = _raw_usage_fields(holder.get(field))
+            if "input_tokens" in fields or "output_tokens" in fields:
+                get = fields.get
+                return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
+                             max(0, get("cached_input_tokens", 0)),
+                             max(0, get("reasoning_tokens", 0)))
+    return None
