@@ -335,14 +335,27 @@ TASK_ID = "weather-paris"
 #                                        script, and the scenario's metadata at top level).
 # Inside the venv, kit.write_records(out, spans, logs) writes the four record files.
 # ``kit`` is this module, so the plug-in can reuse _providers(), _write_json_lines(),
-# the fake servers and TASK_ID.
+# the fake servers and TASK_ID. ``_common.py`` there (loaded first, as the module
+# ``ek_corpus_fw_common``) holds what the plug-ins share: pinned SDK requirements, the
+# ground truth with metadata, the pretend tools as plain functions.
 FRAMEWORKS_DIR = Path(__file__).resolve().parent / "corpus_frameworks"
 PLUGINS: dict = {}  # scenario -> plug-in module
+
+
+#: What plug-ins share (``scripts/corpus_frameworks/_common.py``), importable by them as
+#: ``ek_corpus_fw_common`` (the folder itself is never put on sys.path: its modules are
+#: named after the packages they drive).
+COMMON_MODULE = "ek_corpus_fw_common"
 
 
 def _load_plugins() -> None:
     if not FRAMEWORKS_DIR.is_dir():
         return
+    common = FRAMEWORKS_DIR / "_common.py"
+    if common.exists() and COMMON_MODULE not in sys.modules:
+        spec = importlib.util.spec_from_file_location(COMMON_MODULE, common)
+        sys.modules[COMMON_MODULE] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     for path in sorted(FRAMEWORKS_DIR.glob("*.py")):
         if path.name.startswith("_"):
             continue

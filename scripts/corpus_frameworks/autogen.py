@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import asyncio
 
-_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
-        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+from ek_corpus_fw_common import ALL_READ, NOT_RECORDED, READ, SDK, weather_functions
+from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
-    "autogen": _SDK + ["openai==3.57.0", "httpx==0.28.1", "autogen-agentchat==0.7.5",
+    "autogen": SDK + ["openai==3.57.0", "httpx==0.28.1", "autogen-agentchat==0.7.5",
                        "autogen-core==0.7.5", "autogen-ext[openai]==0.7.5",
                        "opentelemetry-instrumentation-openai==0.62.4"],
 }
@@ -33,7 +33,6 @@ SCENARIOS = {
     f"{_PREFIX}-team-and-client": ("autogen", "autogen_team", ["traceloop_openai"], {}),
 }
 
-_READ, _NOT_RECORDED = "read", "not_recorded"
 _CLIENT_FIX = ("AutoGen traces no model call: add an OpenAI instrumentor "
                "(opentelemetry-instrumentation-openai or openinference-instrumentation-openai)")
 
@@ -44,9 +43,8 @@ EXPECT = {
         # model span at all, so no usage and no requested call
         "args": False, "tool_names": True, "call_ids": True, "no_usage": True,
         "no_model_spans": True, "cached": False, "reasoning": False,
-        "support": {"tool_names": _READ, "arguments": _NOT_RECORDED, "call_ids": _READ,
-                    "input_tokens": _NOT_RECORDED, "output_tokens": _NOT_RECORDED,
-                    "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
+        "support": dict(dict.fromkeys(ALL_READ, NOT_RECORDED), tool_names=READ,
+                        call_ids=READ),
         "fixes": {kind: _CLIENT_FIX for kind in ("arguments", "input_tokens", "output_tokens",
                                                   "cached_tokens", "reasoning_tokens")},
     },
@@ -54,9 +52,7 @@ EXPECT = {
         "framework": "autogen",
         "mode": "AgentChat AssistantAgent + opentelemetry-instrumentation-openai",
         "args": True, "cached": True, "reasoning": True,
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
-                    "reasoning_tokens": _READ},
+        "support": dict(ALL_READ),
         "fixes": {},
     },
 }
@@ -67,25 +63,7 @@ EXPECT[f"{_PREFIX}-team-and-client"] = dict(
 
 def expected(scenario, kit):
     """The default script's ground truth, and the scenario's metadata."""
-    summary = kit._load_fake_server().expected_summary()
-    summary.update(framework=EXPECT[scenario]["framework"], mode=EXPECT[scenario]["mode"])
-    return summary
-
-
-def _tools(fake):
-    async def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city."""
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    async def get_time(timezone: str) -> str:
-        """Local time in a time zone."""
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    async def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature."""
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [get_weather, get_time, convert_temperature]
+    return common_expected(scenario, kit, EXPECT)
 
 
 def run_scenario(scenario, out, kit):
@@ -107,7 +85,7 @@ def run_scenario(scenario, out, kit):
             client = OpenAIChatCompletionClient(model="gpt-4o-mini", base_url=base_url,
                                                 api_key="sk-fake", temperature=0.2, seed=7,
                                                 max_retries=0)
-            agent = AssistantAgent("WeatherAgent", model_client=client, tools=_tools(fake),
+            agent = AssistantAgent("WeatherAgent", model_client=client, tools=weather_functions(fake),
                                    description="A weather assistant.",
                                    system_message="You are a weather assistant.",
                                    max_tool_iterations=5)

@@ -15,18 +15,17 @@ crewai 1.15 needs otlp-common 0.66b2, the json-file exporter pins 0.66b1 (it wor
 
 from __future__ import annotations
 
-_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2"]
-_JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
-                      "opentelemetry-exporter-otlp-json-common==0.66b1",
-                      "opentelemetry-proto-json==0.66b1"]
+from ek_corpus_fw_common import (ALL_READ, JSON_FILE_NO_DEPS, NOT_READ, SDK_NO_JSON,
+                                 weather_functions)
+from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
-    "crewai": _SDK + ["crewai==1.15.30", "openai==2.54.0",
+    "crewai": SDK_NO_JSON + ["crewai==1.15.30", "openai==2.54.0",
                       "openinference-instrumentation-crewai==1.1.21",
                       "opentelemetry-instrumentation-crewai==0.62.4",
                       "openinference-instrumentation-openai==0.1.66"],
 }
-NO_DEPS = {"crewai": _JSON_FILE_NO_DEPS}
+NO_DEPS = {"crewai": JSON_FILE_NO_DEPS}
 
 _ENV = {"CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_DISABLE_TRACKING": "true",
         "CREWAI_TRACING_ENABLED": "false"}
@@ -39,7 +38,6 @@ SCENARIOS = {
         "crewai", "crewai", ["openinference_crewai", "openinference_openai"], _ENV),
 }
 
-_READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
 
 _NO_MODEL_SPANS = ("the crewai instrumentors trace no model call: add an OpenAI (or LiteLLM) "
                    "instrumentor for per-call usage, requested calls and call ids")
@@ -56,9 +54,7 @@ EXPECT = {
         # reasoning_tokens}: read as an aggregate (no model span has any usage)
         "cached": True, "reasoning": True, "aggregate_usage": True,
         "agent": "WeatherAgent",
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _NOT_READ,
-                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
-                    "reasoning_tokens": _READ},
+        "support": dict(ALL_READ, call_ids=NOT_READ),
         "fixes": {"call_ids": _NO_MODEL_SPANS},
     },
     f"{_PREFIX}-openinference-1.1.21-and-client": {
@@ -67,9 +63,7 @@ EXPECT = {
         # every call requested on a client LLM span (ids, arguments, usage by kind); the
         # kickoff's token_usage repeats the run's totals, which count once
         "args": True, "cached": True, "reasoning": True, "agent": "WeatherAgent",
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
-                    "reasoning_tokens": _READ},
+        "support": dict(ALL_READ),
         "fixes": {},
     },
     f"{_PREFIX}-traceloop-0.62.4": {
@@ -81,44 +75,24 @@ EXPECT = {
         # crewai.crew.usage_metrics "{'total_tokens': 673, ...}"): nothing is read from them
         "args": False, "calls_recorded": False, "no_model_spans": True, "no_usage": True,
         "cached": False, "reasoning": False, "agent": "WeatherAgent",
-        "support": {"tool_names": _NOT_READ, "arguments": _NOT_READ, "call_ids": _NOT_READ,
-                    "input_tokens": _NOT_READ, "output_tokens": _NOT_READ,
-                    "cached_tokens": _NOT_READ, "reasoning_tokens": _NOT_READ},
+        "support": dict.fromkeys(ALL_READ, NOT_READ),
         "fixes": {kind: ("only in Python reprs (crewai.crew.tasks_output, "
                          "crewai.crew.token_usage), never read: use "
                          "openinference-instrumentation-crewai, or add an OpenAI instrumentor")
-                  for kind in ("tool_names", "arguments", "call_ids", "input_tokens",
-                               "output_tokens", "cached_tokens", "reasoning_tokens")},
+                  for kind in ALL_READ},
     },
 }
 
 
 def expected(scenario, kit):
     """The default script's ground truth, and the scenario's metadata."""
-    summary = kit._load_fake_server().expected_summary()
-    summary.update(framework=EXPECT[scenario]["framework"], mode=EXPECT[scenario]["mode"])
-    return summary
+    return common_expected(scenario, kit, EXPECT)
 
 
 def _tools(fake):
     from crewai.tools import tool
 
-    @tool("get_weather")
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city."""
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    @tool("get_time")
-    def get_time(timezone: str) -> str:
-        """Local time in a time zone."""
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    @tool("convert_temperature")
-    def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature."""
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [get_weather, get_time, convert_temperature]
+    return [tool(fn) for fn in weather_functions(fake)]
 
 
 def run_scenario(scenario, out, kit):

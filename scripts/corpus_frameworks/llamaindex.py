@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 
-_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
-        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+from ek_corpus_fw_common import ALL_READ, NOT_RECORDED, SDK, weather_functions
+from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
-    "llamaindex": _SDK + ["openai==2.54.0", "httpx==0.28.1", "llama-index-core==0.14.25",
+    "llamaindex": SDK + ["openai==2.54.0", "httpx==0.28.1", "llama-index-core==0.14.25",
                           "llama-index-llms-openai==0.8.3",
                           "openinference-instrumentation-llama-index==4.6.1"],
 }
@@ -34,12 +34,8 @@ SCENARIOS = {
                                 ["llama_index"], {}),
 }
 
-_READ, _NOT_RECORDED = "read", "not_recorded"
 _USAGE_FIX = ('streaming without usage: pass additional_kwargs={"stream_options": '
               '{"include_usage": True}} to llama_index.llms.openai.OpenAI (or streaming=False)')
-_ALL_READ = {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-             "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
-             "reasoning_tokens": _READ}
 
 #: llm.model_name is the model LlamaIndex was configured with (no response model recorded)
 _MODEL = "gpt-4o-mini"
@@ -48,7 +44,7 @@ EXPECT = {
     f"{_PREFIX}-plain": {
         "framework": "llamaindex", "mode": "FunctionAgent, streaming=False",
         "model": _MODEL, "args": True, "cached": True, "reasoning": True,
-        "support": dict(_ALL_READ), "fixes": {},
+        "support": dict(ALL_READ), "fixes": {},
     },
     f"{_PREFIX}-stream": {
         "framework": "llamaindex", "mode": "FunctionAgent, streaming (default), no usage",
@@ -56,8 +52,8 @@ EXPECT = {
         # span has a token count (the episode says so: model_calls_without_usage)
         "model": _MODEL, "args": True, "cached": False, "reasoning": False,
         "no_usage": True,
-        "support": dict(_ALL_READ, input_tokens=_NOT_RECORDED, output_tokens=_NOT_RECORDED,
-                        cached_tokens=_NOT_RECORDED, reasoning_tokens=_NOT_RECORDED),
+        "support": dict(ALL_READ, input_tokens=NOT_RECORDED, output_tokens=NOT_RECORDED,
+                        cached_tokens=NOT_RECORDED, reasoning_tokens=NOT_RECORDED),
         "fixes": {kind: _USAGE_FIX for kind in ("input_tokens", "output_tokens",
                                                 "cached_tokens", "reasoning_tokens")},
     },
@@ -65,35 +61,20 @@ EXPECT = {
         "framework": "llamaindex",
         "mode": "FunctionAgent, streaming with stream_options.include_usage",
         "model": _MODEL, "args": True, "cached": True, "reasoning": True,
-        "support": dict(_ALL_READ), "fixes": {},
+        "support": dict(ALL_READ), "fixes": {},
     },
 }
 
 
 def expected(scenario, kit):
     """The default script's ground truth, and the scenario's metadata."""
-    summary = kit._load_fake_server().expected_summary()
-    summary.update(framework=EXPECT[scenario]["framework"], mode=EXPECT[scenario]["mode"])
-    return summary
+    return common_expected(scenario, kit, EXPECT)
 
 
 def _tools(fake):
     from llama_index.core.tools import FunctionTool
 
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city."""
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    def get_time(timezone: str) -> str:
-        """Local time in a time zone."""
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature."""
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [FunctionTool.from_defaults(fn) for fn in (get_weather, get_time,
-                                                      convert_temperature)]
+    return [FunctionTool.from_defaults(fn) for fn in weather_functions(fake)]
 
 
 def run_scenario(scenario, out, kit):

@@ -26,14 +26,14 @@ from __future__ import annotations
 import asyncio
 import json
 
-_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
-        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+from ek_corpus_fw_common import ALL_READ, SDK, weather_functions
+from ek_corpus_fw_common import expected as common_expected
 _CLIENT = ["openai==3.57.0", "httpx==0.28.1", "opentelemetry-instrumentation-openai==0.62.4"]
 
 ENVIRONMENTS = {
-    "mcp-1": _SDK + _CLIENT + ["mcp==1.30.0", "opentelemetry-instrumentation-mcp==0.62.4"],
-    "mcp-2": _SDK + _CLIENT + ["mcp==2.3.0"],
-    "mcp-fastmcp": _SDK + _CLIENT + ["mcp==1.16.0", "fastmcp==2.12.5", "pydantic==2.11.9",
+    "mcp-1": SDK + _CLIENT + ["mcp==1.30.0", "opentelemetry-instrumentation-mcp==0.62.4"],
+    "mcp-2": SDK + _CLIENT + ["mcp==2.3.0"],
+    "mcp-fastmcp": SDK + _CLIENT + ["mcp==1.16.0", "fastmcp==2.12.5", "pydantic==2.11.9",
                                      "opentelemetry-instrumentation-mcp==0.62.4"],
 }
 
@@ -44,10 +44,6 @@ SCENARIOS = {
         "mcp-fastmcp", "mcp", ["traceloop_openai", "traceloop_mcp"], {}),
 }
 
-_READ, _NOT_RECORDED = "read", "not_recorded"
-_ALL_READ = {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-             "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
-             "reasoning_tokens": _READ}
 
 EXPECT = {
     "mcp-1.30.0-traceloop-0.62.4": {
@@ -55,7 +51,7 @@ EXPECT = {
         # the model calls (OpenLLMetry openai) have every call with its id and arguments;
         # each executed tool is seen on the client and on the server: one call each
         "args": True, "cached": True, "reasoning": True, "mcp_sides": True,
-        "support": dict(_ALL_READ), "fixes": {},
+        "support": dict(ALL_READ), "fixes": {},
     },
     "mcp-fastmcp-2.12.5-traceloop-0.62.4": {
         "framework": "mcp",
@@ -64,21 +60,19 @@ EXPECT = {
         # mcp.server span (a child of the client's through _meta), {tool}.tool again with
         # the arguments: one execution, one step
         "args": True, "cached": True, "reasoning": True, "mcp_sides": True,
-        "support": dict(_ALL_READ), "fixes": {},
+        "support": dict(ALL_READ), "fixes": {},
     },
     "mcp-2.3.0-native": {
         "framework": "mcp", "mode": "mcp 2.x own telemetry",
         "args": True, "cached": True, "reasoning": True, "mcp_sides": True,
-        "support": dict(_ALL_READ), "fixes": {},
+        "support": dict(ALL_READ), "fixes": {},
     },
 }
 
 
 def expected(scenario, kit):
     """The default script's ground truth, and the scenario's metadata."""
-    summary = kit._load_fake_server().expected_summary()
-    summary.update(framework=EXPECT[scenario]["framework"], mode=EXPECT[scenario]["mode"])
-    return summary
+    return common_expected(scenario, kit, EXPECT)
 
 
 def _server(fake, major: int):
@@ -89,19 +83,8 @@ def _server(fake, major: int):
     else:
         from mcp.server.mcpserver import MCPServer as Server
     server = Server("weather")
-
-    @server.tool(description="Current weather in a city.")
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    @server.tool(description="Local time in a time zone.")
-    def get_time(timezone: str) -> str:
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    @server.tool(description="Convert a temperature.")
-    def convert_temperature(value: float, to: str) -> str:
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
+    for function in weather_functions(fake):
+        server.tool()(function)
     return server
 
 

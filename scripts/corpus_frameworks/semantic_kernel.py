@@ -19,11 +19,11 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated  # evaluated by Semantic Kernel in this module's globals
 
-_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
-        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+from ek_corpus_fw_common import ALL_READ, NOT_READ, NOT_RECORDED, SDK
+from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
-    "semantic-kernel": _SDK + ["openai==3.57.0", "httpx==0.28.1", "semantic-kernel==1.45.0"],
+    "semantic-kernel": SDK + ["openai==3.57.0", "httpx==0.28.1", "semantic-kernel==1.45.0"],
 }
 
 _DIAGNOSTICS = "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
@@ -41,7 +41,6 @@ SCENARIOS = {
                                    {_DIAGNOSTICS: "true", _SENSITIVE: "true"}),
 }
 
-_READ, _NOT_READ, _NOT_RECORDED = "read", "recorded_not_read", "not_recorded"
 # The spans have gen_ai.usage.input_tokens/output_tokens only; the cache and reasoning
 # counts are left only in an INFO log line holding the openai CompletionUsage's Python repr
 # ("OpenAI usage: CompletionUsage(...)"), which is not read (no guessing from reprs).
@@ -56,9 +55,7 @@ EXPECT = {
         # call id and gen_ai.tool.call.arguments
         "args": True, "cached": False, "reasoning": False,
         "model": "gpt-4o-mini",  # no response model: gen_ai.request.model only
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ,
-                    "cached_tokens": _NOT_READ, "reasoning_tokens": _NOT_READ},
+        "support": dict(ALL_READ, cached_tokens=NOT_READ, reasoning_tokens=NOT_READ),
         "fixes": {"cached_tokens": _TOKEN_DETAILS_GAP, "reasoning_tokens": _TOKEN_DETAILS_GAP},
     },
     f"{_PREFIX}-no_sensitive": {
@@ -66,9 +63,8 @@ EXPECT = {
         # execute_tool spans still name each function and its call id, without arguments
         "args": False, "tool_names": True, "call_ids": True,
         "cached": False, "reasoning": False, "model": "gpt-4o-mini",
-        "support": {"tool_names": _READ, "arguments": _NOT_RECORDED, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ,
-                    "cached_tokens": _NOT_READ, "reasoning_tokens": _NOT_READ},
+        "support": dict(ALL_READ, arguments=NOT_RECORDED, cached_tokens=NOT_READ,
+                        reasoning_tokens=NOT_READ),
         # (the arguments are also in an INFO log line's free text: not read)
         "fixes": {"arguments": f"{_SENSITIVE}=true",
                   "cached_tokens": _TOKEN_DETAILS_GAP, "reasoning_tokens": _TOKEN_DETAILS_GAP},
@@ -87,11 +83,7 @@ def _script(fake):
 
 def expected(scenario, kit):
     """The renamed script's ground truth, and the scenario's metadata."""
-    fake = kit._load_fake_server()
-    summary = fake.expected_summary(_script(fake))
-    summary.update(script="semantic_kernel", framework=EXPECT[scenario]["framework"],
-                   mode=EXPECT[scenario]["mode"])
-    return summary
+    return common_expected(scenario, kit, EXPECT, script="semantic_kernel")
 
 
 def _plugin(fake):

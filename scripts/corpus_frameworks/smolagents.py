@@ -9,11 +9,11 @@ records as any other (a framework-internal tool: ``internal_tools``).
 
 from __future__ import annotations
 
-_SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
-        "opentelemetry-exporter-otlp-json-file==0.66b1"]
+from ek_corpus_fw_common import ALL_READ, NOT_RECORDED, SDK, weather_functions
+from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
-    "smolagents": _SDK + ["openai==3.57.0", "httpx==0.28.1", "smolagents==1.26.0",
+    "smolagents": SDK + ["openai==3.57.0", "httpx==0.28.1", "smolagents==1.26.0",
                           "openinference-instrumentation-smolagents==0.1.43",
                           "openinference-instrumentation-openai==0.1.66"],
 }
@@ -28,10 +28,8 @@ SCENARIOS = {
         "smolagents", "smolagents_stream", ["smolagents"], {}),
 }
 
-_READ = "read"
 _CLIENT_FIX = ("add OpenInference's openai instrumentor "
                "(openinference-instrumentation-openai): its client spans carry them")
-_NOT_RECORDED = "not_recorded"
 
 EXPECT = {
     "smolagents-1.26.0-openinference-0.1.43": {
@@ -47,19 +45,7 @@ EXPECT = {
         # The AGENT span repeats the run's totals (llm.token_count.*): counted once
         "agent_totals": True,
         "internal_tools": ["final_answer"],
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ,
-                    "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
-        "fixes": {"cached_tokens": _CLIENT_FIX, "reasoning_tokens": _CLIENT_FIX},
-    },
-    "smolagents-1.26.0-openinference-0.1.43-stream": {
-        "framework": "smolagents",
-        "mode": "ToolCallingAgent(stream_outputs=True) + openinference-instrumentation-smolagents",
-        "args": True, "cached": False, "reasoning": False, "model": "gpt-4o-mini",
-        "agent_totals": True, "internal_tools": ["final_answer"],
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ,
-                    "cached_tokens": _NOT_RECORDED, "reasoning_tokens": _NOT_RECORDED},
+        "support": dict(ALL_READ, cached_tokens=NOT_RECORDED, reasoning_tokens=NOT_RECORDED),
         "fixes": {"cached_tokens": _CLIENT_FIX, "reasoning_tokens": _CLIENT_FIX},
     },
     "smolagents-1.26.0-openinference-0.1.43-and-client": {
@@ -70,56 +56,25 @@ EXPECT = {
         "args": True, "cached": True, "reasoning": True,
         "agent_totals": True, "nested_client": True,
         "internal_tools": ["final_answer"],
-        "support": {"tool_names": _READ, "arguments": _READ, "call_ids": _READ,
-                    "input_tokens": _READ, "output_tokens": _READ, "cached_tokens": _READ,
-                    "reasoning_tokens": _READ},
+        "support": dict(ALL_READ),
         "fixes": {},
     },
 }
+# the same, streamed (OpenAIModel.generate_stream)
+EXPECT["smolagents-1.26.0-openinference-0.1.43-stream"] = dict(
+    EXPECT["smolagents-1.26.0-openinference-0.1.43"],
+    mode="ToolCallingAgent(stream_outputs=True) + openinference-instrumentation-smolagents")
 
 
 def expected(scenario, kit):
-    """The ground truth: the final_answer script's calls and usage, and the metadata."""
-    fake = kit._load_fake_server()
-    summary = fake.expected_summary(fake.named_script("final_answer"))
-    summary.update(script="final_answer", framework=EXPECT[scenario]["framework"],
-                   mode=EXPECT[scenario]["mode"])
-    return summary
+    """The final_answer script's ground truth, and the scenario's metadata."""
+    return common_expected(scenario, kit, EXPECT, script="final_answer")
 
 
 def _tools(fake):
     from smolagents import tool
 
-    @tool
-    def get_weather(city: str, unit: str = "celsius") -> str:
-        """Current weather in a city.
-
-        Args:
-            city: The city.
-            unit: celsius or fahrenheit.
-        """
-        return fake.tool_result("get_weather", {"city": city, "unit": unit})
-
-    @tool
-    def get_time(timezone: str) -> str:
-        """Local time in a time zone.
-
-        Args:
-            timezone: An IANA time zone.
-        """
-        return fake.tool_result("get_time", {"timezone": timezone})
-
-    @tool
-    def convert_temperature(value: float, to: str) -> str:
-        """Convert a temperature.
-
-        Args:
-            value: The temperature.
-            to: The unit to convert to.
-        """
-        return fake.tool_result("convert_temperature", {"value": value, "to": to})
-
-    return [get_weather, get_time, convert_temperature]
+    return [tool(fn) for fn in weather_functions(fake)]
 
 
 def run_scenario(scenario, out, kit):

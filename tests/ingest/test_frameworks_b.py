@@ -109,7 +109,7 @@ def test_smolagents_final_answer_is_a_call_the_framework_makes(scenario):
     """final_answer is recorded as any tool call (requested by the model, then run): the
     episode keeps it, and expected.json names it framework-internal, for --ignore-tool."""
     exp = expected(scenario)
-    assert exp["records"]["internal_tools"] == ["final_answer"]
+    assert exp["records"]["internal_tools"] == exp["internal_tools"] == ["final_answer"]
     (episode,) = episodes_of(scenario, "pb")
     last = episode.trajectory[-1]
     assert last.tool == "final_answer"

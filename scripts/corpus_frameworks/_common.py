@@ -1,0 +1,74 @@
+"""What the framework plug-ins share; ``regen_corpus`` loads it first, as the module
+``ek_corpus_fw_common`` (``from ek_corpus_fw_common import SDK, ...``).
+
+- the pinned OTel SDK requirements of every environment;
+- ``expected(scenario, kit, expect)``: the ground truth of ``expected.json`` (the fake
+  server's script, by name) with the scenario's ``framework``, ``mode`` and
+  ``internal_tools`` at top level;
+- ``weather_functions(fake)``: the corpus's pretend tools as plain, typed, documented
+  Python functions, for a framework's own tool decorator or wrapper;
+- the ``support`` values (see README.md).
+"""
+
+#: The OTel SDK and the two encoders every environment needs.
+SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
+       "opentelemetry-exporter-otlp-json-file==0.66b1"]
+#: For environments whose packages need a newer otlp-common than the json-file exporter
+#: pins (it works with it): SDK_NO_JSON in ENVIRONMENTS, JSON_FILE_NO_DEPS in NO_DEPS.
+SDK_NO_JSON = SDK[:2]
+JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
+                     "opentelemetry-exporter-otlp-json-common==0.66b1",
+                     "opentelemetry-proto-json==0.66b1"]
+
+#: ``records.support`` values: read by ek-otel, not recorded by the package, recorded but
+#: not read (a Python repr, free log text: never guessed from).
+READ, NOT_RECORDED, NOT_READ = "read", "not_recorded", "recorded_not_read"
+SUPPORT_FIELDS = ("tool_names", "arguments", "call_ids", "input_tokens", "output_tokens",
+                  "cached_tokens", "reasoning_tokens")
+ALL_READ = dict.fromkeys(SUPPORT_FIELDS, READ)
+
+
+def expected(scenario: str, kit, expect: dict, script: str = "default") -> dict:
+    """The scenario's ``expected.json`` ground truth: ``script``'s calls and usage, and
+    the scenario's framework and mode (from ``expect``, the plug-in's EXPECT)."""
+    fake = kit._load_fake_server()
+    summary = fake.expected_summary(fake.named_script(script))
+    summary.update(framework=expect[scenario]["framework"], mode=expect[scenario]["mode"])
+    if expect[scenario].get("internal_tools"):  # what --ignore-tool / ignore_tools are for
+        summary["internal_tools"] = list(expect[scenario]["internal_tools"])
+    if script != "default":
+        summary["script"] = script
+    return summary
+
+
+def weather_functions(fake) -> list:
+    """``get_weather``, ``get_time`` and ``convert_temperature``, answering as the fake's
+    ``tool_result``; docstrings with an Args section (smolagents requires one)."""
+
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city.
+
+        Args:
+            city: The city.
+            unit: celsius or fahrenheit.
+        """
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone.
+
+        Args:
+            timezone: An IANA time zone.
+        """
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature.
+
+        Args:
+            value: The temperature.
+            to: The unit to convert to.
+        """
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
