@@ -20,6 +20,16 @@ JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                      "opentelemetry-exporter-otlp-json-common==0.66b1",
                      "opentelemetry-proto-json==0.66b1"]
 
+#: Instrumentors that regen_corpus's own ``_instrument(names, ...)`` sets up (plug-ins pass
+#: these names through to it: ``kit._instrument(kit_instrumentors(names), tp, lp)``).
+KIT_INSTRUMENTORS = ("openinference_openai", "traceloop_openai")
+
+
+def kit_instrumentors(names) -> list:
+    """The names among ``names`` that regen_corpus instruments itself."""
+    return [name for name in names if name in KIT_INSTRUMENTORS]
+
+
 #: ``records.support`` values: read by ek-otel, not recorded by the package, recorded but
 #: not read (a Python repr, free log text: never guessed from).
 READ, NOT_RECORDED, NOT_READ = "read", "not_recorded", "recorded_not_read"

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 
-from ek_corpus_fw_common import ALL_READ, NOT_RECORDED, READ, SDK, weather_functions
+from ek_corpus_fw_common import (ALL_READ, NOT_RECORDED, READ, SDK, kit_instrumentors,
+                                 weather_functions)
 from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
@@ -71,11 +72,8 @@ def run_scenario(scenario, out, kit):
     fake = kit._load_fake_server()
     instrumentors = SCENARIOS[scenario][2]
 
-    def instrument(tracer_provider, _logger_provider):
-        if "traceloop_openai" in instrumentors:
-            from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-
-            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+    def instrument(tracer_provider, logger_provider):
+        kit._instrument(kit_instrumentors(instrumentors), tracer_provider, logger_provider)
 
     def run(base_url):
         from autogen_agentchat.agents import AssistantAgent

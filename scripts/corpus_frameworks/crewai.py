@@ -16,7 +16,7 @@ crewai 1.15 needs otlp-common 0.66b2, the json-file exporter pins 0.66b1 (it wor
 from __future__ import annotations
 
 from ek_corpus_fw_common import (ALL_READ, JSON_FILE_NO_DEPS, NOT_READ, SDK_NO_JSON,
-                                 weather_functions)
+                                 kit_instrumentors, weather_functions)
 from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
@@ -100,15 +100,12 @@ def run_scenario(scenario, out, kit):
     fake = kit._load_fake_server()
     instrumentors = SCENARIOS[scenario][2]
 
-    def instrument(tracer_provider, _logger_provider):
+    def instrument(tracer_provider, logger_provider):
+        kit._instrument(kit_instrumentors(instrumentors), tracer_provider, logger_provider)
         if "openinference_crewai" in instrumentors:
             from openinference.instrumentation.crewai import CrewAIInstrumentor
 
             CrewAIInstrumentor().instrument(tracer_provider=tracer_provider)
-        if "openinference_openai" in instrumentors:
-            from openinference.instrumentation.openai import OpenAIInstrumentor
-
-            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
         if "traceloop_crewai" in instrumentors:
             from opentelemetry.instrumentation.crewai import CrewAIInstrumentor
 

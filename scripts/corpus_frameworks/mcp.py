@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from ek_corpus_fw_common import ALL_READ, SDK, weather_functions
+from ek_corpus_fw_common import ALL_READ, SDK, kit_instrumentors, weather_functions
 from ek_corpus_fw_common import expected as common_expected
 _CLIENT = ["openai==3.57.0", "httpx==0.28.1", "opentelemetry-instrumentation-openai==0.62.4"]
 
@@ -116,10 +116,8 @@ def run_scenario(scenario, out, kit):
     instrumentors = SCENARIOS[scenario][2]
     major = {"mcp-1": 1, "mcp-2": 2, "mcp-fastmcp": "fastmcp"}[SCENARIOS[scenario][0]]
 
-    def instrument(tracer_provider, _logger_provider):
-        from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-
-        OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+    def instrument(tracer_provider, logger_provider):
+        kit._instrument(kit_instrumentors(instrumentors), tracer_provider, logger_provider)
         if "traceloop_mcp" in instrumentors:
             from opentelemetry.instrumentation.mcp import McpInstrumentor
 

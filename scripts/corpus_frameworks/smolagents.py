@@ -9,7 +9,8 @@ records as any other (a framework-internal tool: ``internal_tools``).
 
 from __future__ import annotations
 
-from ek_corpus_fw_common import ALL_READ, NOT_RECORDED, SDK, weather_functions
+from ek_corpus_fw_common import (ALL_READ, NOT_RECORDED, SDK, kit_instrumentors,
+                                 weather_functions)
 from ek_corpus_fw_common import expected as common_expected
 
 ENVIRONMENTS = {
@@ -22,7 +23,7 @@ SCENARIOS = {
     "smolagents-1.26.0-openinference-0.1.43": ("smolagents", "smolagents", ["smolagents"], {}),
     # + OpenInference's openai instrumentor: a client LLM span under each smolagents LLM span
     "smolagents-1.26.0-openinference-0.1.43-and-client": (
-        "smolagents", "smolagents", ["smolagents", "openai"], {}),
+        "smolagents", "smolagents", ["smolagents", "openinference_openai"], {}),
     # ToolCallingAgent(stream_outputs=True): OpenAIModel.generate_stream
     "smolagents-1.26.0-openinference-0.1.43-stream": (
         "smolagents", "smolagents_stream", ["smolagents"], {}),
@@ -83,14 +84,11 @@ def run_scenario(scenario, out, kit):
 
     instrumentors = SCENARIOS[scenario][2]
 
-    def instrument(tracer_provider, _logger_provider):
+    def instrument(tracer_provider, logger_provider):
         from openinference.instrumentation.smolagents import SmolagentsInstrumentor
 
         SmolagentsInstrumentor().instrument(tracer_provider=tracer_provider)
-        if "openai" in instrumentors:
-            from openinference.instrumentation.openai import OpenAIInstrumentor
-
-            OpenAIInstrumentor().instrument(tracer_provider=tracer_provider)
+        kit._instrument(kit_instrumentors(instrumentors), tracer_provider, logger_provider)
 
     def run(base_url):
         from smolagents import OpenAIModel, ToolCallingAgent
