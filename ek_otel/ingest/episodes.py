@@ -34,8 +34,8 @@ one call.
 by ``gen_ai.response.id``. A cluster whose leaves carry no usage falls back to its deepest
 model span with usage. When no model span carries usage at all, the outermost aggregate
 spans with usage (``invoke_agent``, Logfire's task span, a recorded run total such as
-CrewAI's ``token_usage``) are used instead, never summed with their descendants. A failed leaf model call followed by another model call counts as
-one ``Cost.retries``.
+CrewAI's ``token_usage``) are used instead, never summed with their descendants. A failed
+leaf model call followed by another model call counts as one ``Cost.retries``.
 
 **Task id**: the first of ``task_id_keys`` found on the root span, then on its resource
 (see :data:`~ek_otel.ingest.semconv.DEFAULT_TASK_ID_KEYS`); ``""`` when none. A
@@ -46,9 +46,9 @@ the outermost agent's, when it is plain text (smolagents ends a run in its ``fin
 tool and records the answer on its agent span).
 
 **Run provenance**: ``model`` is the response model of the first model call, read from its
-innermost span (else its request model); ``temperature`` and ``seed`` are the first requested values; ``scaffold``
-is the outermost agent's name, else the resource's ``service.name`` (what identifies the
-harness across runs). **Provenance**: trace and root span ids, conversation (or session)
+innermost span (else its request model); ``temperature`` and ``seed`` are the first
+requested values; ``scaffold`` is the outermost agent's name, else the resource's
+``service.name`` (what identifies the harness across runs). **Provenance**: trace and root span ids, conversation (or session)
 id, ``service.name``/``service.version``, the outermost agent's name, the instrumentation
 scope names, the span count, and ``args_captured=False`` when any step lacks arguments or
 a model asked for tools whose calls were not captured at all (``meta["uncaptured_tool_calls"]``),

@@ -83,7 +83,8 @@ def run_scenario(scenario, out, kit):
             client = OpenAIChatCompletionClient(model="gpt-4o-mini", base_url=base_url,
                                                 api_key="sk-fake", temperature=0.2, seed=7,
                                                 max_retries=0)
-            agent = AssistantAgent("WeatherAgent", model_client=client, tools=weather_functions(fake),
+            agent = AssistantAgent("WeatherAgent", model_client=client,
+                                   tools=weather_functions(fake),
                                    description="A weather assistant.",
                                    system_message="You are a weather assistant.",
                                    max_tool_iterations=5)
