@@ -1,5 +1,5 @@
-"""What the framework plug-ins share; ``regen_corpus`` loads it first, as the module
-``ek_corpus_fw_common`` (``from ek_corpus_fw_common import SDK, ...``).
+"""What fw-b's framework plug-ins share (imported by them, which put this folder on
+sys.path; its leading underscore keeps regen_corpus.py from taking it for a plug-in):
 
 - the pinned OTel SDK requirements of every environment;
 - ``expected(scenario, kit, expect)``: the ground truth of ``expected.json`` (the fake
@@ -7,8 +7,12 @@
   ``internal_tools`` at top level;
 - ``weather_functions(fake)``: the corpus's pretend tools as plain, typed, documented
   Python functions, for a framework's own tool decorator or wrapper;
-- the ``support`` values (see README.md).
+- ``finish(EXPECT, framework, version)``: the support-matrix fields of README.md on every
+  entry (``framework``, ``framework_version``; ``checked_by``: these scenarios are checked
+  by tests/ingest/test_frameworks_b.py, not by the bare-client test).
 """
+
+from _support import ALL_READ  # noqa: F401 (re-exported)
 
 #: The OTel SDK and the two encoders every environment needs.
 SDK = ["opentelemetry-sdk==1.45.2", "opentelemetry-exporter-otlp-proto-common==1.45.2",
@@ -32,10 +36,17 @@ def kit_instrumentors(names) -> list:
 
 #: ``records.support`` values: read by ek-otel, not recorded by the package, recorded but
 #: not read (a Python repr, free log text: never guessed from).
-READ, NOT_RECORDED, NOT_READ = "read", "not_recorded", "recorded_not_read"
-SUPPORT_FIELDS = ("tool_names", "arguments", "call_ids", "input_tokens", "output_tokens",
-                  "cached_tokens", "reasoning_tokens")
-ALL_READ = dict.fromkeys(SUPPORT_FIELDS, READ)
+READ, NOT_RECORDED, NOT_READ = "read", "not_recorded", "not_read"
+#: Where fw-b's framework scenarios are checked (records ``checked_by``).
+CHECKED_BY = "tests/ingest/test_frameworks_b.py"
+
+
+def finish(expect: dict, framework: str, version: str) -> dict:
+    """``expect`` (a plug-in's EXPECT) with the framework as users name it, its pinned
+    version and ``checked_by`` on every entry."""
+    return {scenario: dict(entry, framework=framework, framework_version=version,
+                           checked_by=CHECKED_BY)
+            for scenario, entry in expect.items()}
 
 
 def expected(scenario: str, kit, expect: dict, script: str = "default") -> dict:

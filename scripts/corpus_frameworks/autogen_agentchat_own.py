@@ -15,10 +15,16 @@ instrumentor for the model calls: the ``and-client`` mode adds OpenLLMetry's
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
-from ek_corpus_fw_common import (ALL_READ, NOT_RECORDED, READ, SDK, kit_instrumentors,
-                                 weather_functions)
-from ek_corpus_fw_common import expected as common_expected
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
+
+from _common import (ALL_READ, NOT_RECORDED, READ, SDK, finish, kit_instrumentors,
+                     weather_functions)
+from _common import expected as common_expected
 
 ENVIRONMENTS = {
     "autogen": SDK + ["openai==3.57.0", "httpx==0.28.1", "autogen-agentchat==0.7.5",
@@ -60,6 +66,8 @@ EXPECT = {
 EXPECT[f"{_PREFIX}-team-and-client"] = dict(
     EXPECT[f"{_PREFIX}-and-client"], agent="WeatherAgent",
     mode="AgentChat RoundRobinGroupChat + opentelemetry-instrumentation-openai")
+
+EXPECT = finish(EXPECT, "AutoGen", "0.7.5")
 
 
 def expected(scenario, kit):

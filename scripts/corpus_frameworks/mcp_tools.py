@@ -24,10 +24,16 @@ are captured together. Each tool call is then seen from both sides:
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
+
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
 import json
 
-from ek_corpus_fw_common import ALL_READ, SDK, kit_instrumentors, weather_functions
-from ek_corpus_fw_common import expected as common_expected
+from _common import ALL_READ, SDK, finish, kit_instrumentors, weather_functions
+from _common import expected as common_expected
 _CLIENT = ["openai==3.57.0", "httpx==0.28.1", "opentelemetry-instrumentation-openai==0.62.4"]
 
 ENVIRONMENTS = {
@@ -68,6 +74,9 @@ EXPECT = {
         "support": dict(ALL_READ), "fixes": {},
     },
 }
+
+EXPECT = {scenario: finish({scenario: entry}, "MCP", version)[scenario]
+          for (scenario, entry), version in zip(EXPECT.items(), ("1.30.0", "2.12.5", "2.3.0"))}
 
 
 def expected(scenario, kit):

@@ -15,9 +15,15 @@ crewai 1.15 needs otlp-common 0.66b2, the json-file exporter pins 0.66b1 (it wor
 
 from __future__ import annotations
 
-from ek_corpus_fw_common import (ALL_READ, JSON_FILE_NO_DEPS, NOT_READ, SDK_NO_JSON,
-                                 kit_instrumentors, weather_functions)
-from ek_corpus_fw_common import expected as common_expected
+import sys
+from pathlib import Path
+
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import (ALL_READ, JSON_FILE_NO_DEPS, NOT_READ, SDK_NO_JSON, finish,
+                     kit_instrumentors, weather_functions)
+from _common import expected as common_expected
 
 ENVIRONMENTS = {
     "crewai": SDK_NO_JSON + ["crewai==1.15.30", "openai==2.54.0",
@@ -82,6 +88,8 @@ EXPECT = {
                   for kind in ALL_READ},
     },
 }
+
+EXPECT = finish(EXPECT, "CrewAI", "1.15.30")
 
 
 def expected(scenario, kit):

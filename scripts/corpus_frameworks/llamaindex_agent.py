@@ -16,9 +16,15 @@ llama-index-llms-openai 0.8.3 needs openai<3: the environment has openai 2.x.
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
-from ek_corpus_fw_common import ALL_READ, NOT_RECORDED, SDK, weather_functions
-from ek_corpus_fw_common import expected as common_expected
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
+
+from _common import ALL_READ, NOT_RECORDED, SDK, finish, weather_functions
+from _common import expected as common_expected
 
 ENVIRONMENTS = {
     "llamaindex": SDK + ["openai==2.54.0", "httpx==0.28.1", "llama-index-core==0.14.25",
@@ -64,6 +70,8 @@ EXPECT = {
         "support": dict(ALL_READ), "fixes": {},
     },
 }
+
+EXPECT = finish(EXPECT, "LlamaIndex", "0.14.25")
 
 
 def expected(scenario, kit):

@@ -9,9 +9,14 @@ records as any other (a framework-internal tool: ``internal_tools``).
 
 from __future__ import annotations
 
-from ek_corpus_fw_common import (ALL_READ, NOT_RECORDED, SDK, kit_instrumentors,
-                                 weather_functions)
-from ek_corpus_fw_common import expected as common_expected
+import sys
+from pathlib import Path
+
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import ALL_READ, NOT_RECORDED, SDK, finish, kit_instrumentors, weather_functions
+from _common import expected as common_expected
 
 ENVIRONMENTS = {
     "smolagents": SDK + ["openai==3.57.0", "httpx==0.28.1", "smolagents==1.26.0",
@@ -65,6 +70,8 @@ EXPECT = {
 EXPECT["smolagents-1.26.0-openinference-0.1.43-stream"] = dict(
     EXPECT["smolagents-1.26.0-openinference-0.1.43"],
     mode="ToolCallingAgent(stream_outputs=True) + openinference-instrumentation-smolagents")
+
+EXPECT = finish(EXPECT, "smolagents", "1.26.0")
 
 
 def expected(scenario, kit):

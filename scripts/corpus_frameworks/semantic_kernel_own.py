@@ -17,10 +17,15 @@ SDK's ``LoggingHandler`` as Semantic Kernel's docs do) and the tool spans get
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from typing import Annotated  # evaluated by Semantic Kernel in this module's globals
 
-from ek_corpus_fw_common import ALL_READ, NOT_READ, NOT_RECORDED, SDK
-from ek_corpus_fw_common import expected as common_expected
+if str(Path(__file__).parent) not in sys.path:  # the plug-ins' shared helpers
+    sys.path.insert(0, str(Path(__file__).parent))
+
+from _common import ALL_READ, NOT_READ, NOT_RECORDED, SDK, finish
+from _common import expected as common_expected
 
 ENVIRONMENTS = {
     "semantic-kernel": SDK + ["openai==3.57.0", "httpx==0.28.1", "semantic-kernel==1.45.0"],
@@ -79,6 +84,8 @@ EXPECT[f"{_PREFIX}-agent-sensitive"] = dict(
 
 def _script(fake):
     return fake.named_script("semantic_kernel")  # the plugin's functions: Weather-get_time...
+
+EXPECT = finish(EXPECT, "Semantic Kernel", "1.45.0")
 
 
 def expected(scenario, kit):
