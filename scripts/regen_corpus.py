@@ -339,9 +339,9 @@ TASK_ID = "weather-paris"
 #   expected(scenario, kit) -> dict    -- the ground truth to write instead of the fake
 #                                        server's default expected_summary() (another
 #                                        script, and the scenario's metadata at top level).
-# Inside the venv, kit.write_records(out, spans, logs) writes the four record files.
-# ``kit`` is this module, so the plug-in can reuse _providers(), _write_json_lines(),
-# the fake servers and TASK_ID.
+# ``kit`` is this module, so the plug-in can reuse _providers(), plain_tools(),
+# write_outputs() (the end of every run), run_framework() (a whole run in the app's task
+# span), the fake servers and TASK_ID.
 FRAMEWORKS_DIR = Path(__file__).resolve().parent / "corpus_frameworks"
 PLUGINS: dict = {}  # scenario -> plug-in module
 
@@ -659,6 +659,26 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
 
 
+def plain_tools() -> list:
+    """The three pretend tools as plain typed Python functions with docstrings (what most
+    agent frameworks take as tools as they are, or wrap with their own decorator)."""
+    fake = _load_fake_server()
+
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
 def _run_anthropic(base_url: str, stream) -> None:
     import anthropic
 
@@ -878,11 +898,19 @@ def run_scenario(scenario: str, out: Path) -> None:
                     _run_chat(server.base_url, stream=(app == "chat_stream"), langfuse=True)
             else:
                 _run_chat(server.base_url, stream=(app == "chat_stream"))
-    time.sleep(0.2)
     if langfuse:
         from langfuse import get_client
 
+        time.sleep(0.2)
         get_client().flush()
+    write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter, log_exporter)
+
+
+def write_outputs(out: Path, scenario: str, tracer_provider, logger_provider, span_exporter,
+                  log_exporter) -> None:
+    """Flush the providers, then write what the in-memory exporters hold as traces.pb and
+    logs.pb (the SDK's protobuf encoders) and traces.jsonl / logs.jsonl."""
+    time.sleep(0.2)
     for provider in (tracer_provider, logger_provider):
         if hasattr(provider, "force_flush"):
             provider.force_flush()
@@ -906,13 +934,7 @@ def run_framework(scenario: str, out: Path, run, instrument=None, server=None) -
     with (server if server is not None else _load_fake_server().FakeOpenAI()) as fake:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
             run(fake.base_url)
-    time.sleep(0.2)
-    for provider in (tracer_provider, logger_provider):
-        provider.force_flush()
-    spans = span_exporter.get_finished_spans()
-    logs = log_exporter.get_finished_logs()
-    write_records(out, spans, logs)
-    print(f"{scenario}: {len(spans)} spans, {len(logs)} log records -> {out}")
+    write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter, log_exporter)
 
 
 def write_records(out: Path, spans, logs=()) -> None:

@@ -77,6 +77,11 @@ def test_the_corpus_covers_every_required_package():
     assert required <= set(SCENARIOS)
 
 
+#: The client-instrumentation scenarios; framework scenarios (``records.framework``) are
+#: checked item by item, with their own support records, in test_frameworks*.py.
+CLIENT_SCENARIOS = [s for s in SCENARIOS if not expected(s)["records"].get("framework")]
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_corpus_matches_the_fake_server_script(scenario):
     """expected.json was written from the same script the server runs today (not stale)."""

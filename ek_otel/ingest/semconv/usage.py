@@ -23,6 +23,7 @@ __all__ = [
     "RAW_USAGE_KEYS",
     "usage_of",
     "aggregate_usage_of",
+    "AGGREGATED_USAGE_PREFIX",
     "streamed_usage_of",
     "unreadable_token_counts",
 ]
@@ -80,6 +81,7 @@ REASONING_TOKEN_KEYS: tuple = (
     "gen_ai.usage.reasoning_tokens",  # Traceloop 0.62
     "llm.usage.reasoning_tokens",  # Traceloop 0.5x
     "llm.token_count.completion_details.reasoning",  # OpenInference
+    "gen_ai.usage.details.reasoning_tokens",  # Pydantic AI (its usage details, by name)
     "ai.usage.reasoningTokens",  # Vercel AI SDK (ai.* attributes; gen_ai.* with usage: true)
     "ai.usage.outputTokenDetails.reasoningTokens",
 )
@@ -223,13 +225,23 @@ def usage_of(attributes: Mapping, extra: tuple = ()) -> Optional[Usage]:
 #: UsageMetrics (``prompt_tokens``, ``completion_tokens``, ``cached_prompt_tokens``,
 #: ``reasoning_tokens``).
 AGGREGATE_USAGE_FIELDS: tuple = (("output.value", "token_usage"),)
+#: Pydantic AI (the 2.x default) writes a run's totals on its agent span under this prefix
+#: instead of ``gen_ai.usage.`` (the same names after it), so that they are not summed with
+#: the per-call usage.
+AGGREGATED_USAGE_PREFIX = "gen_ai.aggregated_usage."
+_USAGE_PREFIX = "gen_ai.usage."
 
 
 def aggregate_usage_of(attributes: Mapping) -> Optional[Usage]:
-    """The usage an aggregate span (an agent run, a crew kickoff) records: :func:`usage_of`,
-    else the run totals inside a recorded output object (:data:`AGGREGATE_USAGE_FIELDS`).
+    """The run totals an aggregate (agent, root) span records: :func:`usage_of`, else the
+    ``gen_ai.aggregated_usage.*`` names read as their ``gen_ai.usage.*`` twins, else the
+    run totals inside a recorded output object (:data:`AGGREGATE_USAGE_FIELDS`).
 
     Example:
+        >>> aggregate_usage_of({"gen_ai.aggregated_usage.input_tokens": 9,
+        ...                     "gen_ai.aggregated_usage.output_tokens": 2,
+        ...                     "gen_ai.aggregated_usage.details.reasoning_tokens": 1})
+        Usage(input_tokens=9, output_tokens=2, cached_input_tokens=0, reasoning_tokens=1)
         >>> aggregate_usage_of({"output.value": '{"raw": "done", "token_usage": {'
         ...     '"prompt_tokens": 90, "completion_tokens": 9, "cached_prompt_tokens": 40}}'})
         Usage(input_tokens=90, output_tokens=9, cached_input_tokens=40, reasoning_tokens=0)
@@ -239,6 +251,11 @@ def aggregate_usage_of(attributes: Mapping) -> Optional[Usage]:
     usage = usage_of(attributes)
     if usage is not None or type(attributes) is not dict and not isinstance(attributes, Mapping):
         return usage
+    renamed = {_USAGE_PREFIX + key[len(AGGREGATED_USAGE_PREFIX):]: value
+               for key, value in attributes.items()
+               if type(key) is str and key.startswith(AGGREGATED_USAGE_PREFIX)}
+    if renamed:
+        return usage_of(renamed)
     for key, field in AGGREGATE_USAGE_FIELDS:
         value = attributes.get(key)
         if type(value) is not str or f'"{field}"' not in value:
