@@ -91,10 +91,6 @@ def test_corpus_matches_the_fake_server_script(scenario):
         now["calls"], now["usage"], now["response_ids"])
 
 
-#: Scenarios whose package records what a bare client does; those that record more or less
-#: (expected.json ``records.checked_by``) are checked by that test file instead.
-CLIENT_SCENARIOS = [s for s in SCENARIOS if not expected(s)["records"].get("checked_by")]
-
 
 @pytest.mark.parametrize("form", sorted(FORMS))
 @pytest.mark.parametrize("scenario", CLIENT_SCENARIOS)
