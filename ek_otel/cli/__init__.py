@@ -24,7 +24,8 @@ from typing import Optional
 import click
 
 from .._version import __version__
-from ..errors import BfclDataNotFound, EkOtelError, GoldFileError, UnknownTaskError
+from ..errors import (BfclDataNotFound, EkOtelError, GoldFileError, IgnoredGoldCallError,
+                      UnknownTaskError)
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "error_line"]
 
@@ -56,7 +57,12 @@ def error_line(exc: EkOtelError) -> str:
     Example:
         >>> error_line(UnknownTaskError("g.jsonl", "t9"))
         "g.jsonl: --task 't9' is not a task of this gold file"
+        >>> error_line(IgnoredGoldCallError("g.jsonl", "t1", "think", "think"))
+        "g.jsonl: task 't1' expects a call to 'think', which --ignore-tool 'think' removes from every run"
     """
+    if isinstance(exc, IgnoredGoldCallError):
+        return str(IgnoredGoldCallError(exc.path, exc.task_id, exc.tool, exc.pattern,
+                                        option="--ignore-tool"))
     if isinstance(exc, UnknownTaskError):
         exc = GoldFileError(exc.path, exc.line, f"--task {exc.task_id!r} is not a task of this gold file")
     elif isinstance(exc, BfclDataNotFound):

@@ -201,15 +201,17 @@ def _apply(options: list, command: Callable) -> Callable:
 def scoring_options(command: Callable) -> Callable:
     """Decorate a command with how runs are linked to tasks and scored: ``--task``
     (``task_id``), ``--level``, ``--strategy``, ``--matcher``, ``--pricing`` and
-    ``--task-id-key`` (``task_id_keys``), as :func:`~ek_otel.scoring.link.load_settings` takes them.
+    ``--task-id-key`` (``task_id_keys``) and ``--ignore-tool`` (``ignore_tools``), as
+    :func:`~ek_otel.scoring.link.load_settings` takes them.
 
     Example:
         >>> from click.testing import CliRunner
         >>> @click.command()
         ... @scoring_options
         ... def show(**values): click.echo(sorted(values.items()))
-        >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k"]).output)
-        [('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
+        >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k",
+        ...                                 "--ignore-tool", "final_answer"]).output)
+        [('ignore_tools', ('final_answer',)), ('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
     """
     from ..core.toolcalls import LEVELS
     from ..scoring.settings import MATCHERS, SCORE_STRATEGIES
@@ -227,7 +229,21 @@ def scoring_options(command: Callable) -> Callable:
         click.option("--pricing", metavar="FILE", help="A pricing file, for dollars."),
         click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
                      help="Attribute key holding the task id (repeatable; tried before the defaults)."),
+        click.option("--ignore-tool", "ignore_tools", multiple=True, metavar="NAME",
+                     callback=_check_ignore_tools,
+                     help="A framework-internal tool whose calls are neither true nor false "
+                          "positives, e.g. final_answer (repeatable; '*' matches any run of "
+                          "characters: 'transfer_to_*'; added to each task's ignore_tools)."),
     ], command)
+
+
+def _check_ignore_tools(_ctx: Any, _param: Any, value: tuple) -> tuple:
+    from ..core.ignore import check_ignore_patterns
+
+    try:
+        return check_ignore_patterns(value, name="--ignore-tool")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
 
 
 def emit_options(command: Callable) -> Callable:

@@ -13,6 +13,7 @@ Example:
     ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl
     ek-otel score dumps/ --gold tasks.jsonl --level arg --json report.json \\
         --emit-file scores.jsonl --emit-endpoint http://127.0.0.1:4318 --emit-protocol http
+    ek-otel score smolagents.jsonl --gold tasks.jsonl --ignore-tool final_answer
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, phoenix: bool,
-          group_by: str, task_id_keys: tuple) -> None:
+          group_by: str, task_id_keys: tuple, ignore_tools: tuple) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -74,7 +75,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
 
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
-                                    group_by=group_by)
+                                    group_by=group_by, ignore_tools=ignore_tools)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:

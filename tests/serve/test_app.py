@@ -220,3 +220,32 @@ def test_a_trace_that_kills_its_scoring_worker_is_isolated_and_recorded(start_se
     rows = {r.trace_id: r for r in server.app.writer.call(lambda s: s.latest_scores())}
     assert rows[poison].matched is False and "crashed" in rows[poison].detail
     assert all(rows[t].success for t in ids if t != poison)
+
+
+def test_ignore_tools_reach_the_scoring_worker_process(otlp_sink, start_server):
+    """--ignore-tool travels in ScoreSettings JSON to a worker process: the run's `think`
+    call is neither TP nor FP there, and the exported score records the ignored tools."""
+    from ek_otel.scoring.settings import ScoreSettings
+
+    settings = ScoreSettings(ignore_tools=("think", "transfer_to_*")).to_json()
+    server = start_server(emit_endpoint=otlp_sink.endpoint, emit_protocol="grpc", grace_s=0.2,
+                          scorer_processes=1, score_settings=settings)
+    t = tid(2, 0x12)
+    req = ExportTraceServiceRequest.FromString(run_request([t]))
+    spans = req.resource_spans[0].scope_spans[0].spans
+    for n, name in enumerate(("think", "transfer_to_billing")):
+        extra = spans.add()
+        extra.CopyFrom(spans[2])  # the execute_tool span, renamed
+        extra.span_id = bytes([0x03 + n]) + extra.span_id[1:]
+        extra.name = f"execute_tool {name}"
+        del extra.attributes[:]
+        attributes_to_pb({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+                         extra.attributes)
+    assert post(server.http_url + "/v1/traces", req.SerializeToString()) == 200
+    wait_for(lambda: len(otlp_sink.scores()) >= 1, 60, "the score exported")
+    ((trace_id, _, attrs),) = otlp_sink.scores()
+    assert trace_id == t
+    assert attrs["ek.success"].bool_value is True and attrs["ek.fp"].double_value == 0.0
+    assert json.loads(attrs["ek.matcher.ignore_tools"].string_value) == ["think", "transfer_to_*"]
+    (row,) = server.app.writer.call(lambda s: s.latest_scores())
+    assert "ignored: think, transfer_to_billing" in json.loads(row.envelope)["score"]["explanation"]
