@@ -12,7 +12,7 @@ code 2, never a traceback; :func:`error_line` words them in terms of the command
 
 Example:
     >>> sorted(COMMANDS)
-    ['bfcl', 'episodes', 'gold', 'report', 'score', 'serve']
+    ['bfcl', 'doctor', 'episodes', 'gold', 'report', 'score', 'serve']
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ COMMANDS: dict = {
     "gold": "gold:gold",
     "bfcl": "bfcl:bfcl",
     "episodes": "episodes:episodes",
+    "doctor": "doctor:doctor",
     "score": "score:score",
     "serve": "serve:serve",
     "report": "report:report",
