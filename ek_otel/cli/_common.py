@@ -7,6 +7,7 @@
 - :func:`echo_errors`: print each error as one ``FILE:LINE: message`` line on stderr;
 - :func:`nothing_read_error`: the one-line error of a command that could read nothing at all;
 - :func:`write_json`: write a JSON report to a file, or to stdout for ``-``;
+- :func:`reading_options`: ``--group-by`` and ``--task-id-key`` of ``episodes`` and ``doctor``;
 - :func:`scoring_options` / :func:`emit_options`: the option bundles ``score`` and ``serve``
   share (``--task``, ``--level``, ... and ``--emit-*``), defined once with their help and
   validation; :func:`parse_headers` reads ``--emit-header``.
@@ -33,7 +34,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..errors import InputError
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
-           "nothing_read_error", "write_json", "scoring_options", "emit_options", "parse_headers"]
+           "nothing_read_error", "write_json", "scoring_options", "reading_options", "emit_options",
+           "parse_headers"]
 
 T = TypeVar("T")
 
@@ -244,6 +246,30 @@ def _check_ignore_tools(_ctx: Any, _param: Any, value: tuple) -> tuple:
         return check_ignore_patterns(value, name="--ignore-tool")
     except ValueError as exc:
         raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
+def reading_options(command: Callable) -> Callable:
+    """Decorate a command that reads episodes without scoring them (``episodes``,
+    ``doctor``) with ``--group-by`` and ``--task-id-key`` (``task_id_keys``).
+
+    Example:
+        >>> from click.testing import CliRunner
+        >>> @click.command()
+        ... @reading_options
+        ... def show(**values): click.echo(sorted(values.items()))
+        >>> print(CliRunner().invoke(show, ["--group-by", "session"]).output)
+        [('group_by', 'session'), ('task_id_keys', ())]
+    """
+    from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
+
+    return _apply([
+        click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace",
+                     show_default=True,
+                     help="One episode per trace, or per gen_ai.conversation.id / session.id."),
+        click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+                     help="Attribute key holding the task id (repeatable; tried before the "
+                          "defaults: " + ", ".join(DEFAULT_TASK_ID_KEYS) + ")."),
+    ], command)
 
 
 def emit_options(command: Callable) -> Callable:

@@ -22,9 +22,8 @@ import click
 
 from ..ingest.bad_input import BadInputReport
 from ..ingest.diagnose import Diagnosis, Gap, Read, ScopeSeen, TraceDiagnosis
-from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
 from ..scoring.settings import task_id_key_list
-from ._common import nothing_read_error, stderr_console, write_json
+from ._common import nothing_read_error, reading_options, stderr_console, write_json
 
 __all__ = ["doctor", "render"]
 
@@ -132,12 +131,7 @@ def render(diagnosis: Diagnosis, *, total_only: bool = False) -> str:
 @click.option("--json", "json_out", metavar="OUT", is_flag=False, flag_value="-",
               help="Write the diagnosis as JSON here ('-' or no value: stdout).")
 @click.option("--total", "total_only", is_flag=True, help="Print the total only, not each trace.")
-@click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace",
-              show_default=True,
-              help="One episode per trace, or per gen_ai.conversation.id / session.id.")
-@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
-              help="Attribute key holding the task id (repeatable; tried before the "
-                   "defaults: " + ", ".join(DEFAULT_TASK_ID_KEYS) + ").")
+@reading_options
 def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: str,
            task_id_keys: tuple) -> None:
     """Say why trace dumps (files, directories, globs, or - for stdin) give the episodes

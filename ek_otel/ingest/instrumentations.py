@@ -97,6 +97,8 @@ _STREAM_USAGE = ('streaming without usage: pass stream_options={"include_usage":
                  "OpenAI call (or do not stream)")
 _ADD_CLIENT = ("add a model-client instrumentor (opentelemetry-instrumentation-openai-v2, "
                "openinference-instrumentation-openai, ...): its spans carry the model calls")
+_GEMINI_IDS = ("none: Gemini models give no tool-call ids (calls are joined by name and "
+               "order)")
 _OTEL_OPENAI_CONTENT = {"arguments": _OTEL_CONTENT, "tool_names": _OTEL_CONTENT}
 
 #: Every instrumentation ek-otel recognises, agent frameworks first (the corpus in
@@ -113,7 +115,8 @@ INSTRUMENTATIONS: tuple = (
                     fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
                                         "SPAN_ONLY (or the legacy schema, "
                                         "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1, with "
-                                        "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)"}),
+                                        "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)",
+                           "call_ids": _GEMINI_IDS}),
     Instrumentation(("openinference.instrumentation.smolagents",),
                     "openinference-instrumentation-smolagents", "OpenInference", "smolagents",
                     FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT},
@@ -205,7 +208,8 @@ INSTRUMENTATIONS: tuple = (
                                                 "gen_ai_latest_experimental",
                                    "tool_names": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
                                                  "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
-                                                 "gen_ai_latest_experimental"}),
+                                                 "gen_ai_latest_experimental",
+                                   "call_ids": _GEMINI_IDS}),
     Instrumentation(("opentelemetry.instrumentation.openai*",),
                     "opentelemetry-instrumentation-openai (OpenLLMetry)", "OpenLLMetry",
                     "OpenAI client", CLIENT, fixes={"arguments": _TRACELOOP_CONTENT,

@@ -276,7 +276,8 @@ def test_matcher_bfcl_needs_bfcl_gold():
     _one_error_line(run(TRACES, "--gold", GOLD, "--matcher", "bfcl"), "bfcl_category")
 
 
-def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
+def _bfcl_gold(tmp_path) -> Path:
+    """A BFCL simple_python task (as `ek-otel gold from-bfcl` writes it): get_weather(city)."""
     from ek_otel.core.episode import AnyOf, TaskSpec, ToolSpec
     from ek_otel.gold.native import dump_tasks
 
@@ -286,6 +287,11 @@ def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
                              "type": "dict", "required": ["city"],
                              "properties": {"city": {"type": "string"}}})],
                          meta={"bfcl_category": "simple_python"})], str(gold))
+    return gold
+
+
+def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
+    gold = _bfcl_gold(tmp_path)
     dump = tmp_path / "d.jsonl"
     dump.write_text("\n".join([
         _untagged_trace_line("a" * 32, {"city": "Paris"}, task_id="simple_python_0"),
@@ -419,15 +425,7 @@ def test_bad_ignore_tool_is_one_line(tmp_path, pattern, message):
 
 
 def test_ignore_tool_also_applies_to_the_bfcl_matcher(tmp_path):
-    from ek_otel.core.episode import AnyOf, TaskSpec, ToolSpec
-    from ek_otel.gold.native import dump_tasks
-
-    gold = tmp_path / "bfcl.jsonl"
-    dump_tasks([TaskSpec("simple_python_0", gold=[("get_weather", {"city": AnyOf(("Paris",))})],
-                         tools=[ToolSpec("get_weather", schema={
-                             "type": "dict", "required": ["city"],
-                             "properties": {"city": {"type": "string"}}})],
-                         meta={"bfcl_category": "simple_python"})], str(gold))
+    gold = _bfcl_gold(tmp_path)
     line = json.loads(_untagged_trace_line("a" * 32, {"city": "Paris"}, task_id="simple_python_0"))
     spans = line["resourceSpans"][0]["scopeSpans"][0]["spans"]
     spans.append({**spans[1], "spanId": "3" * 16, "name": "execute_tool final_answer", "attributes": [
