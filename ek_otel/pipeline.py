@@ -164,10 +164,12 @@ def diagnose_dumps(
     report: Any,
     group_by: str = "trace",
     task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+    on_episode: Optional[Callable[[Episode], None]] = None,
 ) -> Any:
     """Why the traces of dump files give the episodes they give (``ek-otel doctor``): the
     :class:`~ek_otel.ingest.diagnose.Diagnosis` of the episodes :func:`read_episodes` reads.
-    Every trace is held until the end of the input (a diagnosis is not a stream).
+    Every trace is held until the end of the input (a diagnosis is not a stream);
+    ``on_episode`` is called with each episode as it is diagnosed (progress bars).
 
     Raises:
         InputError: a path does not exist (checked before anything is read).
@@ -200,6 +202,8 @@ def diagnose_dumps(
             if group is not None:
                 spans.extend(group.spans)
                 logs.extend(group.logs)
+        if on_episode is not None:
+            on_episode(episode)
         return episode, spans, logs
 
     return diagnose(records(episode) for episode in episodes)

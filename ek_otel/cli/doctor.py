@@ -23,7 +23,7 @@ import click
 from ..ingest.bad_input import BadInputReport
 from ..ingest.diagnose import Diagnosis, Gap, Read, ScopeSeen, TraceDiagnosis
 from ..scoring.settings import task_id_key_list
-from ._common import nothing_read_error, reading_options, stderr_console, write_json
+from ._common import nothing_read_error, progress, reading_options, stderr_console, write_json
 
 __all__ = ["doctor", "render"]
 
@@ -145,8 +145,10 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
     from ..pipeline import diagnose_dumps
 
     report = BadInputReport()
-    diagnosis = diagnose_dumps(list(paths), report=report, group_by=group_by,
-                               task_id_keys=task_id_key_list(task_id_keys))
+    with progress("diagnosing traces") as advance:
+        diagnosis = diagnose_dumps(list(paths), report=report, group_by=group_by,
+                                   task_id_keys=task_id_key_list(task_id_keys),
+                                   on_episode=lambda _: advance())
     if not diagnosis.traces:
         error = nothing_read_error(report)
         if error is not None:

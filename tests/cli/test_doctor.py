@@ -105,3 +105,22 @@ def test_doctor_runs_as_a_process_from_stdin():
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert b"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" in proc.stdout
+
+
+def test_group_by_conversation_diagnoses_one_episode_per_conversation(tmp_path):
+    """Two traces of one gen_ai.conversation.id: one diagnosis holding both traces' spans."""
+    def trace(t, conv):
+        return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "pydantic-ai", "version": "2.0"},
+            "spans": [{"traceId": t * 32, "spanId": t * 16, "name": "chat m", "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                {"key": "gen_ai.conversation.id", "value": {"stringValue": conv}},
+                {"key": "gen_ai.usage.input_tokens", "value": {"intValue": 5}}]}]}]}]}
+    dump = tmp_path / "d.jsonl"
+    dump.write_text("".join(json.dumps(trace(t, "c1")) + "\n" for t in "ab"))
+    by_trace = json.loads(run(str(dump), "--json").stdout)
+    by_conversation = json.loads(run(str(dump), "--json", "--group-by", "conversation").stdout)
+    assert by_trace["total"]["traces"] == 2
+    assert by_conversation["total"]["traces"] == 1
+    (only,) = by_conversation["traces"]
+    assert (only["spans"], only["read"]["model_calls"], only["read"]["input_tokens"]) == (2, 2, 10)
+    assert only["framework"] == "pydantic-ai"
