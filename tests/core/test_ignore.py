@@ -80,3 +80,35 @@ def test_check_patterns_refuses_a_string_and_blank_names():
         check_ignore_patterns("final_answer")
     with pytest.raises(ValueError, match="non-empty"):
         check_ignore_patterns(["  "])
+
+
+# -- on spans of the real frameworks (tests/ingest/corpus): their own tools, e.g. smolagents'
+# final_answer, are recorded as any other call; ignored, the run scores as the task's calls alone.
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from ek_otel.core.episode import AnyOf  # noqa: E402
+from ek_otel.ingest.bad_input import BadInputReport  # noqa: E402
+from ek_otel.pipeline import read_episodes  # noqa: E402
+
+CORPUS = Path(__file__).resolve().parents[1] / "ingest" / "corpus"
+WITH_INTERNAL_TOOLS = sorted(
+    p.name for p in CORPUS.iterdir() if (p / "expected.json").is_file()
+    and json.loads((p / "expected.json").read_text())["records"].get("internal_tools"))
+
+
+@pytest.mark.parametrize("scenario", WITH_INTERNAL_TOOLS)
+def test_a_frameworks_own_tools_are_ignored_on_its_real_spans(scenario):
+    expected = json.loads((CORPUS / scenario / "expected.json").read_text())
+    internal = expected["records"]["internal_tools"]
+    (episode,) = read_episodes(sorted(str(p) for p in (CORPUS / scenario).glob("*.pb")),
+                               report=BadInputReport())
+    assert any(step.tool in internal for step in episode.trajectory)
+    task = TaskSpec(expected["task_id"], gold=[
+        (c["tool"], {k: AnyOf((v,)) for k, v in c["args"].items()})
+        for c in expected["calls"] if c["tool"] not in internal])
+    plain = score_episode(episode, task, level="arg")
+    ignored = score_episode(episode, task, level="arg", ignore_tools=internal)
+    assert plain.fp > 0 and not plain.exact
+    assert (ignored.fp, ignored.fn, ignored.exact) == (0.0, 0.0, True)
