@@ -38,7 +38,8 @@ def _scope_line(scope: ScopeSeen) -> str:
     known = scope.known
     what = (f"{known.package} [{known.convention}] -> {known.framework}" if known is not None
             else "not a known instrumentation (read by its attributes alone)")
-    return f"    {name}{version}: {_count(scope.spans, 'span')}; {what}"
+    carries = f"; attributes: {', '.join(scope.conventions)}" if scope.conventions else ""
+    return f"    {name}{version}: {_count(scope.spans, 'span')}; {what}{carries}"
 
 
 def _read_lines(read: Read) -> list:

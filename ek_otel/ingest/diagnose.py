@@ -36,7 +36,7 @@ Example:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Optional
 
@@ -47,6 +47,7 @@ from .instrumentations import (
     GENERIC_FIXES,
     TOKEN_ITEMS,
     Instrumentation,
+    conventions_of,
     recognise,
 )
 from .records import SpanRecord
@@ -67,6 +68,7 @@ class ScopeSeen:
     name: str
     version: str
     spans: int = 0
+    conventions: tuple = ()
 
     @property
     def known(self) -> Optional[Instrumentation]:
@@ -79,7 +81,8 @@ class ScopeSeen:
                 "package": known.package if known else "",
                 "convention": known.convention if known else "",
                 "framework": known.framework if known else "",
-                "kind": known.kind if known else ""}
+                "kind": known.kind if known else "",
+                "attributes_of": list(self.conventions)}
 
 
 @dataclass(frozen=True)
@@ -223,9 +226,15 @@ class Diagnosis:
 
 
 def _scopes(spans: Sequence[Any]) -> tuple:
-    counts = Counter((s.scope_name or "", s.scope_version or "") for s in spans)
-    return tuple(ScopeSeen(name, version, n) for (name, version), n in
-                 sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    counts: Counter = Counter()
+    keys: dict = {}
+    for span in spans:
+        scope = (span.scope_name or "", span.scope_version or "")
+        counts[scope] += 1
+        attributes = span.attributes if isinstance(span.attributes, Mapping) else {}
+        keys.setdefault(scope, set()).update(attributes)
+    return tuple(ScopeSeen(name, version, n, conventions_of(keys[(name, version)]))
+                 for (name, version), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _known(scopes: Iterable[ScopeSeen]) -> list:
@@ -370,6 +379,7 @@ def diagnose(items: Iterable[tuple]) -> Diagnosis:
 def _total(traces: Sequence[TraceDiagnosis]) -> Total:
     frameworks = Counter(t.framework or "(none recognised)" for t in traces)
     scope_spans: Counter = Counter()
+    scope_conventions: dict = {}
     gaps: Counter = Counter()
     gap_of: dict = {}
     unread: Counter = Counter()
@@ -378,6 +388,8 @@ def _total(traces: Sequence[TraceDiagnosis]) -> Total:
         read = read + trace.read
         for scope in trace.scopes:
             scope_spans[(scope.name, scope.version)] += scope.spans
+            scope_conventions.setdefault((scope.name, scope.version), set()).update(
+                scope.conventions)
         for gap in trace.gaps:
             key = (gap.item, gap.fix, gap.certain)
             gaps[key] += 1
@@ -386,9 +398,16 @@ def _total(traces: Sequence[TraceDiagnosis]) -> Total:
     return Total(
         traces=len(traces),
         frameworks=tuple(frameworks.most_common()),
-        scopes=tuple(ScopeSeen(name, version, n) for (name, version), n in
+        scopes=tuple(ScopeSeen(name, version, n, _in_marker_order(scope_conventions[(name, version)]))
+                     for (name, version), n in
                      sorted(scope_spans.items(), key=lambda kv: (-kv[1], kv[0]))),
         read=read,
         gaps=tuple((gap_of[key], n) for key, n in gaps.most_common()),
         unread_spans=tuple(sorted(unread.items(), key=lambda kv: (-kv[1], kv[0]))),
     )
+
+
+def _in_marker_order(names: set) -> tuple:
+    from .instrumentations import CONVENTION_MARKERS
+
+    return tuple(name for _, name in CONVENTION_MARKERS if name in names)

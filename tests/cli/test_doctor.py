@@ -124,3 +124,10 @@ def test_group_by_conversation_diagnoses_one_episode_per_conversation(tmp_path):
     (only,) = by_conversation["traces"]
     assert (only["spans"], only["read"]["model_calls"], only["read"]["input_tokens"]) == (2, 2, 10)
     assert only["framework"] == "pydantic-ai"
+
+
+def test_the_readme_shows_what_doctor_prints():
+    readme = (CORPUS.parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("```text\ntrace ", 1)[1].split("```", 1)[0]
+    printed = run(str(CORPUS / "openai-v2-2.4b0-no_content" / "traces.pb")).stdout
+    assert "trace " + shown == printed.split("\n\n", 1)[0] + "\n"
