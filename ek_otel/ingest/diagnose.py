@@ -28,7 +28,7 @@ Example:
     ...                 "gen_ai.response.finish_reasons": ["tool_calls"]})
     >>> d = diagnose_episode(build_episode([chat]), [chat])
     >>> d.framework, d.read.model_calls, [g.item for g in d.gaps]
-    ('OpenAI client', 1, ['tool_names', 'arguments'])
+    ('OpenAI client', 1, ['tool_names', 'arguments', 'cached_tokens', 'reasoning_tokens'])
     >>> d.gaps[1].fix
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental: span_only or span_and_event)'
 """

@@ -101,7 +101,15 @@ _ADD_CLIENT = ("add a model-client instrumentor (opentelemetry-instrumentation-o
                "openinference-instrumentation-openai, ...): its spans carry the model calls")
 _GEMINI_IDS = ("none: Gemini models give no tool-call ids (calls are joined by name and "
                "order)")
-_OTEL_OPENAI_CONTENT = {"arguments": _OTEL_CONTENT, "tool_names": _OTEL_CONTENT}
+
+
+def _content(fix: str) -> dict:
+    """Content capture gates the model's requested calls: their names, arguments and ids."""
+    return {"tool_names": fix, "arguments": fix, "call_ids": fix}
+
+
+_OTHER_OPENAI = ("not recorded by this instrumentation: the OpenInference and OpenLLMetry "
+                 "OpenAI instrumentors record them")
 
 #: Every instrumentation ek-otel recognises, agent frameworks first (the corpus in
 #: ``tests/ingest/corpus`` holds spans of each, made by the real package).
@@ -145,19 +153,23 @@ INSTRUMENTATIONS: tuple = (
                                         "or " + _ADD_CLIENT)),
     Instrumentation(("openinference.instrumentation.openai_agents",),
                     "openinference-instrumentation-openai-agents", "OpenInference",
-                    "OpenAI Agents SDK", FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT}),
+                    "OpenAI Agents SDK", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
     Instrumentation(("opentelemetry.instrumentation.openai_agents",),
                     "opentelemetry-instrumentation-openai-agents (OTel contrib or OpenLLMetry)",
                     "OTel GenAI / OpenLLMetry", "OpenAI Agents SDK", FRAMEWORK,
-                    fixes={"arguments": f"{_OTEL_CONTENT}; OpenLLMetry's: {_TRACELOOP_CONTENT}"}),
+                    fixes=_content(f"{_OTEL_CONTENT}; OpenLLMetry's: {_TRACELOOP_CONTENT}"),
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "the OTel contrib instrumentor does not record them: "
+                                         "add an OpenAI client instrumentor that does "
+                                         "(OpenInference, OpenLLMetry)")),
     Instrumentation(("logfire.openai_agents",), "logfire (instrument_openai_agents)", "Logfire",
                     "OpenAI Agents SDK", FRAMEWORK),
     Instrumentation(("openinference.instrumentation.langchain",),
                     "openinference-instrumentation-langchain", "OpenInference",
-                    "LangChain / LangGraph", FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT}),
+                    "LangChain / LangGraph", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
     Instrumentation(("opentelemetry.instrumentation.langchain",),
                     "opentelemetry-instrumentation-langchain (OpenLLMetry)", "OpenLLMetry",
-                    "LangChain / LangGraph", FRAMEWORK, fixes={"arguments": _TRACELOOP_CONTENT}),
+                    "LangChain / LangGraph", FRAMEWORK, fixes=_content(_TRACELOOP_CONTENT)),
     Instrumentation(("semantic_kernel*",), "semantic-kernel", "OTel GenAI", "Semantic Kernel",
                     FRAMEWORK,
                     fixes={"arguments": "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
@@ -195,44 +207,38 @@ INSTRUMENTATIONS: tuple = (
     # -- model clients and gateways --------------------------------------------------------
     Instrumentation(("opentelemetry.instrumentation.openai_v2",),
                     "opentelemetry-instrumentation-openai-v2", "OTel GenAI", "OpenAI client",
-                    CLIENT, fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true",
-                                   "tool_names": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true",
+                    CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
                                    **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)},
-                    limits={"cached_tokens": "upgrade opentelemetry-instrumentation-openai-v2"}),
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"), _OTHER_OPENAI)),
     Instrumentation(("opentelemetry.util.genai*",),
                     "opentelemetry-instrumentation-openai-v2 (2.4+, through opentelemetry-util-genai)",
                     "OTel GenAI", "OpenAI client", CLIENT,
-                    fixes={**_OTEL_OPENAI_CONTENT, **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)}),
+                    fixes={**_content(_OTEL_CONTENT), **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)},
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"), _OTHER_OPENAI)),
     Instrumentation(("opentelemetry.instrumentation.google_genai",),
                     "opentelemetry-instrumentation-google-genai", "OTel GenAI", "Google GenAI client",
-                    CLIENT, fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
-                                                "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
-                                                "gen_ai_latest_experimental",
-                                   "tool_names": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
-                                                 "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
-                                                 "gen_ai_latest_experimental",
+                    CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+                                              "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
+                                              "gen_ai_latest_experimental"),
                                    "call_ids": _GEMINI_IDS}),
     Instrumentation(("opentelemetry.instrumentation.openai*",),
                     "opentelemetry-instrumentation-openai (OpenLLMetry)", "OpenLLMetry",
-                    "OpenAI client", CLIENT, fixes={"arguments": _TRACELOOP_CONTENT,
-                                                    "tool_names": _TRACELOOP_CONTENT}),
+                    "OpenAI client", CLIENT, fixes=_content(_TRACELOOP_CONTENT),
+                    limits={"reasoning_tokens": "opentelemetry-instrumentation-openai 0.52 or later "
+                                                "records them, for calls that are not streamed"}),
     Instrumentation(("opentelemetry.instrumentation.anthropic",),
                     "opentelemetry-instrumentation-anthropic (OpenLLMetry)", "OpenLLMetry",
-                    "Anthropic client", CLIENT, fixes={"arguments": _TRACELOOP_CONTENT,
-                                                       "tool_names": _TRACELOOP_CONTENT}),
+                    "Anthropic client", CLIENT, fixes=_content(_TRACELOOP_CONTENT)),
     Instrumentation(("openinference.instrumentation.openai",),
                     "openinference-instrumentation-openai", "OpenInference", "OpenAI client",
-                    CLIENT, fixes={"arguments": _OPENINFERENCE_CONTENT,
-                                   "tool_names": _OPENINFERENCE_CONTENT,
+                    CLIENT, fixes={**_content(_OPENINFERENCE_CONTENT),
                                    **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)}),
     Instrumentation(("openinference.instrumentation.anthropic",),
                     "openinference-instrumentation-anthropic", "OpenInference", "Anthropic client",
-                    CLIENT, fixes={"arguments": _OPENINFERENCE_CONTENT,
-                                   "tool_names": _OPENINFERENCE_CONTENT}),
+                    CLIENT, fixes=_content(_OPENINFERENCE_CONTENT)),
     Instrumentation(("com.anthropic.sdk*",), "anthropic (the SDK's own telemetry)", "OTel GenAI",
                     "Anthropic client", CLIENT,
-                    fixes={"arguments": "ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content",
-                           "tool_names": "ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content"}),
+                    fixes=_content("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content")),
     Instrumentation(("logfire.openai", "logfire.anthropic", "logfire*"),
                     "logfire (instrument_openai / instrument_anthropic)", "Logfire",
                     "OpenAI client", CLIENT),
