@@ -1,8 +1,18 @@
 """Typed errors. The CLI turns each into one clear line on stderr and exit code 2.
 
+Errors a sender can meet are split in two, as the OpenTelemetry Collector's
+``consumererror`` splits them: a :class:`PermanentError` fails the same way however often
+the same input is sent (a receiver answers 400 / ``INVALID_ARGUMENT`` and the client drops
+the data), a :class:`RetryableError` is a refusal of the moment (503 / ``UNAVAILABLE`` with
+``Retry-After`` / ``RetryInfo``: the client keeps the data and sends it again). Every
+:class:`InputError` is permanent. The status table of ``ek-otel serve`` is
+:mod:`ek_otel.serve.responses`.
+
 Example:
     >>> str(GoldFileError("gold.jsonl", 3, "task_id is missing"))
     'gold.jsonl:3: task_id is missing'
+    >>> isinstance(DecodeError("truncated"), PermanentError), Overloaded("at the cap").retry_after_s
+    (True, 1)
 """
 
 from __future__ import annotations
@@ -11,7 +21,11 @@ from typing import Optional
 
 __all__ = [
     "EkOtelError",
+    "PermanentError",
+    "RetryableError",
+    "Overloaded",
     "InputError",
+    "ConfigError",
     "DecodeError",
     "GoldFileError",
     "UnknownTaskError",
@@ -27,7 +41,40 @@ class EkOtelError(Exception):
     """Base of every error ek-otel raises on purpose (a user error, not a bug)."""
 
 
-class InputError(EkOtelError):
+class PermanentError(EkOtelError):
+    """Refused for good: the same input fails the same way, so the sender must not retry it.
+
+    Example:
+        >>> issubclass(InputError, PermanentError), issubclass(Overloaded, PermanentError)
+        (True, False)
+    """
+
+
+class RetryableError(EkOtelError):
+    """A refusal of the moment: the same input may succeed later, ``retry_after_s`` from now.
+
+    Example:
+        >>> RetryableError("store not open yet", retry_after_s=5).retry_after_s
+        5
+    """
+
+    def __init__(self, message: str, retry_after_s: int = 1):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class Overloaded(RetryableError):
+    """A memory cap is reached (open traces, pending or in-flight bytes): retry later.
+
+    Nothing is dropped: the sender keeps the data and sends it again.
+
+    Example:
+        >>> str(Overloaded("pending bytes at the cap; retry later", retry_after_s=2))
+        'pending bytes at the cap; retry later'
+    """
+
+
+class InputError(PermanentError):
     """Input that cannot be read at all: a missing file, an unknown format, a bad request.
 
     Example:
@@ -43,6 +90,37 @@ class InputError(EkOtelError):
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
         super().__init__(f"{where}{message}")
+
+
+class ConfigError(InputError):
+    """Settings that cannot work together, named in the library's own terms.
+
+    ``message`` names each setting as ``{field}``; ``str()`` shows the field names, and
+    :meth:`describe` shows other names (a CLI passes its flags).
+
+    Example:
+        >>> err = ConfigError("{tls_cert} and {tls_key} go together", fields=("tls_cert", "tls_key"))
+        >>> str(err)
+        'tls_cert and tls_key go together'
+        >>> err.describe({"tls_cert": "--tls-cert", "tls_key": "--tls-key"})
+        '--tls-cert and --tls-key go together'
+    """
+
+    def __init__(self, message: str, *, fields: tuple = (), path: Optional[str] = None):
+        self.template = message
+        self.fields = tuple(fields)
+        super().__init__(self._render({}), path=path)
+
+    def _render(self, names: dict) -> str:
+        text = self.template  # str.replace, not format: values quoted in it may hold braces
+        for field in self.fields:
+            text = text.replace("{" + field + "}", names.get(field, field))
+        return text
+
+    def describe(self, names: dict) -> str:
+        """The message with each field shown by ``names[field]`` (the field itself if absent)."""
+        where = f"{self.path}: " if self.path is not None else ""
+        return where + self._render(names)
 
 
 class DecodeError(InputError):

@@ -165,8 +165,8 @@ def model_registry(data: Any) -> dict:
 
     Example:
         >>> from ek_otel.bfcl.data import BfclData
-        >>> isinstance(model_registry(BfclData("/nowhere")), dict)
-        True
+        >>> model_registry(BfclData("/nowhere"))["gpt-4o-2024-11-20-FC"]   # the installed one
+        ModelTraits(is_fc_model=True, underscore_to_dot=True, handler='OpenAIResponsesHandler')
     """
     return _registry_at(data.kind, data.root) or _installed_registry()
 

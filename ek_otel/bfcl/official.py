@@ -10,9 +10,8 @@ ek-otel itself never imports this module to score; install the official package 
 ``pip install --no-deps bfcl-eval==2026.3.23`` to use it.
 
 Example:
-    >>> checker = official_ast_checker()
-    >>> checker is None or callable(checker)
-    True
+    >>> official_ast_checker().__module__   # bfcl_eval installed (the test setup)
+    'bfcl_eval.eval_checker.ast_eval.ast_checker'
 """
 
 from __future__ import annotations
@@ -108,8 +107,8 @@ def official_ast_checker() -> Optional[Any]:
     """The official ``ast_checker`` function, or None when ``bfcl_eval`` is not importable.
 
     Example:
-        >>> official_ast_checker() is None or official_ast_checker().__name__ == "ast_checker"
-        True
+        >>> official_ast_checker().__name__
+        'ast_checker'
     """
     module = _official_module("bfcl_eval.eval_checker.ast_eval.ast_checker")
     return None if module is None else module.ast_checker
@@ -119,8 +118,8 @@ def official_language(category: str) -> Any:
     """The official ``Language`` enum member for a category.
 
     Example:
-        >>> official_ast_checker() is None or official_language("simple_java").name == "JAVA"
-        True
+        >>> official_language("simple_java").name, official_language("parallel").name
+        ('JAVA', 'PYTHON')
     """
     from bfcl_eval.constants.enums import Language
 
@@ -136,8 +135,7 @@ def official_eval_runner() -> Optional[Any]:
     tree-sitter packages, but no model SDK thanks to the stand-in model config).
 
     Example:
-        >>> runner = official_eval_runner()
-        >>> runner is None or hasattr(runner, "evaluate_task")
-        True
+        >>> official_eval_runner().__name__, callable(official_eval_runner().evaluate_task)
+        ('bfcl_eval.eval_checker.eval_runner', True)
     """
     return _official_module("bfcl_eval.eval_checker.eval_runner")

@@ -24,8 +24,8 @@ from typing import Optional
 import click
 
 from .._version import __version__
-from ..errors import (BfclDataNotFound, EkOtelError, GoldFileError, IgnoredGoldCallError,
-                      UnknownTaskError)
+from ..errors import (BfclDataNotFound, ConfigError, EkOtelError, GoldFileError,
+                      IgnoredGoldCallError, UnknownTaskError)
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "error_line"]
 
@@ -51,6 +51,17 @@ def _load(target: str) -> click.Command:
     return getattr(importlib.import_module(f"{__name__}.{module_name}"), attr)
 
 
+#: Setting (a ``ConfigError`` field, e.g. of ``ServeConfig``) -> the flag that sets it.
+FLAGS: dict = {
+    "gold": "--gold", "store": "--store", "http": "--http", "grpc": "--grpc",
+    "emit_protocol": "--emit-protocol", "emit_endpoint": "--emit-endpoint",
+    "tls_cert": "--tls-cert", "tls_key": "--tls-key", "grace_s": "--grace",
+    "max_wait_s": "--max-wait", "max_open_traces": "--max-open-traces",
+    "max_pending_bytes": "--max-pending-mib", "scorer_processes": "--scorers",
+    "synchronous": "--synchronous",
+}
+
+
 def error_line(exc: EkOtelError) -> str:
     """The one line the CLI prints for a library error (library errors name parameters, the
     CLI names its flags).
@@ -60,12 +71,16 @@ def error_line(exc: EkOtelError) -> str:
         "g.jsonl: --task 't9' is not a task of this gold file"
         >>> error_line(IgnoredGoldCallError("g.jsonl", "t1", "think", "think"))
         "g.jsonl: task 't1' expects a call to 'think', which --ignore-tool 'think' removes from every run"
+        >>> error_line(ConfigError("{tls_cert} and {tls_key} go together", fields=("tls_cert", "tls_key")))
+        '--tls-cert and --tls-key go together'
     """
     if isinstance(exc, IgnoredGoldCallError):
         return str(IgnoredGoldCallError(exc.path, exc.task_id, exc.tool, exc.pattern,
                                         option="--ignore-tool"))
     if isinstance(exc, UnknownTaskError):
         exc = GoldFileError(exc.path, exc.line, f"--task {exc.task_id!r} is not a task of this gold file")
+    elif isinstance(exc, ConfigError):
+        return exc.describe(FLAGS)
     elif isinstance(exc, BfclDataNotFound):
         where = f"{exc.path}: " if exc.path else ""
         return (f"{where}no BFCL data found: pass --data DIR (holding BFCL_v4_*.json and "

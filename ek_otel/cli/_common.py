@@ -66,8 +66,10 @@ def is_interactive() -> bool:
     """True when stderr is a terminal, i.e. when a progress bar is worth drawing.
 
     Example:
-        >>> isinstance(is_interactive(), bool)
-        True
+        >>> import contextlib, io
+        >>> with contextlib.redirect_stderr(io.StringIO()):
+        ...     is_interactive()
+        False
     """
     try:
         return sys.stderr.isatty()

@@ -161,6 +161,6 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),
         score_settings=settings.to_json(),
-    ).validate()
+    ).validate()  # a ConfigError names fields: the CLI's error_line shows them as flags
     code = run(config, log=lambda line: click.echo(line, err=True))
     raise SystemExit(code)

@@ -46,7 +46,7 @@ def is_own_output(resource: Mapping[str, Any], scope_name: str = "") -> bool:
 
 
 def drop_own_output(signal: str, body: bytes, fmt: str) -> bytes:
-    """``body`` (an ``Export{Trace,Logs}ServiceRequest``; ``signal`` ``"spans"`` or
+    """``body`` (an ``Export{Trace,Logs}ServiceRequest``; ``signal`` ``"traces"`` or
     ``"logs"``, ``fmt`` ``"protobuf"`` or ``"json"``) without ek-otel's own scopes.
 
     The same body object comes back when nothing in it is ours; a body that cannot be read
@@ -62,14 +62,14 @@ def drop_own_output(signal: str, body: bytes, fmt: str) -> bytes:
         ...     kv.key, kv.value.string_value = "service.name", service
         ...     rs.scope_spans.add().scope.name = "x"
         >>> out = ExportTraceServiceRequest.FromString(
-        ...     drop_own_output("spans", req.SerializeToString(), "protobuf"))
+        ...     drop_own_output("traces", req.SerializeToString(), "protobuf"))
         >>> [r.resource.attributes[0].value.string_value for r in out.resource_spans]
         ['agent']
         >>> body = (b'{"resource_spans": [{"resource": {}, "scope_spans": [{"scope": '
         ...         b'{"name": "ek_otel.emit"}}, {"scope": {"name": "agent"}}]}]}')
-        >>> json.loads(drop_own_output("spans", body, "json"))
+        >>> json.loads(drop_own_output("traces", body, "json"))
         {'resource_spans': [{'resource': {}, 'scope_spans': [{'scope': {'name': 'agent'}}]}]}
-        >>> drop_own_output("spans", b"not json", "json")
+        >>> drop_own_output("traces", b"not json", "json")
         b'not json'
     """
     if fmt == "protobuf":
@@ -137,20 +137,20 @@ def _drop_pb(signal: str, body: bytes) -> bytes:
     from ..ingest.otlp import parse_logs_request, parse_trace_request
 
     try:
-        request = parse_trace_request(body) if signal == "spans" else parse_logs_request(body)
+        request = parse_trace_request(body) if signal == "traces" else parse_logs_request(body)
     except DecodeError:
         return body
-    batches = request.resource_spans if signal == "spans" else request.resource_logs
+    batches = request.resource_spans if signal == "traces" else request.resource_logs
     out = type(request)()
-    target = out.resource_spans if signal == "spans" else out.resource_logs
+    target = out.resource_spans if signal == "traces" else out.resource_logs
     for r_index, batch in enumerate(batches):
-        scopes = batch.scope_spans if signal == "spans" else batch.scope_logs
+        scopes = batch.scope_spans if signal == "traces" else batch.scope_logs
         kept = [scope for s_index, scope in enumerate(scopes) if (r_index, s_index) not in own]
         if len(scopes) and not kept:
             continue
         copy = target.add()
         copy.CopyFrom(batch)
-        copy_scopes = copy.scope_spans if signal == "spans" else copy.scope_logs
+        copy_scopes = copy.scope_spans if signal == "traces" else copy.scope_logs
         del copy_scopes[:]
         for scope in kept:
             copy_scopes.add().CopyFrom(scope)
@@ -182,9 +182,9 @@ def _drop_json(signal: str, body: bytes) -> bytes:
         data = parse_json(body)
     except DecodeError:
         return body
-    camel, snake = (("resourceSpans", "resource_spans") if signal == "spans"
+    camel, snake = (("resourceSpans", "resource_spans") if signal == "traces"
                     else ("resourceLogs", "resource_logs"))
-    scope_camel, scope_snake = (("scopeSpans", "scope_spans") if signal == "spans"
+    scope_camel, scope_snake = (("scopeSpans", "scope_spans") if signal == "traces"
                                 else ("scopeLogs", "scope_logs"))
     if not isinstance(data, dict):
         return body

@@ -111,7 +111,9 @@ class TraceGroup:
         return min(orphans, key=lambda span: span.start_ns) if orphans else None
 
 
-class _OpenTrace:
+class _TraceBuffer:
+    """The records of one trace being grouped (not yet closed)."""
+
     __slots__ = ("spans", "logs", "span_ids", "root_seen", "last_seen", "late")
 
     def __init__(self, late: bool):
@@ -137,9 +139,6 @@ class _Assembler:
         self.orphan_logs: list = []
         self.index = 0
 
-    def add(self, record: Union[SpanRecord, LogRecord]) -> Iterator[TraceGroup]:
-        yield from self.push(record) or ()
-
     def push(self, record: Union[SpanRecord, LogRecord]) -> Optional[list]:
         """Take one record; return the groups it closes (None when none: the common case)."""
         self.index += 1
@@ -161,10 +160,10 @@ class _Assembler:
                 closed = (closed or []) + list(self._close_due())
         return closed
 
-    def _trace(self, trace_id: str) -> _OpenTrace:
+    def _trace(self, trace_id: str) -> _TraceBuffer:
         trace = self.open.get(trace_id)
         if trace is None:
-            trace = self.open[trace_id] = _OpenTrace(late=trace_id in self.closed_ids)
+            trace = self.open[trace_id] = _TraceBuffer(late=trace_id in self.closed_ids)
         trace.last_seen = self.index
         if self.max_idle is not None:
             self.waiting_idle.append((self.index, trace_id))

@@ -26,14 +26,15 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Callable, Optional
 
 from ..errors import InputError
-from .assembler import TraceIndex
 from .config import ServeConfig
 from .groupcommit import GroupCommitWriter
 from .intake import Intake
 from .outbox import OutboxExporter
 from .scheduler import Scheduler
-from .scoring import ScoringSetup, worker_init
-from .store import Store, StoreLock
+from .store import Store
+from .store_lock import StoreLock
+from .trace_index import TraceIndex
+from .worker import ScoringSetup, worker_init
 
 __all__ = ["ServeApp", "serve", "DEFAULT_DRAIN_S", "DEFAULT_FLUSH_S"]
 

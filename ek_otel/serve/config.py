@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 
 __all__ = [
     "DEFAULT_HTTP",
@@ -132,38 +132,47 @@ class ServeConfig:
     score_settings: str = ""
 
     def validate(self) -> "ServeConfig":
-        """Check rules across fields; raises :class:`InputError`, returns ``self``.
+        """Check rules across fields; raises :class:`~ek_otel.errors.ConfigError` (naming the
+        fields, which a CLI may show as its flags), returns ``self``.
 
         Example:
             >>> ServeConfig(gold="g", tls_cert="c.pem").validate()
             Traceback (most recent call last):
             ...
-            ek_otel.errors.InputError: --tls-cert and --tls-key go together
+            ek_otel.errors.ConfigError: tls_cert and tls_key go together
+            >>> ServeConfig(gold="g", grace_s=5, max_wait_s=1).validate()
+            Traceback (most recent call last):
+            ...
+            ek_otel.errors.ConfigError: max_wait_s must be at least grace_s
         """
         if not self.gold:
-            raise InputError("a gold file is required (--gold)")
+            raise ConfigError("a gold file is required ({gold})", fields=("gold",))
         if self.http is None and self.grpc is None:
-            raise InputError("enable at least one receiver (--http or --grpc)")
+            raise ConfigError("enable at least one receiver ({http} or {grpc})",
+                              fields=("http", "grpc"))
         if self.emit_protocol not in ("http", "grpc"):
-            raise InputError(f"--emit-protocol must be http or grpc, not {self.emit_protocol!r}")
+            raise ConfigError(f"{{emit_protocol}} must be http or grpc, not {self.emit_protocol!r}",
+                              fields=("emit_protocol",))
         if self.emit_endpoint and not self.emit_endpoint.startswith(("http://", "https://")):
-            raise InputError(f"--emit-endpoint must be an http:// or https:// URL, "
-                             f"got {self.emit_endpoint!r}")
+            raise ConfigError(f"{{emit_endpoint}} must be an http:// or https:// URL, "
+                              f"got {self.emit_endpoint!r}", fields=("emit_endpoint",))
         if bool(self.tls_cert) != bool(self.tls_key):
-            raise InputError("--tls-cert and --tls-key go together")
+            raise ConfigError("{tls_cert} and {tls_key} go together", fields=("tls_cert", "tls_key"))
         if self.grace_s < 0 or self.max_wait_s <= 0:
-            raise InputError("--grace must be >= 0 and --max-wait > 0")
+            raise ConfigError("{grace_s} must be >= 0 and {max_wait_s} > 0",
+                              fields=("grace_s", "max_wait_s"))
         if self.max_wait_s < self.grace_s:
-            raise InputError("--max-wait must be at least --grace")
+            raise ConfigError("{max_wait_s} must be at least {grace_s}",
+                              fields=("max_wait_s", "grace_s"))
         if self.synchronous.upper() not in ("FULL", "NORMAL"):
-            raise InputError("synchronous must be FULL or NORMAL")
+            raise ConfigError("{synchronous} must be FULL or NORMAL", fields=("synchronous",))
         for name in ("max_body_bytes", "max_open_traces", "max_pending_bytes", "max_inflight_bytes"):
             if getattr(self, name) <= 0:
-                raise InputError(f"{name} must be positive")
+                raise ConfigError(f"{{{name}}} must be positive", fields=(name,))
         if self.max_pending_bytes < self.max_body_bytes or self.max_inflight_bytes < self.max_body_bytes:
-            raise InputError("the pending and in-flight byte caps must be at least the body cap")
+            raise ConfigError("the pending and in-flight byte caps must be at least the body cap")
         if self.scorer_processes < 0:
-            raise InputError("scorer_processes must be >= 0")
+            raise ConfigError("{scorer_processes} must be >= 0", fields=("scorer_processes",))
         return self
 
     @property

@@ -9,7 +9,7 @@ Example:
     >>> from ek_otel.serve.store import Store, IncomingChunk
     >>> w = GroupCommitWriter(lambda: Store(":memory:"))
     >>> w.start()
-    >>> w.submit(lambda s: s.ingest([IncomingChunk("spans", "a" * 32, b"x", ("b" * 16,))])).result(5)
+    >>> w.submit(lambda s: s.ingest([IncomingChunk("traces", "a" * 32, b"x", ("b" * 16,))])).result(5)
     [(1, 0, False)]
     >>> w.call(lambda s: s.counts()["spans"])
     1

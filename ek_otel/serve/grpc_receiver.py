@@ -3,12 +3,12 @@
 Requests arrive as raw bytes (no deserializer), so the body is parsed once, by
 :func:`~ek_otel.ingest.otlp.split_traces`. The receive limit is raised to the body cap
 (64 MiB by default; grpcio's own default of 4 MiB would reject big batches as
-non-retryable). Status codes:
-
-- INVALID_ARGUMENT for an undecodable request (not retried);
-- UNAVAILABLE with ``RetryInfo`` in ``grpc-status-details-bin`` when at a cap or when the
-  store is not ready (the SDK and the Collector retry it after the given delay);
-- UNAUTHENTICATED when a token is required and missing.
+non-retryable). Every refusal is an exception answered by the status table of
+:mod:`ek_otel.serve.responses` (the one the HTTP receiver uses too): INVALID_ARGUMENT for an
+undecodable request (not retried); UNAVAILABLE with ``RetryInfo`` in
+``grpc-status-details-bin`` when at a cap, when the store is not ready, or on a failure of
+ours (the SDK and the Collector retry it after the given delay); UNAUTHENTICATED when a
+token is required and missing.
 
 Memory bound. grpcio receives a unary request whole before the handler runs, so a byte
 budget checked in the handler comes too late (30 concurrent 40 MiB requests once peaked at
@@ -28,10 +28,8 @@ The loadbalancing exporter of the Collector speaks only OTLP/gRPC: this receiver
 lets several ek-otel instances sit behind one Collector tier, routed by trace id.
 
 Example:
-    >>> from google.rpc import status_pb2
-    >>> st = status_pb2.Status.FromString(retry_status(14, "busy", 2))
-    >>> st.code, st.details[0].type_url
-    (14, 'type.googleapis.com/google.rpc.RetryInfo')
+    >>> TRACE_METHOD
+    ('opentelemetry.proto.collector.trace.v1.TraceService', 'Export')
 """
 
 from __future__ import annotations
@@ -44,28 +42,17 @@ from typing import Callable, Iterator, Optional
 
 import grpc
 
-from ..errors import DecodeError
-from .assembler import Overloaded
+from ..errors import InputError, Overloaded
 from .config import ServeConfig
-from .intake import InflightBudget, Intake, response_body
+from .intake import InflightBudget, Intake, Prepared
+from .responses import NotReady, Unauthenticated, refusal_for, response_body
 
-__all__ = ["TRACE_METHOD", "LOGS_METHOD", "retry_status", "GrpcReceiver"]
+__all__ = ["TRACE_METHOD", "LOGS_METHOD", "GrpcReceiver"]
 
 _log = logging.getLogger(__name__)
 
 TRACE_METHOD = ("opentelemetry.proto.collector.trace.v1.TraceService", "Export")
 LOGS_METHOD = ("opentelemetry.proto.collector.logs.v1.LogsService", "Export")
-
-
-def retry_status(code: int, message: str, retry_after_s: int) -> bytes:
-    """A serialized ``google.rpc.Status`` carrying a ``RetryInfo`` detail."""
-    from google.protobuf import duration_pb2
-    from google.rpc import error_details_pb2, status_pb2
-
-    info = error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=retry_after_s))
-    status = status_pb2.Status(code=code, message=message)
-    status.details.add().Pack(info)
-    return status.SerializeToString()
 
 
 class GrpcReceiver:
@@ -151,53 +138,53 @@ class GrpcReceiver:
                     return True
         return False
 
-    def _unavailable(self, context: grpc.ServicerContext, message: str, retry_after_s: int):
-        context.set_trailing_metadata(
-            (("grpc-status-details-bin", retry_status(grpc.StatusCode.UNAVAILABLE.value[0],
-                                                      message, retry_after_s)),))
-        context.abort(grpc.StatusCode.UNAVAILABLE, message)
+    def _refuse(self, context: grpc.ServicerContext, exc: Exception, signal: str):
+        """Abort the RPC with the status of ``exc`` (:func:`~.responses.refusal_for`)."""
+        refusal = refusal_for(exc, retry_after_s=self.config.retry_after_s, noun="request")
+        if refusal.ours:
+            _log.exception("receiving %s over gRPC failed", signal)
+        trailers = refusal.grpc_trailers()
+        if trailers:
+            context.set_trailing_metadata(trailers)
+        context.abort(refusal.grpc_code, refusal.message)
 
-    def _export(self, signal: str, requests: Iterator[bytes], context: grpc.ServicerContext):
-        if not self._authorized(context):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
-        if not self.ready():
-            self._unavailable(context, "not ready; retry later", self.config.retry_after_s)
-        if not self._receive_slots.acquire(blocking=False):
-            self._unavailable(context, f"{self.max_receives} requests being received (cap); "
-                              "retry later", self.config.retry_after_s)
+    def _export(self, signal: str, requests: Iterator[bytes],
+                context: grpc.ServicerContext) -> Prepared:
+        try:
+            if not self._authorized(context):
+                raise Unauthenticated("missing or invalid bearer token")
+            if not self.ready():
+                raise NotReady("not ready; retry later", self.config.retry_after_s)
+            if not self._receive_slots.acquire(blocking=False):
+                raise Overloaded(f"{self.max_receives} requests being received (cap); "
+                                 "retry later", self.config.retry_after_s)
+        except Exception as exc:
+            self._refuse(context, exc, signal)
         with self._count_lock:
             self.receiving += 1
         try:
             body = next(iter(requests), None)
             if body is None:
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, "no request message")
+                self._refuse(context, InputError("no request message"), signal)
             return self._accept(signal, body, context)
         finally:
             with self._count_lock:
                 self.receiving -= 1
             self._receive_slots.release()
 
-    def _accept(self, signal: str, body: bytes, context: grpc.ServicerContext):
+    def _accept(self, signal: str, body: bytes, context: grpc.ServicerContext) -> Prepared:
+        held = 0
         try:
             self.budget.acquire(len(body))
-        except Overloaded as exc:
-            self._unavailable(context, str(exc), exc.retry_after_s)
-        try:
-            prepared = self.intake.accept(signal, body, "protobuf")
-        except (DecodeError, RecursionError) as exc:
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"undecodable request: {exc}"[:1000])
-        except Overloaded as exc:
-            self._unavailable(context, str(exc), exc.retry_after_s)
-        except Exception as exc:  # ours, not the client's: retryable
-            _log.exception("receiving %s over gRPC failed", signal)
-            self._unavailable(context, f"temporary failure: {type(exc).__name__}",
-                              self.config.retry_after_s)
+            held = len(body)
+            return self.intake.accept(signal, body, "protobuf")
+        except Exception as exc:
+            self._refuse(context, exc, signal)
         finally:
-            self.budget.release(len(body))
-        return prepared
+            self.budget.release(held)
 
     def _traces(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:
-        prepared = self._export("spans", requests, context)
+        prepared = self._export("traces", requests, context)
         return response_body("traces", "protobuf", prepared.rejected, prepared.error_message)
 
     def _logs(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> bytes:

@@ -1,35 +1,25 @@
 """The OTLP/HTTP receiver (aiohttp): ``POST /v1/traces`` and ``/v1/logs``, plus health.
 
-Status codes follow the OTLP spec (``reference/otlp.md``):
-
-======================================  =================================================
-200                                     stored durably (``partial_success`` when spans
-                                        were rejected)
-400                                     undecodable body (the client never retries)
-401                                     missing or wrong bearer token
-405 / 415                               not POST / unsupported content type or encoding
-408                                     the body did not arrive within the body timeout
-413                                     body over the cap after decompression
-503 + ``Retry-After``                   at a memory cap, store not ready, or any
-                                        problem of ours (the client retries)
-======================================  =================================================
-
-Error bodies are ``google.rpc.Status`` in the request's content type. ``GET /healthz`` is 200
-while the server runs; ``GET /readyz`` is 200 only once the store is open and the server is
-not shutting down.
+A stored request answers 200 (with ``partial_success`` when records were rejected); every
+refusal is an exception, answered by the status table of :mod:`ek_otel.serve.responses`
+(the one the gRPC receiver uses too): 400 undecodable, 401 token, 405 not POST, 408 body too
+slow, 413 body over the cap after decompression, 415 content type or encoding, 503 with
+``Retry-After`` at a memory cap, when not ready, or on any failure of ours. Error bodies are
+``google.rpc.Status`` in the request's content type. ``GET /healthz`` is 200 while the
+server runs; ``GET /readyz`` is 200 only once the store is open and the server is not
+shutting down.
 
 Example:
-    >>> status_body("json", 3, "bad")
-    b'{"code": 3, "message": "bad"}'
-    >>> response_body("traces", "json", 2, "invalid id")
-    b'{"partialSuccess": {"rejectedSpans": "2", "errorMessage": "invalid id"}}'
+    >>> from ek_otel.serve.config import ServeConfig
+    >>> app = make_app(None, ServeConfig(gold="g"), ready=lambda: False)
+    >>> sorted({r.resource.canonical for r in app.router.routes()})
+    ['/healthz', '/readyz', '/v1/logs', '/v1/traces']
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 import logging
 import ssl
 from concurrent.futures import ThreadPoolExecutor
@@ -37,13 +27,22 @@ from typing import Callable, Optional
 
 from aiohttp import ClientPayloadError, web
 
-from ..errors import DecodeError
-from .assembler import Overloaded
-from .body import BodyTooLarge, Decompressor, UnsupportedMediaType, format_of
+from .body import BodyTooLarge, Decompressor, format_of
 from .config import ServeConfig
-from .intake import InflightBudget, Intake, response_body
+from .intake import InflightBudget, Intake, Prepared
+from .responses import (
+    CONTENT_TYPES,
+    BodyTimeout,
+    ClientGone,
+    MethodNotAllowed,
+    NotReady,
+    Unauthenticated,
+    refusal_for,
+    response_body,
+    status_body,
+)
 
-__all__ = ["status_body", "response_body", "make_app", "HttpReceiver"]
+__all__ = ["make_app", "HttpReceiver"]
 
 _log = logging.getLogger(__name__)
 
@@ -51,152 +50,146 @@ _log = logging.getLogger(__name__)
 #: thread, so health checks stay responsive).
 _INLINE_SPLIT_BYTES = 1 * 2**20
 
-_CONTENT_TYPES = {"protobuf": "application/x-protobuf", "json": "application/json"}
-
-# google.rpc.Code values
-_INVALID_ARGUMENT = 3
-_UNAUTHENTICATED = 16
-_UNAVAILABLE = 14
-_RESOURCE_EXHAUSTED = 8
-_UNIMPLEMENTED = 12
-_DEADLINE_EXCEEDED = 4
+_READ_CHUNK = 256 * 1024
 
 
-def status_body(fmt: str, code: int, message: str) -> bytes:
-    """A ``google.rpc.Status`` error body, protobuf or JSON."""
-    if fmt == "json":
-        return json.dumps({"code": code, "message": message}).encode()
-    from google.rpc import status_pb2
+class _Endpoints:
+    """The request handlers of one receiver, and what they share (intake, config, budget)."""
 
-    return status_pb2.Status(code=code, message=message).SerializeToString()
+    def __init__(self, intake: Intake, config: ServeConfig, ready: Callable[[], bool],
+                 budget: InflightBudget, executor: ThreadPoolExecutor):
+        self.intake = intake
+        self.config = config
+        self.ready = ready
+        self.budget = budget
+        self.executor = executor
 
+    # -- routes ------------------------------------------------------------------------------
 
-def _error(fmt: str, status: int, code: int, message: str, headers: Optional[dict] = None):
-    return web.Response(status=status, body=status_body(fmt, code, message),
-                        content_type=_CONTENT_TYPES[fmt], headers=headers)
+    async def traces(self, request: web.Request) -> web.Response:
+        return await self.export(request, "traces")
+
+    async def logs(self, request: web.Request) -> web.Response:
+        return await self.export(request, "logs")
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.json_response({"status": "serving"})
+
+    async def readyz(self, request: web.Request) -> web.Response:
+        if self.ready():
+            return web.json_response({"status": "ready"})
+        return web.json_response({"status": "not ready"}, status=503,
+                                 headers={"Retry-After": str(self.config.retry_after_s)})
+
+    # -- export ------------------------------------------------------------------------------
+
+    async def export(self, request: web.Request, signal: str) -> web.Response:
+        """Check, read, split, admit and commit one request; answer 200 once it is durable."""
+        # Errors before the content type is known are answered in the format it suggests.
+        fmt = "json" if "json" in (request.headers.get("Content-Type") or "") else "protobuf"
+        try:
+            self._check(request)
+            fmt = format_of(request.headers.get("Content-Type"))
+            if not self.ready():
+                raise NotReady("not ready; retry later", self.config.retry_after_s)
+            prepared = await self._store(request, signal, fmt)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return self._refuse(fmt, exc, signal)
+        return web.Response(status=200, body=response_body(signal, fmt, prepared.rejected,
+                                                           prepared.error_message),
+                            content_type=CONTENT_TYPES[fmt])
+
+    def _check(self, request: web.Request) -> None:
+        if request.method != "POST":
+            raise MethodNotAllowed(f"{request.method} is not allowed; use POST")
+        token = self.config.auth_token
+        if not token:
+            return
+        scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+        if not (scheme.lower() == "bearer"
+                and hmac.compare_digest(value.strip().encode(), token.encode())):
+            raise Unauthenticated("missing or invalid bearer token")
+
+    async def _store(self, request: web.Request, signal: str, fmt: str) -> Prepared:
+        reserved = 0
+        try:
+            try:
+                body, reserved = await asyncio.wait_for(self._read_body(request),
+                                                        self.config.body_timeout_s)
+            except asyncio.TimeoutError:
+                raise BodyTimeout("the body did not arrive in time") from None
+            except (ConnectionError, ClientPayloadError) as exc:
+                # The client went away mid-body (or sent a broken chunked framing): nothing
+                # was stored and no one is there to read an answer.
+                raise ClientGone(str(exc)) from exc
+            if len(body) <= _INLINE_SPLIT_BYTES and fmt == "protobuf":
+                # Parse + group of a typical SDK batch takes ~1 ms: cheaper inline than two
+                # thread hops (each may wait a GIL switch interval under load).
+                prepared = self.intake.prepare(signal, body, fmt)
+            else:
+                loop = asyncio.get_running_loop()
+                prepared = await loop.run_in_executor(self.executor, self.intake.prepare,
+                                                      signal, body, fmt)
+            del body
+            self.intake.admit(prepared)
+            await asyncio.wrap_future(self.intake.commit(prepared))
+            return prepared
+        finally:
+            self.budget.release(reserved)
+
+    async def _read_body(self, request: web.Request) -> tuple[bytes, int]:
+        """The decompressed body, and the bytes reserved for it in the in-flight budget."""
+        cap = self.config.max_body_bytes
+        dec = Decompressor(request.headers.get("Content-Encoding"), cap)
+        length = request.content_length
+        if length is not None and length > cap:
+            raise BodyTooLarge(f"body of {length} bytes is over the cap of {cap}")
+        reserved = length or 0
+        self.budget.acquire(reserved)
+        try:
+            read = 0
+            async for chunk in request.content.iter_chunked(_READ_CHUNK):
+                read += len(chunk)
+                dec.feed(chunk)
+                need = read + dec.size
+                if need > reserved:
+                    self.budget.acquire(need - reserved)
+                    reserved = need
+            body = dec.finish()
+            if len(body) + read > reserved:
+                self.budget.acquire(len(body) + read - reserved)
+                reserved = len(body) + read
+        except BaseException:
+            self.budget.release(reserved)
+            raise
+        return body, reserved
+
+    def _refuse(self, fmt: str, exc: Exception, signal: str) -> web.Response:
+        refusal = refusal_for(exc, retry_after_s=self.config.retry_after_s, noun="body")
+        if refusal.ours:
+            _log.exception("receiving %s failed", signal)
+        elif isinstance(exc, ClientGone):
+            _log.debug("client of %s went away: %s", signal, exc)
+        return web.Response(status=refusal.http_status,
+                            body=status_body(fmt, refusal.rpc_code, refusal.message),
+                            content_type=CONTENT_TYPES[fmt], headers=refusal.http_headers())
 
 
 def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
              budget: Optional[InflightBudget] = None,
              executor: Optional[ThreadPoolExecutor] = None) -> web.Application:
-    """Build the aiohttp application of the receiver."""
-    budget = budget or InflightBudget(config.max_inflight_bytes, config.retry_after_s)
-    executor = executor or ThreadPoolExecutor(2, thread_name_prefix="ek-otel-split")
-    token = config.auth_token
-    retry_headers = {"Retry-After": str(config.retry_after_s)}
-
-    def authorized(request: web.Request) -> bool:
-        if not token:
-            return True
-        header = request.headers.get("Authorization", "")
-        scheme, _, value = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
-                                                                  token.encode())
-
-    async def read_body(request: web.Request, fmt: str) -> tuple[bytes, int]:
-        dec = Decompressor(request.headers.get("Content-Encoding"), config.max_body_bytes)
-        length = request.content_length
-        if length is not None and length > config.max_body_bytes:
-            raise BodyTooLarge(f"body of {length} bytes is over the cap of {config.max_body_bytes}")
-        reserved = length or 0
-        budget.acquire(reserved)
-        try:
-            read = 0
-            async for chunk in request.content.iter_chunked(256 * 1024):
-                read += len(chunk)
-                dec.feed(chunk)
-                need = read + dec.size
-                if need > reserved:
-                    budget.acquire(need - reserved)
-                    reserved = need
-            body = dec.finish()
-            if len(body) + read > reserved:
-                budget.acquire(len(body) + read - reserved)
-                reserved = len(body) + read
-        except BaseException:
-            budget.release(reserved)
-            raise
-        return body, reserved
-
-    async def export(request: web.Request, signal: str) -> web.Response:
-        guess = "json" if "json" in (request.headers.get("Content-Type") or "") else "protobuf"
-        if request.method != "POST":
-            resp = _error(guess, 405, _UNIMPLEMENTED, f"{request.method} is not allowed; use POST")
-            resp.headers["Allow"] = "POST"
-            return resp
-        if not authorized(request):
-            return _error(guess, 401, _UNAUTHENTICATED, "missing or invalid bearer token",
-                          {"WWW-Authenticate": "Bearer"})
-        try:
-            fmt = format_of(request.headers.get("Content-Type"))
-        except UnsupportedMediaType as exc:
-            return _error(guess, 415, _INVALID_ARGUMENT, str(exc))
-        if not ready():
-            return _error(fmt, 503, _UNAVAILABLE, "not ready; retry later", retry_headers)
-        reserved = 0
-        try:
-            try:
-                body, reserved = await asyncio.wait_for(read_body(request, fmt),
-                                                        config.body_timeout_s)
-            except asyncio.TimeoutError:
-                return _error(fmt, 408, _DEADLINE_EXCEEDED, "the body did not arrive in time")
-            what = "spans" if signal == "traces" else "logs"
-            if len(body) <= _INLINE_SPLIT_BYTES and fmt == "protobuf":
-                # Parse + group of a typical SDK batch takes ~1 ms: cheaper inline than two
-                # thread hops (each may wait a GIL switch interval under load).
-                prepared = intake.prepare(what, body, fmt)
-            else:
-                loop = asyncio.get_running_loop()
-                prepared = await loop.run_in_executor(executor, intake.prepare, what, body, fmt)
-            del body
-            intake.admit(prepared)
-            await asyncio.wrap_future(intake.commit(prepared))
-        except UnsupportedMediaType as exc:
-            return _error(fmt, 415, _INVALID_ARGUMENT, str(exc))
-        except BodyTooLarge as exc:
-            return _error(fmt, 413, _RESOURCE_EXHAUSTED, str(exc))
-        except (DecodeError, RecursionError) as exc:
-            return _error(fmt, 400, _INVALID_ARGUMENT, f"undecodable body: {exc}"[:1000])
-        except Overloaded as exc:
-            return _error(fmt, 503, _UNAVAILABLE, str(exc),
-                          {"Retry-After": str(exc.retry_after_s)})
-        except asyncio.CancelledError:
-            raise
-        except (ConnectionError, ClientPayloadError) as exc:
-            # The client went away mid-body (or sent a broken chunked framing): nothing was
-            # stored and no one is there to read an answer. Not our failure: no traceback,
-            # or any client could flood the log by hanging up.
-            _log.debug("client of %s went away: %s", signal, exc)
-            return _error(fmt, 400, _INVALID_ARGUMENT, f"incomplete body: {exc}"[:1000])
-        except Exception as exc:  # ours, not the client's: retryable
-            _log.exception("receiving %s failed", signal)
-            return _error(fmt, 503, _UNAVAILABLE, f"temporary failure: {type(exc).__name__}",
-                          retry_headers)
-        finally:
-            budget.release(reserved)
-        return web.Response(status=200, body=response_body(signal, fmt, prepared.rejected,
-                                                           prepared.error_message),
-                            content_type=_CONTENT_TYPES[fmt])
-
-    async def traces(request: web.Request) -> web.Response:
-        return await export(request, "traces")
-
-    async def logs(request: web.Request) -> web.Response:
-        return await export(request, "logs")
-
-    async def healthz(request: web.Request) -> web.Response:
-        return web.json_response({"status": "serving"})
-
-    async def readyz(request: web.Request) -> web.Response:
-        if ready():
-            return web.json_response({"status": "ready"})
-        return web.json_response({"status": "not ready"}, status=503, headers=retry_headers)
-
+    """Build the aiohttp application of the receiver (routes of :class:`_Endpoints`)."""
+    endpoints = _Endpoints(
+        intake, config, ready,
+        budget or InflightBudget(config.max_inflight_bytes, config.retry_after_s),
+        executor or ThreadPoolExecutor(2, thread_name_prefix="ek-otel-split"))
     app = web.Application(client_max_size=config.max_body_bytes)
-    app.router.add_route("*", "/v1/traces", traces)
-    app.router.add_route("*", "/v1/logs", logs)
-    app.router.add_get("/healthz", healthz)
-    app.router.add_get("/readyz", readyz)
+    app.router.add_route("*", "/v1/traces", endpoints.traces)
+    app.router.add_route("*", "/v1/logs", endpoints.logs)
+    app.router.add_get("/healthz", endpoints.healthz)
+    app.router.add_get("/readyz", endpoints.readyz)
     return app
 
 

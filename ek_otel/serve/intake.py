@@ -6,7 +6,7 @@ The steps, shared by OTLP/HTTP and OTLP/gRPC:
    (:func:`~ek_otel.ingest.otlp.split_traces`); an undecodable body raises
    :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
 2. :meth:`Intake.admit` refuses the request with
-   :class:`~ek_otel.serve.assembler.Overloaded` (503 / UNAVAILABLE + retry) when it would
+   :class:`~ek_otel.errors.Overloaded` (503 / UNAVAILABLE + retry) when it would
    break a memory cap. Nothing is dropped silently: the client keeps the data and retries.
 3. :meth:`Intake.commit` hands the chunks to the group-commit writer; the returned future
    resolves once they are durable (and the trace index knows them). Only then is the
@@ -17,7 +17,7 @@ Example:
     >>> b.acquire(60); b.acquire(60)
     Traceback (most recent call last):
     ...
-    ek_otel.serve.assembler.Overloaded: 120 request bytes in flight (cap 100); retry later
+    ek_otel.errors.Overloaded: 120 request bytes in flight (cap 100); retry later
     >>> b.release(60); b.acquire(60); b.in_flight
     60
 """
@@ -31,12 +31,13 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..emit.own_output import drop_own_output
+from ..errors import Overloaded
 from ..ingest.bad_input import INVALID_UTF8
-from .assembler import Overloaded, TraceIndex
 from .groupcommit import GroupCommitWriter
 from .store import IncomingChunk
+from .trace_index import TraceIndex
 
-__all__ = ["Prepared", "Intake", "InflightBudget", "drop_own_output", "response_body"]
+__all__ = ["Prepared", "Intake", "InflightBudget"]
 
 
 @dataclass(frozen=True)
@@ -54,42 +55,6 @@ class Prepared:
         for c in self.chunks:
             out[c.trace_id] = out.get(c.trace_id, 0) + len(c.payload)
         return out
-
-
-def response_body(signal: str, fmt: str, rejected: int = 0, message: str = "") -> bytes:
-    """An ``Export{Trace,Logs}ServiceResponse`` (``signal``: ``"traces"`` or ``"logs"``),
-    with ``partial_success`` when something was rejected; what both receivers answer.
-
-    Example:
-        >>> response_body("logs", "json"), response_body("traces", "json", 1, "invalid id")
-        (b'{}', b'{"partialSuccess": {"rejectedSpans": "1", "errorMessage": "invalid id"}}')
-    """
-    if fmt == "json":
-        if not rejected and not message:
-            return b"{}"
-        import json
-
-        field = "rejectedSpans" if signal == "traces" else "rejectedLogRecords"
-        return json.dumps({"partialSuccess": {field: str(rejected), "errorMessage": message}}).encode()
-    if signal == "traces":
-        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-            ExportTraceServiceResponse,
-        )
-
-        resp = ExportTraceServiceResponse()
-        if rejected or message:
-            resp.partial_success.rejected_spans = rejected
-            resp.partial_success.error_message = message
-    else:
-        from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-            ExportLogsServiceResponse,
-        )
-
-        resp = ExportLogsServiceResponse()
-        if rejected or message:
-            resp.partial_success.rejected_log_records = rejected
-            resp.partial_success.error_message = message
-    return resp.SerializeToString()
 
 
 class InflightBudget:
@@ -121,7 +86,7 @@ class Intake:
     Args:
         writer: The group-commit writer of the store.
         index: The open-trace index (caps, completion).
-        on_stored: Called after each request's chunks are durable (wakes the assembler).
+        on_stored: Called after each request's chunks are durable (wakes the scheduler).
         clock: Wall-clock seconds (arrival times are stored, to survive restarts).
     """
 
@@ -161,14 +126,14 @@ class Intake:
     def _split(self, signal: str, body: bytes, fmt: str) -> Prepared:
         from ..ingest.otlp import split_logs, split_traces
 
-        if signal == "spans":
+        if signal == "traces":
             split = split_traces(body, fmt)
             chunks = tuple(
-                IncomingChunk("spans", c.trace_id, c.payload, tuple(c.span_ids),
+                IncomingChunk("traces", c.trace_id, c.payload, tuple(c.span_ids),
                               bool(c.root_span_ids))
                 for c in split.chunks
             )
-            return Prepared("spans", chunks, split.rejected_spans, split.error_message)
+            return Prepared("traces", chunks, split.rejected_spans, split.error_message)
         split = split_logs(body, fmt)
         # Log records with no trace id cannot belong to an episode: they are not stored.
         chunks = tuple(IncomingChunk("logs", c.trace_id, c.payload)

@@ -26,7 +26,7 @@ import json
 import sqlite3
 from typing import Optional
 
-from ..errors import InputError
+from ..errors import ConfigError, InputError
 from .store import Store
 
 __all__ = ["load_run"]
@@ -51,7 +51,8 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
             raise InputError("not an ek-otel store (no scores table)", path=store_path)
         gold = gold or store.meta("gold")
         if not gold:
-            raise InputError("the store records no gold file; pass --gold", path=store_path)
+            raise ConfigError("the store records no gold file: pass one as {gold}",
+                              fields=("gold",), path=store_path)
         settings_json = store.meta("score_settings") or ""
         rows = store.latest_scores()
         revisions = store.revision_count()

@@ -1,7 +1,7 @@
-"""The assembler loop: find due traces, score them off the event loop, commit the results.
+"""The scheduler loop: find due traces, score them off the event loop, commit the results.
 
 A thread wakes every ``tick_s`` (and whenever spans are stored), asks the
-:class:`~ek_otel.serve.assembler.TraceIndex` which traces are due, and submits each to the
+:class:`~ek_otel.serve.trace_index.TraceIndex` which traces are due, and submits each to the
 scoring executor (worker processes by default: decoding is CPU-bound and the receiver keeps
 the other core). Each result is committed by the group-commit writer in one transaction
 (score + outbox rows + covered payloads); only then does the trace leave the index. A
@@ -21,10 +21,10 @@ import time
 from concurrent.futures import Executor, Future
 from typing import Callable, Optional, Sequence
 
-from .assembler import TraceIndex
 from .groupcommit import GroupCommitWriter
-from .scoring import ScoringResult, ScoringSetup, score_traces
 from .store import Store
+from .trace_index import TraceIndex
+from .worker import ScoringResult, ScoringSetup, score_traces
 
 __all__ = ["Scheduler", "MAX_SCORING_FAILURES"]
 
@@ -86,7 +86,7 @@ class Scheduler:
     def start(self) -> None:
         """Start the executor and the loop thread."""
         self.executor = self.make_executor()
-        self._thread = threading.Thread(target=self._run, name="ek-otel-assembler", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="ek-otel-scheduler", daemon=True)
         self._thread.start()
 
     def wake(self) -> None:
@@ -131,7 +131,7 @@ class Scheduler:
             try:
                 self.tick()
             except Exception:  # pragma: no cover - logged; the next tick retries
-                _log.exception("assembler tick failed")
+                _log.exception("scheduler tick failed")
             time.sleep(min(self.tick_s, 0.02))
 
     def tick(self) -> int:

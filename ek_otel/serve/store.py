@@ -19,7 +19,7 @@ and, for logs, by a digest of the payload.
 
 Example:
     >>> s = Store(":memory:")
-    >>> chunk = IncomingChunk("spans", "ab" * 16, b"raw", ("01" * 8,), True)
+    >>> chunk = IncomingChunk("traces", "ab" * 16, b"raw", ("01" * 8,), True)
     >>> s.ingest([chunk], now=10.0)               # (bytes stored, next revision, has root)
     [(3, 0, True)]
     >>> s.ingest([chunk], now=11.0)               # the same spans again: nothing new
@@ -27,30 +27,27 @@ Example:
     >>> [(t.trace_id[:4], t.has_root, t.pending_bytes) for t in s.open_traces()]
     [('abab', True, 3)]
     >>> s.payloads_for("ab" * 16, upto=10**9)
-    [('spans', b'raw')]
+    [('traces', b'raw')]
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from ..errors import InputError
+from ..errors import ConfigError
 
 __all__ = [
     "SCHEMA",
     "IncomingChunk",
-    "OpenTrace",
+    "OpenTraceRow",
     "ScoreRow",
     "OutboxRow",
     "Store",
-    "StoreLock",
     "NotAStore",
-    "StoreInUse",
     "connect",
 ]
 
@@ -69,7 +66,7 @@ CREATE INDEX IF NOT EXISTS traces_state ON traces(state);
 CREATE TABLE IF NOT EXISTS payloads(
     id INTEGER PRIMARY KEY,
     trace_id TEXT NOT NULL,
-    signal TEXT NOT NULL,            -- spans | logs
+    signal TEXT NOT NULL,            -- traces | logs ('spans' in stores of ek-otel 0.1.0)
     digest BLOB NOT NULL,
     data BLOB NOT NULL,
     received REAL NOT NULL,
@@ -130,7 +127,7 @@ def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> 
     return conn
 
 
-class NotAStore(InputError):
+class NotAStore(ConfigError):
     """The file is a SQLite database of something else (``ek-otel serve`` refuses it).
 
     Example:
@@ -140,63 +137,15 @@ class NotAStore(InputError):
         >>> Store(path)
         Traceback (most recent call last):
         ...
-        ek_otel.serve.store.NotAStore: ...app.db: not an ek-otel store (it holds other tables: users); pass another --store
+        ek_otel.serve.store.NotAStore: ...app.db: not an ek-otel store (it holds other tables: users); choose another store
     """
-
-
-class StoreInUse(InputError):
-    """Another ``ek-otel serve`` holds the store (two servers would score runs twice)."""
-
-
-class StoreLock:
-    """An exclusive lock on a store for one server's lifetime: ``PATH.lock``, ``flock``-ed.
-
-    The kernel drops the lock when the process dies (``kill -9`` included), so a stale lock
-    file never blocks a restart. The lock is on a side file, not on the database: closing
-    any descriptor of the database file would drop SQLite's own POSIX locks.
-
-    Example:
-        >>> import os, tempfile
-        >>> path = os.path.join(tempfile.mkdtemp(), "s.db")
-        >>> first = StoreLock(path)
-        >>> StoreLock(path)
-        Traceback (most recent call last):
-        ...
-        ek_otel.serve.store.StoreInUse: ...s.db: the store is in use by another ek-otel serve (pid ...)
-        >>> first.release(); StoreLock(path).release()
-    """
-
-    def __init__(self, path: str):
-        self.path = path
-        self._fd: Optional[int] = None
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no lock
-            return
-        fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise StoreInUse(f"{path}: the store is in use by another ek-otel serve "
-                             f"(pid {holder})") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._fd = fd
-
-    def release(self) -> None:
-        """Release the lock (safe to call twice)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
 
 
 @dataclass(frozen=True)
 class IncomingChunk:
     """One trace's share of a request, as the receiver hands it to the store.
 
-    ``signal`` is ``"spans"`` or ``"logs"``; ``span_ids`` is empty for logs.
+    ``signal`` is the OTLP signal, ``"traces"`` or ``"logs"``; ``span_ids`` is empty for logs.
     """
 
     signal: str
@@ -207,8 +156,8 @@ class IncomingChunk:
 
 
 @dataclass(frozen=True)
-class OpenTrace:
-    """A trace with payloads not yet scored (what the assembler tracks in memory)."""
+class OpenTraceRow:
+    """A trace with payloads not yet scored (what the TraceIndex tracks in memory)."""
 
     trace_id: str
     first_seen: float
@@ -260,8 +209,9 @@ class Store:
             if tables and "meta" not in tables:
                 # Another application's database: never add our tables to it.
                 self.conn.close()
-                raise NotAStore(f"{path}: not an ek-otel store (it holds other tables: "
-                                f"{', '.join(sorted(tables)[:5])}); pass another --store")
+                raise NotAStore(f"not an ek-otel store (it holds other tables: "
+                                f"{', '.join(sorted(tables)[:5])}); choose another {{store}}",
+                                fields=("store",), path=path)
             self.conn.executescript(SCHEMA)
 
     def close(self) -> None:
@@ -335,7 +285,7 @@ class Store:
         stored = []
         cur = self.conn.cursor()
         for chunk in chunks:
-            if chunk.signal == "spans":
+            if chunk.signal == "traces":
                 before = self.conn.total_changes
                 cur.executemany(
                     "INSERT OR IGNORE INTO spans(trace_id, span_id) VALUES(?, ?)",
@@ -371,15 +321,15 @@ class Store:
             stored.append((size, revisions, bool(has_root)))
         return stored
 
-    # -- assembling -----------------------------------------------------------------------
+    # -- scoring --------------------------------------------------------------------------
 
-    def open_traces(self) -> list[OpenTrace]:
-        """Every trace with payloads not yet scored (to rebuild the assembler on start)."""
+    def open_traces(self) -> list[OpenTraceRow]:
+        """Every trace with payloads not yet scored (to rebuild the TraceIndex on start)."""
         rows = self.conn.execute(
             "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
             "FROM traces WHERE state='open' ORDER BY first_seen"
         ).fetchall()
-        return [OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+        return [OpenTraceRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
 
     def max_payload_id(self, trace_id: str) -> int:
         """The highest payload id of a trace (0 when none): what a scoring run covers."""
@@ -389,11 +339,16 @@ class Store:
         return row[0] or 0
 
     def payloads_for(self, trace_id: str, upto: int) -> list[tuple[str, bytes]]:
-        """All ``(signal, data)`` payloads of a trace with id ≤ ``upto``, in arrival order."""
+        """All ``(signal, data)`` payloads of a trace with id ≤ ``upto``, in arrival order.
+
+        ``signal`` is ``"traces"`` or ``"logs"`` (a store of ek-otel 0.1.0 recorded traces as
+        ``"spans"``: read as ``"traces"``).
+        """
         return [
             (r[0], bytes(r[1]))
             for r in self.conn.execute(
-                "SELECT signal, data FROM payloads WHERE trace_id=? AND id<=? ORDER BY id",
+                "SELECT CASE signal WHEN 'spans' THEN 'traces' ELSE signal END, data "
+                "FROM payloads WHERE trace_id=? AND id<=? ORDER BY id",
                 (trace_id, upto),
             )
         ]
@@ -416,7 +371,7 @@ class Store:
         """Commit one scored revision: score row, outbox row, covered payloads, trace state.
 
         One outbox row is added per name in ``sinks`` (when the episode matched a task).
-        Returns ``(recorded, open_trace)``: ``open_trace`` is the trace's :class:`OpenTrace`
+        Returns ``(recorded, open_trace)``: ``open_trace`` is the trace's :class:`OpenTraceRow`
         when it still has payloads not covered (newer than ``upto``: it stays open for the
         next revision), else None. A revision that is not the trace's next one (a scoring
         redone by mistake) is not recorded (``recorded`` False) and changes nothing.
@@ -466,12 +421,12 @@ class Store:
         )
         return True, (self._open_trace(trace_id) if state == "open" else None)
 
-    def _open_trace(self, trace_id: str) -> Optional[OpenTrace]:
+    def _open_trace(self, trace_id: str) -> Optional[OpenTraceRow]:
         r = self.conn.execute(
             "SELECT trace_id, first_seen, last_seen, has_root, pending_bytes, revisions "
             "FROM traces WHERE trace_id=? AND state='open'", (trace_id,)
         ).fetchone()
-        return None if r is None else OpenTrace(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
+        return None if r is None else OpenTraceRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
 
     # -- outbox -----------------------------------------------------------------------------
 

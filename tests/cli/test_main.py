@@ -46,7 +46,7 @@ def test_library_error_becomes_one_stderr_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(cli, ["gold", "show", str(missing)])
     assert result.exit_code == 2
     assert result.stderr == f"ek-otel: error: {missing}: no such file\n"
-    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert isinstance(result.exception, SystemExit) and result.exception.code == 2
 
 
 def test_console_entry_point_runs_without_traceback(tmp_path):

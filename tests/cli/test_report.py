@@ -124,3 +124,24 @@ def test_report_on_a_store_with_nothing_scored_yet(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout[result.stdout.index("{"):])
     assert data["aggregate"]["episodes"] == 0
+
+
+def test_a_store_with_no_gold_names_the_flag_in_the_cli_and_the_field_in_the_library(tmp_path):
+    """The library says what is wrong in its own terms; the CLI shows its flag."""
+    import pytest
+
+    from ek_otel.cli import cli
+    from ek_otel.errors import ConfigError
+    from ek_otel.serve.report import load_run
+    from ek_otel.serve.store import Store
+
+    path = str(tmp_path / "s.db")
+    Store(path).close()
+    with pytest.raises(ConfigError) as err:
+        load_run(path)
+    assert str(err.value) == f"{path}: the store records no gold file: pass one as gold"
+    assert err.value.fields == ("gold",)
+    result = CliRunner().invoke(cli, ["report", "--store", path])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"ek-otel: error: {path}: the store records no gold file: pass one as --gold")

@@ -24,10 +24,10 @@ def gold_file(tmp_path):
     return str(path)
 
 
-def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file):
+def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file, monkeypatch):
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
-    os.environ["EK_TEST_TOKEN"] = "t0ken"
+    monkeypatch.setenv("EK_TEST_TOKEN", "t0ken")   # inherited by the server process
     scores = tmp_path / "scores.jsonl"
     server = ServerProcess(["--gold", gold_file, "--store", str(tmp_path / "s.db"),
                             "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--grace", "0.2",
@@ -52,11 +52,14 @@ def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--tls-cert", "{gold}"], "--tls-cert and --tls-key go together"),
+    (["--tls-cert", "{gold}"], "ek-otel: error: --tls-cert and --tls-key go together\n"),
     (["--auth-token-env", "EK_NO_SUCH_VARIABLE_SET"], "not set"),
     (["--http", "nowhere"], "HOST:PORT"),
     (["--http", "off", "--grpc", "off"], "at least one receiver"),
-    (["--grace", "10", "--max-wait", "1"], "--max-wait"),
+    (["--grace", "10", "--max-wait", "1"], "--max-wait must be at least --grace"),
+    (["--grace", "-1"], "--grace must be >= 0 and --max-wait > 0"),
+    (["--scorers", "-1"], "--scorers must be >= 0"),
+    (["--max-open-traces", "0"], "--max-open-traces must be positive"),
     (["--emit-endpoint", "127.0.0.1:4317"], "http:// or https://"),
     (["--emit-header", "novalue"], "KEY=VALUE"),
     (["--ignore-tool", "*"], "would ignore every call"),
@@ -104,7 +107,9 @@ def test_a_store_that_is_not_ours_is_one_line_and_exit_2(gold_file, tmp_path):
     conn.execute("CREATE TABLE users(name)")
     conn.commit()
     conn.close()
-    for store, message in ((corrupt, "not a database"), (foreign, "not an ek-otel store")):
+    for store, message in ((corrupt, "not a database"),
+                           (foreign, "not an ek-otel store (it holds other tables: users); "
+                                     "choose another --store\n")):
         proc = _serve(gold_file, store)
         assert proc.returncode == 2, proc.stderr
         assert message in proc.stderr and "Traceback" not in proc.stderr

@@ -29,15 +29,15 @@ def test_protobuf_drops_our_scopes_and_keeps_the_agent_scopes_of_the_same_resour
     req = _trace_request([("agent", ["openinference", SCOPE_NAME]), ("ek-otel", ["x"]),
                           ("agent", ["langchain"])])
     out = ExportTraceServiceRequest.FromString(
-        drop_own_output("spans", req.SerializeToString(), "protobuf"))
+        drop_own_output("traces", req.SerializeToString(), "protobuf"))
     kept = [[ss.scope.name for ss in rs.scope_spans] for rs in out.resource_spans]
     assert kept == [["openinference"], ["langchain"]]
 
 
 def test_protobuf_without_our_output_is_returned_as_it_is():
     body = _trace_request([("agent", ["a", "b"])]).SerializeToString()
-    assert drop_own_output("spans", body, "protobuf") is body
-    assert drop_own_output("spans", b"\xff\xff", "protobuf") == b"\xff\xff"
+    assert drop_own_output("traces", body, "protobuf") is body
+    assert drop_own_output("traces", b"\xff\xff", "protobuf") == b"\xff\xff"
 
 
 def test_logs_follow_the_same_rule():
@@ -60,7 +60,7 @@ def test_json_camel_and_snake_case_are_read_alike():
             {"resource": {"attributes": [{"key": "service.name", "value": {vk: "ek-otel"}}]},
              sk: [{"scope": {"name": "b"}}]},
         ]}).encode()
-        out = json.loads(drop_own_output("spans", body, "json"))
+        out = json.loads(drop_own_output("traces", body, "json"))
         assert [[s["scope"]["name"] for s in r[sk]] for r in out[rk]] == [["a"]]
 
 

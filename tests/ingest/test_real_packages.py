@@ -155,8 +155,10 @@ def test_agent_plus_client_instrumentor_really_reports_each_call_twice(scenario)
     nested = [s for s in model_spans if s.parent_span_id in by_id]
     assert len(nested) == len(DEFAULT_SCRIPT)
     naive = sum(u.input_tokens for u in (sc.usage_of(s.attributes) for s in model_spans) if u)
-    assert naive in (expected(scenario)["usage"]["input_tokens"],
-                     2 * expected(scenario)["usage"]["input_tokens"])
+    # usage on both spans of a call, except with Traceloop, where one of the two carries it
+    times = {"agents-openinference-with-client": 2, "agents-otel-v2-with-client": 2,
+             "agents-traceloop-with-client": 1}[scenario]
+    assert naive == times * expected(scenario)["usage"]["input_tokens"]
 
 
 @pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s.startswith("logfire-agents")])

@@ -91,9 +91,12 @@ def emit_run(tracer, task_index: int, *, city: Optional[str] = None, tokens: int
 
 
 class OtlpTestSink:
-    """A gRPC OTLP endpoint collecting the spans it receives (scores exported by the server)."""
+    """A gRPC OTLP endpoint collecting the spans it receives (scores exported by the server).
 
-    def __init__(self, port: int = 0):
+    ``delay_s``: each trace export is recorded at once but acknowledged that long after.
+    """
+
+    def __init__(self, port: int = 0, *, delay_s: float = 0.0):
         from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
         from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
@@ -108,6 +111,8 @@ class OtlpTestSink:
                     for rs in request.resource_spans:
                         for ss in rs.scope_spans:
                             sink.spans.extend(ss.spans)
+                if delay_s:   # a slow backend: received, not yet acknowledged
+                    time.sleep(delay_s)
                 return trace_service_pb2.ExportTraceServiceResponse()
 
         class Logs(logs_service_pb2_grpc.LogsServiceServicer):
@@ -130,6 +135,10 @@ class OtlpTestSink:
 
     def scores(self) -> list:
         """(trace_id hex, revision, attributes) of every evaluation span received."""
+        return [(t, rev, attrs) for t, rev, _, attrs in self.evaluation_spans()]
+
+    def evaluation_spans(self) -> list:
+        """(trace_id hex, revision, span_id hex, attributes) of every evaluation span received."""
         out = []
         with self.lock:
             spans = list(self.spans)
@@ -137,7 +146,7 @@ class OtlpTestSink:
             attrs = {kv.key: kv.value for kv in span.attributes}
             if "ek.revision" in attrs or any(k.startswith("gen_ai.evaluation") for k in attrs):
                 rev = attrs["ek.revision"].int_value if "ek.revision" in attrs else 0
-                out.append((span.trace_id.hex(), rev, attrs))
+                out.append((span.trace_id.hex(), rev, span.span_id.hex(), attrs))
         return out
 
     def stop(self):
@@ -248,6 +257,24 @@ class ServerProcess:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(30)
 
+    def scoring_workers(self) -> list:
+        """Pids of the server's scoring worker processes (its ``spawn_main`` children)."""
+        pids = []
+        for task in os.listdir(f"/proc/{self.proc.pid}/task"):
+            try:
+                with open(f"/proc/{self.proc.pid}/task/{task}/children") as f:
+                    children = f.read().split()
+            except OSError:  # the thread ended meanwhile
+                continue
+            for child in children:
+                try:
+                    with open(f"/proc/{child}/cmdline", "rb") as f:
+                        if b"spawn_main" in f.read():
+                            pids.append(int(child))
+                except OSError:
+                    continue
+        return sorted(set(pids))
+
     def terminate(self, timeout: float = 90) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -263,6 +290,13 @@ class ServerProcess:
             self.proc.kill()
             self.proc.wait(10)
         self.log.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (from ``/proc/PID/stat``)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.fixture()

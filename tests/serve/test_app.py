@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import threading
 import urllib.error
@@ -14,7 +15,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 
 from ek_otel.ingest.anyvalue import attributes_to_pb
 
-from serve_helpers import OtlpTestSink, ServerProcess, free_port, wait_for
+from serve_helpers import OtlpTestSink, ServerProcess, cpu_seconds, free_port, wait_for
 
 PB = {"Content-Type": "application/x-protobuf"}
 
@@ -202,17 +203,17 @@ def test_scores_sent_back_to_the_server_are_not_scored_again(start_server):
 def test_a_trace_that_kills_its_scoring_worker_is_isolated_and_recorded(start_server, monkeypatch):
     """A poison trace (its worker dies) is retried alone, then recorded as failed; the others
     batched with it are scored."""
-    import ek_otel.serve.scoring as scoring
+    import ek_otel.serve.worker as worker
 
     poison = tid(7, 0x44)
-    real = scoring.score_trace
+    real = worker.score_trace
 
     def crashing(setup, trace_id, revision, upto):
         if trace_id == poison:
             raise SystemExit("worker died")       # what a dead worker looks like to the pool
         return real(setup, trace_id, revision, upto)
 
-    monkeypatch.setattr(scoring, "score_trace", crashing)
+    monkeypatch.setattr(worker, "score_trace", crashing)
     server = start_server()
     ids = [tid(i, 0x44) for i in range(8)]
     assert post(server.http_url + "/v1/traces", run_request(ids)) == 200
@@ -220,6 +221,104 @@ def test_a_trace_that_kills_its_scoring_worker_is_isolated_and_recorded(start_se
     rows = {r.trace_id: r for r in server.app.writer.call(lambda s: s.latest_scores())}
     assert rows[poison].matched is False and "crashed" in rows[poison].detail
     assert all(rows[t].success for t in ids if t != poison)
+
+
+def long_run_request(trace_id: str, n_calls: int) -> bytes:
+    """One run of task-1 with ``n_calls`` tool calls: seconds of scoring work for a worker."""
+    req = ExportTraceServiceRequest()
+    ss = req.resource_spans.add().scope_spans.add()
+    tb = bytes.fromhex(trace_id)
+    root = ss.spans.add()
+    root.trace_id, root.span_id, root.name = tb, tb[:8], "invoke_agent helper"
+    attributes_to_pb({"gen_ai.operation.name": "invoke_agent", "ek.task.id": "task-1"},
+                     root.attributes)
+    for i in range(n_calls):
+        span = ss.spans.add()
+        span.trace_id, span.span_id, span.parent_span_id = tb, (i + 1).to_bytes(8, "big"), tb[:8]
+        span.name, span.start_time_unix_nano = "execute_tool get_weather", 1_000 + i
+        attributes_to_pb({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+                          "gen_ai.tool.call.arguments": json.dumps({"city": f"city-{i}"})},
+                         span.attributes)
+    return req.SerializeToString()
+
+
+def test_kill_9_of_a_real_scoring_worker_mid_scoring_scores_the_episode_once(
+        tmp_path, gold, server_processes):
+    """``ek-otel serve`` with its scoring worker process: SIGKILL that process while it scores
+    a run. The server survives, starts a new worker, and the run is scored exactly once."""
+    store = str(tmp_path / "store.db")
+    server = ServerProcess(["--gold", gold, "--store", store, "--http", "127.0.0.1:0",
+                            "--grpc", "127.0.0.1:0", "--grace", "0.2", "--scorers", "1", "-v"],
+                           str(tmp_path / "server.log"))
+    server_processes.append(server)
+    url = f"http://127.0.0.1:{server.http_port}/v1/traces"
+    warm = tid(1, 0x55)
+    assert post(url, run_request([warm])) == 200      # starts the worker, imports done
+    wait_for(lambda: store_rows(store, "SELECT COUNT(*) FROM scores")[0][0] == 1, 60,
+             "the first run scored")
+    (worker,) = wait_for(server.scoring_workers, 30, "the scoring worker process")
+    idle = cpu_seconds(worker)
+    long_run = tid(2, 0x55)
+    assert post(url, long_run_request(long_run, 30_000), timeout=120) == 200
+    wait_for(lambda: cpu_seconds(worker) - idle > 0.5, 60, "the worker busy scoring the run")
+    assert store_rows(store, "SELECT COUNT(*) FROM scores")[0][0] == 1   # still in the worker
+    os.kill(worker, signal.SIGKILL)
+    wait_for(lambda: store_rows(store, f"SELECT COUNT(*) FROM scores WHERE trace_id='{long_run}'")
+             [0][0] == 1, 120, "the run scored after the worker restart")
+    assert server.proc.poll() is None, "the server itself must survive"
+    new_workers = server.scoring_workers()
+    assert new_workers and worker not in new_workers
+    assert server.terminate() == 0
+    rows = store_rows(store, "SELECT trace_id, revision, matched FROM scores ORDER BY created")
+    assert rows == [(warm, 0, 1), (long_run, 0, 1)]
+    log = open(tmp_path / "server.log").read()
+    assert "scoring 1 traces did not finish" in log     # the kill hit the job in flight
+
+
+def test_kill_9_with_the_otlp_sink_delivers_every_score_with_the_same_span_ids(
+        tmp_path, gold, server_processes):
+    """kill -9 of ``ek-otel serve`` while scores are on their way to a (slow) OTLP backend:
+    after the restart every score reaches the backend, none lost, and a score delivered
+    twice (sent before the kill, its acknowledgement lost) carries the same span id, so the
+    backend sees one evaluation span per (trace, revision)."""
+    from ek_otel.emit.encode import EVALUATION_SPAN, derived_span_id
+    from ek_otel.emit.envelope import ScoreEnvelope
+
+    sink = OtlpTestSink(delay_s=0.5)
+    store = str(tmp_path / "store.db")
+    args = ["--gold", gold, "--store", store, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0",
+            "--grace", "0.2", "--emit-endpoint", sink.endpoint, "--emit-protocol", "grpc"]
+    try:
+        first = ServerProcess(args, str(tmp_path / "server1.log"))
+        server_processes.append(first)
+        ids = [tid(i, 0x66) for i in range(40)]
+        url = f"http://127.0.0.1:{first.http_port}/v1/traces"
+        for i in range(0, len(ids), 4):
+            assert post(url, run_request(ids[i:i + 4])) == 200
+        pending = "SELECT COUNT(*) FROM outbox WHERE exported IS NULL"
+        wait_for(lambda: sink.evaluation_spans() and store_rows(store, pending)[0][0] > 0, 60,
+                 "scores received by the backend, not yet acknowledged")
+        first.kill9()
+        delivered_before = len(sink.evaluation_spans())
+
+        second = ServerProcess(args, str(tmp_path / "server2.log"))
+        server_processes.append(second)
+        wait_for(lambda: store_rows(store, "SELECT COUNT(*) FROM scores")[0][0] == len(ids)
+                 and store_rows(store, pending)[0][0] == 0, 120, "every score delivered")
+        assert second.terminate() == 0
+        scored = store_rows(store, "SELECT trace_id, revision, envelope FROM scores")
+        expected = {}
+        for trace_id, revision, envelope in scored:
+            env = ScoreEnvelope.from_json(envelope)
+            expected[(trace_id, revision)] = format(
+                derived_span_id(trace_id, env.root_span_id, revision, EVALUATION_SPAN), "016x")
+        received = sink.evaluation_spans()
+        assert {(t, r) for t, r, _, _ in received} == set(expected) == {(t, 0) for t in ids}
+        assert all(span_id == expected[(t, r)] for t, r, span_id, _ in received)
+        # the kill came mid-delivery, and what was not acknowledged was delivered again
+        assert 0 < delivered_before < len(received)
+    finally:
+        sink.stop()
 
 
 def test_ignore_tools_reach_the_scoring_worker_process(otlp_sink, start_server):

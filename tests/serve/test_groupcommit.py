@@ -19,7 +19,7 @@ def test_concurrent_submissions_share_commits(tmp_path):
     lock = threading.Lock()
 
     def submit(i):
-        c = IncomingChunk("spans", f"{i:032x}", b"x" * 10, (f"{i:016x}",), True)
+        c = IncomingChunk("traces", f"{i:032x}", b"x" * 10, (f"{i:016x}",), True)
         f = w.submit(lambda s: s.ingest([c]), after=lambda r, i=i: order.append(i))
         with lock:
             futures.append(f)
@@ -39,7 +39,7 @@ def test_concurrent_submissions_share_commits(tmp_path):
 def test_a_failing_operation_fails_alone():
     w = GroupCommitWriter(lambda: Store(":memory:"))
     w.start()
-    ok = w.submit(lambda s: s.ingest([IncomingChunk("spans", "a" * 32, b"x", ("b" * 16,))]))
+    ok = w.submit(lambda s: s.ingest([IncomingChunk("traces", "a" * 32, b"x", ("b" * 16,))]))
 
     def boom(store):
         store.conn.execute("INSERT INTO meta(key, value) VALUES('k', 'v')")

@@ -23,7 +23,7 @@ def fill(path: str, n: int, sinks=("file",)) -> None:
     s = Store(path)
     for i in range(n):
         tid = f"{i + 1:032x}"
-        s.ingest([IncomingChunk("spans", tid, b"p", ("01" * 8,), True)])
+        s.ingest([IncomingChunk("traces", tid, b"p", ("01" * 8,), True)])
         s.record_score(tid, 0, s.max_payload_id(tid), task_id="t", matched=True, success=True,
                        envelope=envelope(i), sinks=sinks)
     s.close()

@@ -7,10 +7,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 
-from ek_otel.serve.assembler import TraceIndex
+from ek_otel.serve.trace_index import TraceIndex
 from ek_otel.serve.groupcommit import GroupCommitWriter
 from ek_otel.serve.scheduler import MAX_SCORING_FAILURES, Scheduler
-from ek_otel.serve.scoring import ScoringResult, ScoringSetup
+from ek_otel.serve.worker import ScoringResult, ScoringSetup
 from ek_otel.serve.store import IncomingChunk, Store
 
 
@@ -52,7 +52,7 @@ def test_pool_breaks_do_not_count_against_bystanders(tmp_path):
     ids = [f"{i + 1:032x}" for i in range(6)]
     for tid in ids:
         (size, _, root), = writer.call(
-            lambda s, tid=tid: s.ingest([IncomingChunk("spans", tid, b"p", ("01" * 8,), True)],
+            lambda s, tid=tid: s.ingest([IncomingChunk("traces", tid, b"p", ("01" * 8,), True)],
                                         now=0.0))
         index.observe(tid, size, has_root=root, now=0.0)
     pool = BreakablePool()

@@ -10,7 +10,7 @@ T = "ab" * 16
 
 
 def chunk(spans, root=False, payload=None, trace=T):
-    return IncomingChunk("spans", trace, payload or ("|".join(spans)).encode(), tuple(spans), root)
+    return IncomingChunk("traces", trace, payload or ("|".join(spans)).encode(), tuple(spans), root)
 
 
 def test_dedup_by_trace_and_span_id(tmp_path):
@@ -49,7 +49,7 @@ def test_revisions_are_recorded_once_and_late_payloads_stay_open():
     assert [(r.revision, r.success) for r in s.latest_scores()] == [(1, False)]
     assert s.revision_count() == 1
     assert len(s.pending_exports("file")) == 2 and len(s.pending_exports("otlp")) == 2
-    assert s.scored_payloads(T, 0) == [("spans", ("01" * 8).encode())]
+    assert s.scored_payloads(T, 0) == [("traces", ("01" * 8).encode())]
 
 
 def test_unmatched_has_no_outbox_row():

@@ -15,7 +15,7 @@ METHOD = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 @pytest.fixture()
 def cert(tmp_path):
-    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID

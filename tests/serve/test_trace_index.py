@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ek_otel.serve.assembler import Overloaded, TraceIndex
-from ek_otel.serve.store import OpenTrace
+from ek_otel.errors import Overloaded
+from ek_otel.serve.trace_index import TraceIndex
+from ek_otel.serve.store import OpenTraceRow
 
 
 def index(**kw):
@@ -36,7 +37,7 @@ def test_scoring_lifecycle_and_revisions():
     idx = index()
     idx.observe("a", 100, has_root=True, now=0.0)
     assert idx.start_scoring("a") == 0 and idx.due(100.0) == []
-    idx.finish_scoring("a", OpenTrace("a", 50.0, 50.0, True, 20, 1))
+    idx.finish_scoring("a", OpenTraceRow("a", 50.0, 50.0, True, 20, 1))
     assert idx.pending_bytes == 20 and idx.due(53.0) == [("a", 1)]
     idx.start_scoring("a")
     idx.abort_scoring("a")

@@ -4,7 +4,8 @@ The :class:`TraceIndex` mirrors the store's open traces (first/last arrival, roo
 pending bytes). A trace is *due* when its root span has arrived and ``grace_s`` passed with
 no new payload, or ``max_wait_s`` passed since its first unscored payload. Admission control
 lives here too: a request that would push the open traces or pending bytes over their caps
-is refused with :class:`Overloaded` (503 / UNAVAILABLE with retry), never silently dropped.
+is refused with :class:`~ek_otel.errors.Overloaded` (503 / UNAVAILABLE with retry), never
+silently dropped.
 
 Example:
     >>> idx = TraceIndex(grace_s=2.0, max_wait_s=60.0, max_open_traces=10, max_pending_bytes=100)
@@ -16,7 +17,7 @@ Example:
     >>> idx.admit({"t2": 70})
     Traceback (most recent call last):
     ...
-    ek_otel.serve.assembler.Overloaded: pending bytes at the cap (110 > 100); retry later
+    ek_otel.errors.Overloaded: pending bytes at the cap (110 > 100); retry later
 """
 
 from __future__ import annotations
@@ -25,17 +26,9 @@ import threading
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional
 
-from ..errors import EkOtelError
+from ..errors import Overloaded
 
-__all__ = ["Overloaded", "TraceIndex"]
-
-
-class Overloaded(EkOtelError):
-    """The server is at a memory cap: a transient refusal (503 / UNAVAILABLE, retry later)."""
-
-    def __init__(self, message: str, retry_after_s: int = 1):
-        super().__init__(message)
-        self.retry_after_s = retry_after_s
+__all__ = ["TraceIndex"]
 
 
 @dataclass
@@ -130,7 +123,7 @@ class TraceIndex:
             return e.revision
 
     def finish_scoring(self, trace_id: str, reopened: Optional[object] = None) -> None:
-        """Forget a scored trace, or keep it open (``reopened``: the store's OpenTrace)."""
+        """Forget a scored trace, or keep it open (``reopened``: the store's OpenTraceRow)."""
         with self._lock:
             e = self._traces.pop(trace_id, None)
             if e is not None:

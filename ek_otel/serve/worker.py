@@ -1,4 +1,6 @@
-"""Scoring one closed trace: raw payloads → records (dedup by span id) → episode → score.
+"""The scoring worker's entry points: one closed trace, from raw payloads to a score.
+
+Payloads → records (deduplicated by span id) → episode → score.
 
 This is the only place the server decodes attributes, once per trace revision, and it runs
 off the event loop: in a worker process (:func:`score_trace`, with a per-process cache of
@@ -67,7 +69,7 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
     checked on arrival, so this only happens to a store written by another version).
 
     Example:
-        >>> decode_trace([("spans", b""), ("logs", b"")])
+        >>> decode_trace([("traces", b""), ("logs", b"")])
         ([], [])
     """
     from ..errors import DecodeError
@@ -78,7 +80,7 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
     seen: set = set()
     for signal, data in payloads:
         try:
-            if signal == "spans":
+            if signal == "traces":
                 for span in decode_payload(data):
                     if span.span_id not in seen:
                         seen.add(span.span_id)
