@@ -122,6 +122,11 @@ def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
         out.print(groups_table(run))
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
+    ignored = sum(e.score.settings.get("ignored_calls", 0) for e in run.envelopes)
+    if ignored:
+        stderr_console().print(f"{ignored} call(s) to framework-internal tools were ignored "
+                               "(--ignore-tool / ignore_tools): neither TP nor FP",
+                               markup=False, highlight=False)
     if not bad_input.ok:
         stderr_console().print(bad_input.summary(), markup=False, highlight=False)
 

@@ -395,6 +395,8 @@ def test_ignore_tool_removes_the_calls_from_matching_and_records_itself(tmp_path
     assert (episode["tp"], episode["fp"], episode["fn"], episode["success"]) == (2.0, 0.0, 0.0, True)
     assert episode["spurious_calls"] == [] and "ignored: convert_temperature" in episode["explanation"]
     assert ignored["provenance"]["matcher"]["ignore_tools"] == ["convert_*", "think"]
+    assert "1 call(s) to framework-internal tools were ignored" in run(
+        AGENTS, "--gold", gold, "--ignore-tool", "convert_*").stderr
 
 
 def test_without_ignore_tool_the_json_report_has_no_trace_of_it(tmp_path):
