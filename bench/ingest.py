@@ -377,7 +377,7 @@ def floor_parse_group(path: str) -> int:
 
 def ek_split(path: str) -> int:
     """``split_traces`` (the live receiver's path) over every frame; returns the span count."""
-    from ek_otel.ingest.otlp import split_traces
+    from ek_otel.ingest.split import split_traces
 
     n = 0
     for body in _read_frames(path):

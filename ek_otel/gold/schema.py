@@ -361,19 +361,30 @@ def task_problems(obj: Any) -> list[str]:
     """
     if not isinstance(obj, Mapping):
         return [f"a task must be a JSON object, got {json_type_name(obj)}"]
-    problems: list[str] = []
-    for key in obj:
-        if key not in TASK_KEYS:
-            problems.append(f"unknown key '{key}'{did_you_mean(key, TASK_KEYS)}")
+    problems = [f"unknown key '{key}'{did_you_mean(key, TASK_KEYS)}" for key in obj if key not in TASK_KEYS]
+    problems += _task_id_problems(obj)
+    problems += _calls_and_turns_problems(obj)
+    problems += _scalar_field_problems(obj)
+    tool_list_problems, tools_by_name = _tools_problems(obj)
+    problems += tool_list_problems
+    problems += _calls_against_tools_problems(obj, tools_by_name)
+    return problems
 
+
+def _task_id_problems(obj: Mapping) -> list[str]:
     task_id = obj.get("task_id")
     if "task_id" not in obj:
-        problems.append("task_id is missing")
-    elif not isinstance(task_id, str):
-        problems.append(f"task_id must be a string, got {_short(task_id)}")
-    elif not task_id.strip():
-        problems.append("task_id is empty")
+        return ["task_id is missing"]
+    if not isinstance(task_id, str):
+        return [f"task_id must be a string, got {_short(task_id)}"]
+    if not task_id.strip():
+        return ["task_id is empty"]
+    return []
 
+
+def _calls_and_turns_problems(obj: Mapping) -> list[str]:
+    """The gold calls: one list (``calls``) or one list per user turn (``turns``)."""
+    problems: list[str] = []
     if "calls" in obj:
         problems.extend(_call_list_problems(obj["calls"], "calls"))
     if "turns" in obj:
@@ -385,7 +396,12 @@ def task_problems(obj: Any) -> list[str]:
         else:
             for t, turn in enumerate(turns):
                 problems.extend(_call_list_problems(turn, f"turns[{t}]"))
+    return problems
 
+
+def _scalar_field_problems(obj: Mapping) -> list[str]:
+    """``ordered``, ``slice``, ``value``, ``meta`` and ``ignore_tools``."""
+    problems: list[str] = []
     if "ordered" in obj and not isinstance(obj["ordered"], bool):
         problems.append(f"ordered must be true or false, got {_short(obj['ordered'])}")
     if "slice" in obj and obj["slice"] is not None and not isinstance(obj["slice"], str):
@@ -396,42 +412,52 @@ def task_problems(obj: Any) -> list[str]:
         problems.append(f"meta must be an object, got {json_type_name(obj['meta'])}")
     if "ignore_tools" in obj:
         problems.extend(_ignore_tools_problems(obj))
+    return problems
 
+
+def _tools_problems(obj: Mapping) -> tuple:
+    """``(problems, tool name -> its parameters schema)`` of the task's ``tools`` list (only
+    valid tools, the first of each name, are in the map)."""
+    problems: list[str] = []
     tools_by_name: dict[str, Optional[Mapping]] = {}
-    if "tools" in obj:
-        tools = obj["tools"]
-        if not isinstance(tools, list):
-            problems.append(f"tools must be a list of tool schemas, got {json_type_name(tools)}")
-            tools = []
-        first_index: dict[str, int] = {}
-        for i, tool in enumerate(tools):
-            these = tool_problems(tool, f"tools[{i}]")
-            problems.extend(these)
-            if these:
-                continue
-            flat = normalize_tool(tool)
-            name = flat["name"]
-            if name in first_index:
-                problems.append(f"tools[{i}]: duplicate tool name '{name}' (also tools[{first_index[name]}])")
-                continue
-            first_index[name] = i
-            tools_by_name[name] = flat.get("parameters")
+    if "tools" not in obj:
+        return problems, tools_by_name
+    tools = obj["tools"]
+    if not isinstance(tools, list):
+        return [f"tools must be a list of tool schemas, got {json_type_name(tools)}"], tools_by_name
+    first_index: dict[str, int] = {}
+    for i, tool in enumerate(tools):
+        these = tool_problems(tool, f"tools[{i}]")
+        problems.extend(these)
+        if these:
+            continue
+        flat = normalize_tool(tool)
+        name = flat["name"]
+        if name in first_index:
+            problems.append(f"tools[{i}]: duplicate tool name '{name}' (also tools[{first_index[name]}])")
+            continue
+        first_index[name] = i
+        tools_by_name[name] = flat.get("parameters")
+    return problems, tools_by_name
 
-    if tools_by_name:
-        for where, tool, args in _gold_calls(obj):
-            if tool not in tools_by_name:
-                problems.append(
-                    f"{where}: tool '{tool}' is not among the task's tools{did_you_mean(tool, tools_by_name)}"
-                )
-                continue
-            params = tools_by_name[tool]
-            if not isinstance(params, Mapping) or not isinstance(params.get("properties"), Mapping):
-                continue  # no declared properties: any argument is allowed
-            properties = params["properties"]
-            for arg in args:
-                if arg not in properties:
-                    problems.append(
-                        f"{where}.{tool}: argument '{arg}' is not in the tool's parameters"
-                        f"{did_you_mean(arg, properties)}"
-                    )
+
+def _calls_against_tools_problems(obj: Mapping, tools_by_name: Mapping) -> list[str]:
+    """A called tool must be among the tools; an argument among its declared properties."""
+    problems: list[str] = []
+    if not tools_by_name:
+        return problems
+    for where, tool, args in _gold_calls(obj):
+        if tool not in tools_by_name:
+            problems.append(
+                f"{where}: tool '{tool}' is not among the task's tools{did_you_mean(tool, tools_by_name)}"
+            )
+            continue
+        params = tools_by_name[tool]
+        if not isinstance(params, Mapping) or not isinstance(params.get("properties"), Mapping):
+            continue  # no declared properties: any argument is allowed
+        properties = params["properties"]
+        problems.extend(
+            f"{where}.{tool}: argument '{arg}' is not in the tool's parameters{did_you_mean(arg, properties)}"
+            for arg in args if arg not in properties
+        )
     return problems

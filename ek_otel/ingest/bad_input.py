@@ -37,6 +37,7 @@ __all__ = [
     "UNREADABLE_FILE",
     "BadInputCase",
     "BadInputReport",
+    "report_issues",
 ]
 
 #: How many cases a report keeps in full (the rest are only counted).
@@ -146,3 +147,22 @@ class BadInputReport:
             lines.append("first cases:")
             lines.extend(f"  {case}" for case in self.cases)
         return "\n".join(lines)
+
+
+def report_issues(report: Optional[BadInputReport], issues: list, origin: Optional[Origin] = None,
+                  where: str = "") -> None:
+    """Add each ``(reason, detail)`` of ``issues`` to ``report`` (when there is one), the
+    detail prefixed with ``where``; then empty ``issues``, ready for the next record.
+
+    What every decoder does with the problems it collects while reading one record.
+
+    Example:
+        >>> r, issues = BadInputReport(), [(DEEP_NESTING, "more than 32 levels")]
+        >>> report_issues(r, issues, where="span 0202020202020202")
+        >>> str(r.cases[0]), issues
+        ('nesting too deep: span 0202020202020202: more than 32 levels', [])
+    """
+    if report is not None:
+        for reason, detail in issues:
+            report.add(reason, f"{where}: {detail}" if where else detail, origin)
+    issues.clear()

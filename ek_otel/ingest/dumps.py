@@ -42,24 +42,15 @@ import io
 import itertools
 import os
 import sys
-from typing import BinaryIO, Iterable, Iterator, Optional, Sequence, Union
+from typing import BinaryIO, Iterator, Sequence
 
 import zstandard
 
 from ..errors import DecodeError, InputError
-from .anyvalue import BadValue
-from .bad_input import (
-    BAD_REQUEST,
-    INVALID_JSON,
-    UNDECODABLE_PROTOBUF,
-    UNREADABLE_FILE,
-    BadInputReport,
-)
-from .otlp import BodyDecodeError, parse_json, parse_logs_request, parse_trace_request
-from .otlp_json import logs_from_json, spans_from_json
-from .otlp_pb import logs_from_request, spans_from_request
-from .records import LogRecord, Origin, SpanRecord
-from .wire import read_varint
+from .bad_input import UNDECODABLE_PROTOBUF, UNREADABLE_FILE, BadInputReport
+from .formats import FRAMES, JSON, PROTOBUF, SNIFF_BYTES, content_kind
+from .otlp import Record, decode, parse_json
+from .records import Origin
 
 __all__ = [
     "STDIN",
@@ -68,9 +59,6 @@ __all__ = [
     "expand_paths",
     "read_dump",
     "read_stream",
-    "records_from_body",
-    "content_kind",
-    "is_logs_protobuf",
 ]
 
 #: The path that means standard input.
@@ -83,8 +71,6 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GLOB_CHARS = frozenset("*?[")
 _READ_ERRORS = (OSError, EOFError, zstandard.ZstdError, ValueError)
-
-Record = Union[SpanRecord, LogRecord]
 
 
 # ---------------------------------------------------------------------------
@@ -143,126 +129,6 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# Content detection
-# ---------------------------------------------------------------------------
-
-
-def _length_delimited(data: bytes, start: int, end: int, field: int) -> Iterator[tuple]:
-    """Yield (start, end) of each length-delimited ``field`` in data[start:end]."""
-    pos = start
-    while pos < end:
-        tag, pos = read_varint(data, pos, end)
-        wire_type = tag & 7
-        if wire_type == 0:
-            _, pos = read_varint(data, pos, end)
-        elif wire_type == 1:
-            pos += 8
-        elif wire_type == 5:
-            pos += 4
-        elif wire_type == 2:
-            length, pos = read_varint(data, pos, end)
-            if tag >> 3 == field:
-                yield pos, pos + length
-            pos += length
-        else:
-            return
-
-
-def is_logs_protobuf(body: bytes) -> bool:
-    """Whether a protobuf request body holds logs rather than spans (read from the wire).
-
-    A span starts with its trace id (field 1, length-delimited); a log record never does
-    (its field 1 is a fixed64 time). An empty request counts as traces.
-
-    Example:
-        >>> from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
-        ...     ExportLogsServiceRequest)
-        >>> req = ExportLogsServiceRequest()
-        >>> _ = req.resource_logs.add().scope_logs.add().log_records.add(time_unix_nano=5)
-        >>> is_logs_protobuf(req.SerializeToString()), is_logs_protobuf(b"")
-        (True, False)
-    """
-    try:
-        for batch in _length_delimited(body, 0, len(body), 1):
-            for scoped in _length_delimited(body, batch[0], batch[1], 2):
-                for start, end in _length_delimited(body, scoped[0], scoped[1], 2):
-                    if start < end:
-                        return body[start] != 0x0A
-    except (IndexError, ValueError):
-        return False
-    return False
-
-
-def records_from_body(
-    body: bytes, origin: Optional[Origin], report: BadInputReport
-) -> Iterator[Record]:
-    """Decode one request (JSON or protobuf, traces or logs; found from the content).
-
-    Undecodable bodies are reported, not raised.
-
-    Example:
-        >>> r = BadInputReport()
-        >>> list(records_from_body(b"\\x0a\\x05\\x12", Origin("d.bin", 1), r)), r.counts
-        ([], {'undecodable protobuf': 1})
-        >>> str(r.cases[0])  # the reason is said once
-        "d.bin:1: undecodable protobuf: ExportTraceServiceRequest: Error parsing message ..."
-    """
-    if content_kind(body[:_SNIFF_BYTES]) == JSON_TEXT:
-        yield from _records_from_json_text(body, origin, report)
-        return
-    cut: list = []  # values too deep for the parser, strings of invalid UTF-8: cut or repaired
-    try:
-        if is_logs_protobuf(body):
-            records: Iterable[Record] = logs_from_request(parse_logs_request(body, cut), origin, report)
-        else:
-            records = spans_from_request(parse_trace_request(body, cut), origin, report)
-    except DecodeError as exc:
-        report.add(UNDECODABLE_PROTOBUF, _detail(exc), origin)
-        return
-    for reason, detail in cut:
-        report.add(reason, detail, origin)
-    yield from records
-
-
-def _detail(exc: DecodeError) -> str:
-    """The error without its reason in front (the report names the reason itself)."""
-    return exc.detail if isinstance(exc, BodyDecodeError) else str(exc)
-
-
-def _records_from_json_text(text: bytes, origin: Optional[Origin], report: BadInputReport) -> Iterator[Record]:
-    repaired: list = []  # strings of invalid UTF-8 (repaired, the rest is kept)
-    try:
-        parsed = parse_json(text, repaired)
-    except DecodeError as exc:
-        report.add(INVALID_JSON, _detail(exc), origin)
-        return
-    for reason, detail in repaired:
-        report.add(reason, detail, origin)
-    yield from _records_from_json(parsed, origin, report)
-
-
-def _records_from_json(parsed: object, origin: Optional[Origin], report: BadInputReport) -> Iterator[Record]:
-    requests = parsed if isinstance(parsed, list) else [parsed]
-    for request in requests:
-        if not isinstance(request, dict):
-            report.add(BAD_REQUEST, f"a JSON {type(request).__name__}, not a request object", origin)
-            continue
-        has_spans = "resourceSpans" in request or "resource_spans" in request
-        has_logs = "resourceLogs" in request or "resource_logs" in request
-        if not has_spans and not has_logs:
-            if not any(key.startswith(("resourceMetrics", "resource_metrics", "resourceProfiles")) for key in request):
-                report.add(BAD_REQUEST, "no resourceSpans or resourceLogs", origin)
-            continue
-        try:
-            if has_spans:
-                yield from spans_from_json(request, origin, report)
-            if has_logs:
-                yield from logs_from_json(request, origin, report)
-        except (BadValue, TypeError, AttributeError) as exc:
-            report.add(BAD_REQUEST, str(exc), origin)
-
-
-# ---------------------------------------------------------------------------
 # Streams
 # ---------------------------------------------------------------------------
 
@@ -290,35 +156,6 @@ def _decompress_frame(frame: bytes) -> bytes:
     return frame
 
 
-JSON_TEXT, PROTOBUF_BODY, FRAMES, EMPTY = "json", "protobuf", "frames", ""
-_SNIFF_BYTES = 4096
-_WHITESPACE = b" \t\r\n"
-
-
-def content_kind(head: bytes) -> str:
-    """What the first bytes of a (decompressed) dump are: JSON, one protobuf body or frames.
-
-    A protobuf request starts with 0x0a (a newline byte); JSON text never holds raw
-    control characters, so a leading newline followed by JSON-looking text is JSON.
-
-    Example:
-        >>> content_kind(b'  {"resourceSpans": []}'), content_kind(b"\\x0a\\x12\\x12\\x10")
-        ('json', 'protobuf')
-        >>> content_kind(b"\\x00\\x00\\x01\\x00\\x0a"), content_kind(b"\\n\\n")
-        ('frames', '')
-    """
-    stripped = head.lstrip(_WHITESPACE)
-    if not stripped:
-        return EMPTY
-    first = head[:1]
-    if first in (b"{", b"[", b" ", b"\t", b"\r"):
-        return JSON_TEXT
-    if first == b"\n":
-        text_like = all(byte >= 0x20 or byte in _WHITESPACE for byte in head[:256])
-        return JSON_TEXT if stripped[:1] in (b"{", b"[") and text_like else PROTOBUF_BODY
-    return FRAMES
-
-
 def read_stream(stream: BinaryIO, source: str, report: BadInputReport) -> Iterator[Record]:
     """Read every record of one (possibly compressed) dump stream.
 
@@ -332,13 +169,13 @@ def read_stream(stream: BinaryIO, source: str, report: BadInputReport) -> Iterat
     """
     try:
         buffered = _decompressed(stream)
-        kind = content_kind(buffered.peek(_SNIFF_BYTES)[:_SNIFF_BYTES])
+        kind = content_kind(buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES])
     except _READ_ERRORS as exc:
         report.add(UNREADABLE_FILE, str(exc)[:200], Origin(source))
         return
-    if kind == JSON_TEXT:
+    if kind == JSON:
         yield from _read_json(buffered, source, report)
-    elif kind == PROTOBUF_BODY:
+    elif kind == PROTOBUF:
         yield from _read_whole_protobuf(buffered, source, report)
     elif kind == FRAMES:
         yield from _read_frames(buffered, source, report)
@@ -350,7 +187,7 @@ def _read_whole_protobuf(stream: io.BufferedReader, source: str, report: BadInpu
     except _READ_ERRORS as exc:
         report.add(UNREADABLE_FILE, str(exc)[:200], Origin(source))
         return
-    yield from records_from_body(body, Origin(source), report)
+    yield from decode(body, origin=Origin(source), report=report, strict=False)
 
 
 def _lines(stream: io.BufferedReader, source: str, report: BadInputReport) -> Iterator[bytes]:
@@ -393,15 +230,15 @@ def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport) -
             except DecodeError:
                 pass
             else:
-                yield from _records_from_json_text(whole, Origin(source), report)
+                yield from decode(whole, JSON, origin=Origin(source), report=report, strict=False)
                 return
         lines = itertools.chain(head[1:], lines)
-    yield from _records_from_json_text(stripped, Origin(source, number), report)
+    yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False)
     for line in lines:
         number += 1
         stripped = line.strip()
         if stripped:
-            yield from _records_from_json_text(stripped, Origin(source, number), report)
+            yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False)
 
 
 def _read_exact(stream: io.BufferedReader, size: int) -> bytes:
@@ -443,7 +280,7 @@ def _read_frames(stream: io.BufferedReader, source: str, report: BadInputReport)
         except _READ_ERRORS as exc:
             report.add(UNREADABLE_FILE, str(exc)[:200], origin)
             return
-        yield from records_from_body(body, origin, report)
+        yield from decode(body, origin=origin, report=report, strict=False)
 
 
 def _open(path: str) -> BinaryIO:

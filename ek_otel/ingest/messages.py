@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .semconv import json_value, loads
+from .semconv.values import json_value, loads
 
 __all__ = [
     "RequestedCall",

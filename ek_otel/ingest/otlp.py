@@ -1,19 +1,16 @@
-"""OTLP request bodies (protobuf or JSON) -> records, or -> per-trace protobuf payloads.
+"""OTLP request bodies (protobuf or JSON, traces or logs) -> records: the one decoder.
 
-Two ways in:
+:func:`decode` serves every way in: the dump readers (one JSON line, frame or file at a
+time, ``strict=False``: bad input is reported and reading goes on) and the receivers
+(one request, or one stored per-trace payload, ``strict=True``: a body that cannot be
+decoded raises :class:`~ek_otel.errors.DecodeError`, a permanent error: HTTP 400). The
+format and the signal are given, or read from the content
+(:mod:`~ek_otel.ingest.formats`). Splitting a request by trace id without decoding it is
+:mod:`~ek_otel.ingest.split`'s job.
 
-- :func:`decode_traces` / :func:`decode_logs` decode a whole request into
-  :class:`~ek_otel.ingest.records.SpanRecord` / :class:`~ek_otel.ingest.records.LogRecord`
-  (the dump readers use these);
-- :func:`split_traces` / :func:`split_logs` only parse and group by trace id, keeping each
-  trace's spans as a small serialized protobuf request (the live receiver uses these, so it
-  never builds Python objects for attributes until a trace closes; see the decode floor in
-  ``otlp.md``). :func:`decode_payload` / :func:`decode_logs_payload` decode such a payload.
-
-A body that cannot be decoded at all raises :class:`~ek_otel.errors.DecodeError` (a
-permanent error: HTTP 400). Inside a decodable request, a span with an invalid id is
-skipped (and counted as rejected), an attribute of an unexpected type is dropped, and an
-``AnyValue`` nested deeper than :data:`~ek_otel.ingest.anyvalue.MAX_DEPTH` is replaced by
+Inside a decodable request, a span with an invalid id is skipped (and counted as
+rejected), an attribute of an unexpected type is dropped, and an ``AnyValue`` nested deeper
+than :data:`~ek_otel.ingest.anyvalue.MAX_DEPTH` is replaced by
 :data:`~ek_otel.ingest.anyvalue.DEPTH_MARKER` (the span is kept); each case is added to the
 optional :class:`~ek_otel.ingest.bad_input.BadInputReport`. That holds past the parsers'
 own limits too (upb refuses a whole request past ~100 message levels, orjson a whole text
@@ -25,18 +22,15 @@ and dumps such bytes as they are): its bad bytes become U+FFFD, reported as
 Example:
     >>> body = (b'{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c",'
     ...         b'"spanId":"b7ad6b7169203331","name":"chat"}]}]}]}')
-    >>> [s.name for s in decode_traces(body, "json")]
+    >>> [s.name for s in decode(body, "json", signal="traces")]
     ['chat']
-    >>> split = split_traces(body, "json")
-    >>> chunk = split.chunks[0]
-    >>> chunk.trace_id, chunk.root_span_ids, [s.name for s in decode_payload(chunk.payload)]
-    ('0af7651916cd43dd8448eb211c80319c', ('b7ad6b7169203331',), ['chat'])
+    >>> [s.name for s in decode(body)]  # format and signal read from the content
+    ['chat']
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -44,25 +38,17 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from ..errors import DecodeError
 from .anyvalue import BadValue
 from .bad_input import (
-    INVALID_ID,
+    BAD_REQUEST,
     INVALID_JSON,
     INVALID_UTF8,
-    MALFORMED_RECORD,
     UNDECODABLE_PROTOBUF,
     BadInputReport,
+    report_issues,
 )
-from .otlp_json import cap_json_nesting, logs_from_json, logs_json_to_pb, spans_from_json, traces_json_to_pb
-from .otlp_pb import (
-    cap_deep_values,
-    is_depth_error,
-    log_id_problem,
-    logs_from_request,
-    repair_utf8,
-    span_id_problem,
-    spans_from_request,
-)
+from .formats import AUTO, JSON, LOGS, PROTOBUF, SNIFF_BYTES, TRACES, content_kind, is_logs_protobuf, normalize_format
+from .otlp_json import cap_json_nesting, logs_from_json, spans_from_json
+from .otlp_pb import cap_deep_values, is_depth_error, logs_from_request, repair_utf8, spans_from_request
 from .records import LogRecord, Origin, SpanRecord
-from .wire import encode_varint
 
 try:  # orjson is about 2x faster than json on OTLP bodies
     import orjson as _orjson
@@ -74,51 +60,15 @@ except ImportError:  # pragma: no cover - orjson is a dependency, json is the fa
     _json_loads = _json.loads
 
 __all__ = [
-    "PROTOBUF",
-    "JSON",
-    "normalize_format",
+    "Record",
     "BodyDecodeError",
     "parse_json",
     "parse_trace_request",
     "parse_logs_request",
-    "decode_traces",
-    "decode_logs",
-    "decode_payload",
-    "decode_logs_payload",
-    "TraceChunk",
-    "SplitTraces",
-    "LogChunk",
-    "SplitLogs",
-    "split_traces",
-    "split_logs",
+    "decode",
 ]
 
-PROTOBUF = "protobuf"
-JSON = "json"
-
-_FORMATS = {
-    "protobuf": PROTOBUF,
-    "proto": PROTOBUF,
-    "pb": PROTOBUF,
-    "application/x-protobuf": PROTOBUF,
-    "application/protobuf": PROTOBUF,
-    "json": JSON,
-    "application/json": JSON,
-}
-
-
-def normalize_format(fmt: str) -> str:
-    """``"protobuf"`` or ``"json"`` from a format name or content type; else DecodeError.
-
-    Example:
-        >>> normalize_format("application/x-protobuf; charset=utf-8"), normalize_format("JSON")
-        ('protobuf', 'json')
-    """
-    key = fmt.split(";", 1)[0].strip().lower()
-    try:
-        return _FORMATS[key]
-    except KeyError:
-        raise DecodeError(f"unknown OTLP format {fmt!r} (expected protobuf or json)") from None
+Record = Union[SpanRecord, LogRecord]
 
 
 class BodyDecodeError(DecodeError):
@@ -261,351 +211,142 @@ def parse_logs_request(body: bytes, issues: Optional[list] = None) -> ExportLogs
     return _parse_pb(ExportLogsServiceRequest(), body, "ExportLogsServiceRequest", issues)
 
 
-def _report_cut_values(report: Optional[BadInputReport], issues: list, origin: Optional[Origin]) -> None:
-    if report is not None:
-        for reason, detail in issues:
-            report.add(reason, detail, origin)
+# ---------------------------------------------------------------------------
+# The decoder
+# ---------------------------------------------------------------------------
+
+#: signal -> (protobuf parser, protobuf walker, JSON walker, what an error calls a
+#: request).
+_SIGNALS = {
+    TRACES: (parse_trace_request, spans_from_request, spans_from_json, "trace"),
+    LOGS: (parse_logs_request, logs_from_request, logs_from_json, "logs"),
+}
+_WALK_ERRORS = (BadValue, TypeError, AttributeError)
+#: Top-level keys of the OTLP JSON requests of other signals (skipped without a word).
+_OTHER_SIGNAL_KEYS = ("resourceMetrics", "resource_metrics", "resourceProfiles")
 
 
-def decode_traces(
+def decode(
     body: bytes,
-    fmt: str,
+    fmt: str = AUTO,
     *,
+    signal: str = AUTO,
     origin: Optional[Origin] = None,
     report: Optional[BadInputReport] = None,
-) -> list[SpanRecord]:
-    """Decode an ``ExportTraceServiceRequest`` body into span records.
+    strict: bool = True,
+) -> Iterable[Record]:
+    """Decode one OTLP request body into :class:`SpanRecord` and :class:`LogRecord`.
 
     Args:
-        body: The (decompressed) request body.
-        fmt: ``"protobuf"`` or ``"json"`` (a content type works too).
-        origin: Stamped on every record (file and line, or the request).
-        report: Where skipped spans, dropped attributes and deep values are reported.
+        body: The (decompressed) body: one request, or (JSON, ``signal="auto"``) a JSON
+            array of requests.
+        fmt: ``"protobuf"`` or ``"json"`` (a content type works too), or ``"auto"``: read
+            from the first bytes (:func:`~ek_otel.ingest.formats.content_kind`).
+        signal: ``"traces"`` or ``"logs"``, or ``"auto"``: read from the content (the
+            wire for protobuf; for JSON, each request's ``resourceSpans`` and
+            ``resourceLogs``; requests of other signals, metrics or profiles, give nothing).
+        origin: Stamped on every record and report case (file and line, or the request).
+        report: Where skipped records, dropped attributes, cut and repaired values go.
+        strict: True (the receivers): returns a list, and a body that cannot be decoded
+            at all raises DecodeError. False (the dump readers): returns an iterator that
+            decodes as it is read; such a body is reported (``invalid JSON``,
+            ``undecodable protobuf``, ``not an OTLP request``) and gives no records (a
+            request of the wrong shape: those before the problem).
 
     Raises:
-        DecodeError: The body cannot be decoded at all.
+        DecodeError: ``strict`` and the body cannot be decoded; or an unknown ``fmt``.
 
     Example:
-        >>> decode_traces(b"\\x0a\\x02\\x12", "protobuf")
+        >>> decode(b"\\x0a\\x02\\x12", "protobuf", signal="traces")
         Traceback (most recent call last):
         ...
         ek_otel.ingest.otlp.BodyDecodeError: undecodable protobuf ExportTraceServiceRequest: ...
-    """
-    return _decode(body, fmt, parse_trace_request, spans_from_request, spans_from_json, "trace",
-                   origin, report)
-
-
-def decode_logs(
-    body: bytes,
-    fmt: str,
-    *,
-    origin: Optional[Origin] = None,
-    report: Optional[BadInputReport] = None,
-) -> list[LogRecord]:
-    """Decode an ``ExportLogsServiceRequest`` body into log records.
-
-    ``event_name`` comes from the record's ``event_name`` field, else its ``event.name``
-    attribute. Raises DecodeError when the body cannot be decoded at all.
-
-    Example:
+        >>> r = BadInputReport()
+        >>> list(decode(b"\\x0a\\x05\\x12", origin=Origin("d.bin", 1), report=r, strict=False)), r.counts
+        ([], {'undecodable protobuf': 1})
+        >>> str(r.cases[0])  # the reason is said once
+        "d.bin:1: undecodable protobuf: ExportTraceServiceRequest: Error parsing message ..."
         >>> body = (b'{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"attributes":'
         ...         b'[{"key":"event.name","value":{"stringValue":"gen_ai.choice"}}]}]}]}]}')
-        >>> [r.event_name for r in decode_logs(body, "json")]
+        >>> [r.event_name for r in decode(body, "application/json", signal="logs")]
         ['gen_ai.choice']
     """
-    return _decode(body, fmt, parse_logs_request, logs_from_request, logs_from_json, "logs",
-                   origin, report)
+    if fmt != AUTO:
+        fmt = normalize_format(fmt)
+    if signal != AUTO and signal not in _SIGNALS:
+        raise DecodeError(f"unknown OTLP signal {signal!r} (expected traces or logs)")
+    records = _records(body, fmt, signal, origin, report, strict)
+    return list(records) if strict else records
 
 
-def _decode(body: bytes, fmt: str, parse_request: Callable, from_request: Callable,
-            from_json: Callable, what: str, origin: Optional[Origin],
-            report: Optional[BadInputReport]) -> list:
-    """:func:`decode_traces` / :func:`decode_logs`, given the parser and record readers."""
-    issues: list = []
-    if normalize_format(fmt) == PROTOBUF:
-        request = parse_request(body, issues)
-        _report_cut_values(report, issues, origin)
-        return list(from_request(request, origin, report))
+def _problem(reason: str, detail: str, origin: Optional[Origin], report: Optional[BadInputReport],
+             strict: bool, message: str = "") -> None:
+    """Raise DecodeError (``strict``), or report ``reason: detail`` and let reading go on."""
+    if strict:
+        raise DecodeError(message or detail)
+    if report is not None:
+        report.add(reason, detail, origin)
+
+
+def _detail(exc: DecodeError) -> str:
+    """The error without its reason in front (the report names the reason itself)."""
+    return exc.detail if isinstance(exc, BodyDecodeError) else str(exc)
+
+
+def _records(body: bytes, fmt: str, signal: str, origin: Optional[Origin],
+             report: Optional[BadInputReport], strict: bool) -> Iterator[Record]:
+    if fmt == AUTO:
+        fmt = JSON if content_kind(body[:SNIFF_BYTES]) == JSON else PROTOBUF
+    if fmt == PROTOBUF:
+        if signal == AUTO:
+            signal = LOGS if is_logs_protobuf(body) else TRACES
+        parse, reason = _SIGNALS[signal][0], UNDECODABLE_PROTOBUF
+    else:
+        parse, reason = parse_json, INVALID_JSON
+    issues: list = []  # values too deep for the parser, strings of invalid UTF-8: cut or repaired
     try:
-        parsed = parse_json(body, issues)
-        _report_cut_values(report, issues, origin)
-        return list(from_json(parsed, origin, report))
-    except (BadValue, TypeError, AttributeError) as exc:
-        raise DecodeError(f"not an OTLP {what} request: {exc}") from None
+        parsed = parse(body, issues)
+    except DecodeError as exc:
+        if strict:
+            raise
+        _problem(reason, _detail(exc), origin, report, False)
+        return
+    report_issues(report, issues, origin)
+    if fmt == PROTOBUF:
+        yield from _SIGNALS[signal][1](parsed, origin, report)
+        return
+    if signal != AUTO:
+        yield from _json_request(parsed, (signal,), origin, report, strict)
+        return
+    for request in parsed if isinstance(parsed, list) else (parsed,):
+        if not isinstance(request, dict):
+            _problem(BAD_REQUEST, f"a JSON {type(request).__name__}, not a request object", origin, report, strict)
+            continue
+        signals = _json_signals(request)
+        if signals:
+            yield from _json_request(request, signals, origin, report, strict)
+        elif not any(key.startswith(_OTHER_SIGNAL_KEYS) for key in request):
+            _problem(BAD_REQUEST, "no resourceSpans or resourceLogs", origin, report, strict)
 
 
-def decode_payload(payload: bytes, *, origin: Optional[Origin] = None,
-                   report: Optional[BadInputReport] = None) -> list[SpanRecord]:
-    """Decode a :attr:`TraceChunk.payload` (a protobuf ``ExportTraceServiceRequest``).
-
-    Example:
-        >>> decode_payload(b"")
-        []
-    """
-    return decode_traces(payload, PROTOBUF, origin=origin, report=report)
-
-
-def decode_logs_payload(payload: bytes, *, origin: Optional[Origin] = None,
-                        report: Optional[BadInputReport] = None) -> list[LogRecord]:
-    """Decode a :attr:`LogChunk.payload` (a protobuf ``ExportLogsServiceRequest``).
-
-    Example:
-        >>> decode_logs_payload(b"")
-        []
-    """
-    return decode_logs(payload, PROTOBUF, origin=origin, report=report)
+def _json_signals(request: dict) -> tuple:
+    """The signals a parsed OTLP-JSON request holds, traces first."""
+    signals: tuple = ()
+    if "resourceSpans" in request or "resource_spans" in request:
+        signals += (TRACES,)
+    if "resourceLogs" in request or "resource_logs" in request:
+        signals += (LOGS,)
+    return signals
 
 
-# ---------------------------------------------------------------------------
-# Split by trace id (parse + group, no attribute decoding)
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TraceChunk:
-    """The spans of one trace from one request, as a serialized ``ExportTraceServiceRequest``.
-
-    ``payload`` keeps each span's resource and scope; ``root_span_ids`` lists the spans
-    that name no parent.
-
-    Example:
-        >>> TraceChunk("0af7" * 8, ("b7ad6b7169203331",), (), b"").root_span_ids
-        ()
-    """
-
-    trace_id: str
-    span_ids: tuple[str, ...]
-    root_span_ids: tuple[str, ...]
-    payload: bytes
-
-
-@dataclass(frozen=True)
-class SplitTraces:
-    """A trace request split by trace id, with what was rejected (for ``partial_success``).
-
-    Example:
-        >>> SplitTraces(chunks=(), rejected_spans=2, error_message="invalid id: ...").rejected_spans
-        2
-    """
-
-    chunks: tuple[TraceChunk, ...]
-    rejected_spans: int = 0
-    error_message: str = ""
-
-
-@dataclass(frozen=True)
-class LogChunk:
-    """The log records of one trace (``trace_id`` ``""``: records with no trace) as a
-    serialized ``ExportLogsServiceRequest``.
-
-    Example:
-        >>> LogChunk("", b"").trace_id
-        ''
-    """
-
-    trace_id: str
-    payload: bytes
-
-
-@dataclass(frozen=True)
-class SplitLogs:
-    """A logs request split by trace id, with what was rejected (for ``partial_success``).
-
-    Example:
-        >>> SplitLogs(chunks=()).rejected
-        0
-    """
-
-    chunks: tuple[LogChunk, ...]
-    rejected: int = 0
-    error_message: str = ""
-
-
-_ZERO_TRACE = bytes(16)
-_ZERO_SPAN = bytes(8)
-
-
-# Wire tags of the length-delimited fields used below: field 1, 2 and 3.
-_TAG1, _TAG2, _TAG3 = b"\x0a", b"\x12", b"\x1a"
-
-
-def _add_field(parts: list, tag: bytes, payload: bytes) -> int:
-    """Append a length-delimited field to ``parts``; return its encoded size."""
-    length = encode_varint(len(payload))
-    parts.append(tag)
-    parts.append(length)
-    parts.append(payload)
-    return 1 + len(length) + len(payload)
-
-
-def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
-    """Serialize ``[(outer index, inner index, record bytes)]`` (in input order) as a request.
-
-    ``outer[i] = (resource bytes, schema url bytes)``; ``inner[i][j] = (scope bytes, schema
-    url bytes)``. Records of the same (outer, inner) batch are contiguous in ``entries``.
-    The pieces are collected in one list and joined once (no nested copies).
-    """
-    request_parts: list = []
-    index = 0
-    count = len(entries)
-    while index < count:
-        outer_index = entries[index][0]
-        resource, outer_schema = outer[outer_index]
-        outer_parts: list = []
-        outer_size = _add_field(outer_parts, _TAG1, resource) if resource else 0
-        while index < count and entries[index][0] == outer_index:
-            inner_index = entries[index][1]
-            scope, inner_schema = inner[outer_index][inner_index]
-            inner_parts: list = []
-            inner_size = _add_field(inner_parts, _TAG1, scope) if scope else 0
-            while index < count and entries[index][0] == outer_index and entries[index][1] == inner_index:
-                inner_size += _add_field(inner_parts, _TAG2, entries[index][2])
-                index += 1
-            if inner_schema:
-                inner_size += _add_field(inner_parts, _TAG3, inner_schema)
-            length = encode_varint(inner_size)
-            outer_parts.append(_TAG2)
-            outer_parts.append(length)
-            outer_parts.extend(inner_parts)
-            outer_size += 1 + len(length) + inner_size
-        if outer_schema:
-            outer_size += _add_field(outer_parts, _TAG3, outer_schema)
-        request_parts.append(_TAG1)
-        request_parts.append(encode_varint(outer_size))
-        request_parts.extend(outer_parts)
-    return b"".join(request_parts)
-
-
-#: How ``partial_success.error_message`` says a reason that it does not detail.
-_PROBLEM_TEXT = {INVALID_UTF8: "invalid UTF-8 in string values was replaced with U+FFFD"}
-
-
-def _problem_message(problems: list) -> str:
-    counts: dict = {}
-    for reason, detail in problems:
-        key = f"{reason}: {detail}" if reason in (INVALID_ID, MALFORMED_RECORD) else _PROBLEM_TEXT.get(reason, reason)
-        counts[key] = counts.get(key, 0) + 1
-    parts = [f"{key} (x{n})" if n > 1 else key for key, n in list(counts.items())[:5]]
-    if len(counts) > 5:
-        parts.append(f"... {len(counts) - 5} more kinds")
-    return "; ".join(parts)
-
-
-def _count_rejected(problems: list) -> int:
-    return sum(1 for reason, _ in problems if reason in (INVALID_ID, MALFORMED_RECORD))
-
-
-def _group_spans(request: ExportTraceServiceRequest, problems: list) -> tuple:
-    groups: dict = {}
-    outer: list = []
-    inner: list = []
-    for outer_index, resource_spans in enumerate(request.resource_spans):
-        outer.append((resource_spans.resource.SerializeToString(), resource_spans.schema_url.encode()))
-        scopes: list = []
-        inner.append(scopes)
-        for inner_index, scope_spans in enumerate(resource_spans.scope_spans):
-            scopes.append((scope_spans.scope.SerializeToString(), scope_spans.schema_url.encode()))
-            for span in scope_spans.spans:
-                trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
-                if not (len(trace_id) == 16 and len(span_id) == 8 and len(parent_id) in (0, 8)
-                        and trace_id != _ZERO_TRACE and span_id != _ZERO_SPAN):
-                    problems.append((INVALID_ID, span_id_problem(trace_id, span_id, parent_id)))
-                    continue
-                group = groups.get(trace_id)
-                if group is None:
-                    group = groups[trace_id] = ([], [], [])
-                group[0].append((outer_index, inner_index, span.SerializeToString()))
-                span_hex = span_id.hex()
-                group[1].append(span_hex)
-                if not parent_id:
-                    group[2].append(span_hex)
-    chunks = tuple(
-        TraceChunk(trace_id.hex(), tuple(span_ids), tuple(roots), _encode_batches(entries, outer, inner))
-        for trace_id, (entries, span_ids, roots) in groups.items()
-    )
-    return chunks
-
-
-def split_traces(body: bytes, fmt: str) -> SplitTraces:
-    """Group the spans of an ``ExportTraceServiceRequest`` body by trace id.
-
-    Only parses and groups (attributes are not decoded). JSON bodies are converted to
-    protobuf payloads. Spans with invalid ids are rejected and counted.
-
-    Raises:
-        DecodeError: The body cannot be decoded at all.
-
-    Example:
-        >>> body = (b'{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name",'
-        ...   b'"value":{"stringValue":"agent"}}]},"scopeSpans":[{"spans":['
-        ...   b'{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331"},'
-        ...   b'{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"00f067aa0ba902b7",'
-        ...   b'"parentSpanId":"b7ad6b7169203331"},{"traceId":"short","spanId":"00f067aa0ba902b7"}]}]}]}')
-        >>> split = split_traces(body, "json")
-        >>> len(split.chunks), split.chunks[0].span_ids, split.rejected_spans
-        (1, ('b7ad6b7169203331', '00f067aa0ba902b7'), 1)
-        >>> split.error_message
-        "invalid id: trace id 'short' is not 16 bytes of hex"
-        >>> decode_payload(split.chunks[0].payload)[1].resource
-        {'service.name': 'agent'}
-    """
-    problems: list = []
-    if normalize_format(fmt) == PROTOBUF:
-        request = parse_trace_request(body, problems)
-    else:
-        try:
-            request, converted = traces_json_to_pb(parse_json(body, problems))
-            problems += converted
-        except (BadValue, TypeError, AttributeError, ValueError) as exc:
-            raise DecodeError(f"not an OTLP trace request: {exc}") from None
-    chunks = _group_spans(request, problems)
-    return SplitTraces(chunks, _count_rejected(problems), _problem_message(problems))
-
-
-def _group_logs(request: ExportLogsServiceRequest, problems: list) -> tuple:
-    groups: dict = {}
-    outer: list = []
-    inner: list = []
-    for outer_index, resource_logs in enumerate(request.resource_logs):
-        outer.append((resource_logs.resource.SerializeToString(), resource_logs.schema_url.encode()))
-        scopes: list = []
-        inner.append(scopes)
-        for inner_index, scope_logs in enumerate(resource_logs.scope_logs):
-            scopes.append((scope_logs.scope.SerializeToString(), scope_logs.schema_url.encode()))
-            for log in scope_logs.log_records:
-                trace_id = log.trace_id
-                problem = log_id_problem(trace_id, log.span_id)
-                if problem:
-                    problems.append((INVALID_ID, problem))
-                    continue
-                groups.setdefault(trace_id, []).append((outer_index, inner_index, log.SerializeToString()))
-    return tuple(
-        LogChunk(trace_id.hex(), _encode_batches(entries, outer, inner)) for trace_id, entries in groups.items()
-    )
-
-
-def split_logs(body: bytes, fmt: str) -> SplitLogs:
-    """Group the records of an ``ExportLogsServiceRequest`` body by trace id.
-
-    Records without a trace id form one chunk with ``trace_id == ""``. Records with an
-    invalid id are rejected and counted. Raises DecodeError for an undecodable body.
-
-    Example:
-        >>> body = (b'{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"eventName":"a"},'
-        ...   b'{"eventName":"b","traceId":"0af7651916cd43dd8448eb211c80319c"}]}]}]}')
-        >>> split = split_logs(body, "json")
-        >>> [(c.trace_id[:4], [r.event_name for r in decode_logs_payload(c.payload)])
-        ...  for c in split.chunks]
-        [('', ['a']), ('0af7', ['b'])]
-    """
-    problems: list = []
-    if normalize_format(fmt) == PROTOBUF:
-        request = parse_logs_request(body, problems)
-    else:
-        try:
-            request, converted = logs_json_to_pb(parse_json(body, problems))
-            problems += converted
-        except (BadValue, TypeError, AttributeError, ValueError) as exc:
-            raise DecodeError(f"not an OTLP logs request: {exc}") from None
-    chunks = _group_logs(request, problems)
-    return SplitLogs(chunks, _count_rejected(problems), _problem_message(problems))
+def _json_request(request: Any, signals: tuple, origin: Optional[Origin],
+                  report: Optional[BadInputReport], strict: bool) -> Iterator[Record]:
+    """The records of one parsed JSON request, signal by signal; a request of the wrong
+    shape stops it (reported, or DecodeError when ``strict``)."""
+    signal = signals[0]
+    try:
+        for signal in signals:
+            yield from _SIGNALS[signal][2](request, origin, report)
+    except _WALK_ERRORS as exc:
+        _problem(BAD_REQUEST, str(exc), origin, report, strict,
+                 f"not an OTLP {_SIGNALS[signal][3]} request: {exc}")

@@ -1,6 +1,7 @@
 """OTLP JSON (already parsed by json/orjson) -> records, or -> protobuf requests.
 
-A hand walk, as ``otlp.md`` asks (``json_format.Parse`` reads hex ids as base64):
+A hand walk, not ``json_format.Parse``: the OTLP JSON encoding writes ids as hex, where
+protobuf's JSON mapping (and so ``json_format.Parse``) reads bytes as base64. So:
 
 - ids are hex, case-insensitive (base64 of the right length is tolerated too, since some
   dumps were written with ``json_format.MessageToJson``);
@@ -21,8 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from typing import Any, Callable, Iterator, Optional
 
@@ -40,13 +39,12 @@ from .anyvalue import (
     value_from_json,
     value_to_pb,
 )
-from .bad_input import INVALID_ID, MALFORMED_RECORD, BadInputReport
+from .bad_input import INVALID_ID, MALFORMED_RECORD, BadInputReport, report_issues
+from .ids import SPAN_ID_BYTES, TRACE_ID_BYTES, InvalidId, hex_id, json_span_ids
 from .otlp_records import span_record
-from .records import LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
+from .records import EVENT_NAME_ATTRIBUTE, LogRecord, Origin, SpanEvent, SpanLink, SpanRecord
 
 __all__ = [
-    "InvalidId",
-    "hex_id",
     "spans_from_json",
     "logs_from_json",
     "traces_json_to_pb",
@@ -54,10 +52,6 @@ __all__ = [
     "MAX_JSON_NESTING",
     "cap_json_nesting",
 ]
-
-
-class InvalidId(ValueError):
-    """A trace or span id that is not 16/8 bytes of hex."""
 
 
 def _enum_names(enum_type: Any) -> dict:
@@ -135,66 +129,12 @@ def _enum(obj: dict, camel: str, snake: str, names: dict) -> int:
     return number
 
 
-def hex_id(value: Any, size: int, what: str) -> str:
-    """Normalize a JSON id to lowercase hex of ``size`` bytes (``""`` when absent).
-
-    Raises :class:`InvalidId` for anything else (wrong length, not hex, all zeros).
-
-    Example:
-        >>> hex_id("B7AD6B7169203331", 8, "span id"), hex_id("", 8, "parent id")
-        ('b7ad6b7169203331', '')
-        >>> hex_id("t7ad6b7169203331", 8, "span id")
-        Traceback (most recent call last):
-        ...
-        ek_otel.ingest.otlp_json.InvalidId: span id 't7ad6b7169203331' is not 8 bytes of hex
-    """
-    if value is None or value == "":
-        return ""
-    if type(value) is str:
-        if len(value) == 2 * size:
-            try:
-                raw = bytes.fromhex(value)
-            except ValueError:
-                raw = b""
-            if len(raw) == size:
-                if not any(raw):
-                    raise InvalidId(f"{what} is all zeros")
-                return value if value.islower() or value.isdigit() else raw.hex()
-        else:  # tolerate base64 ids written by json_format.MessageToJson
-            try:
-                raw = base64.b64decode(value, validate=True) if len(value) < 2 * size else b""
-            except (binascii.Error, ValueError):
-                raw = b""
-            if len(raw) == size:
-                if not any(raw):
-                    raise InvalidId(f"{what} is all zeros")
-                return raw.hex()
-    raise InvalidId(f"{what} {str(value)[:40]!r} is not {size} bytes of hex")
-
-
-def _span_ids(span: dict) -> tuple:
-    get = span.get
-    trace_id = hex_id(get("traceId") or get("trace_id"), 16, "trace id")
-    span_id = hex_id(get("spanId") or get("span_id"), 8, "span id")
-    if not trace_id or not span_id:
-        raise InvalidId("missing trace id" if not trace_id else "missing span id")
-    parent_id = hex_id(get("parentSpanId") or get("parent_span_id"), 8, "parent span id")
-    return trace_id, span_id, parent_id
-
-
 def _scope_of(scoped: dict) -> dict:
     return _object(scoped, "scope", "scope", "instrumentationLibrary", "instrumentation_library")
 
 
-def _report(report: Optional[BadInputReport], issues: list, what: str, origin) -> None:
-    if report is not None:
-        for reason, detail in issues:
-            report.add(reason, f"{what}: {detail}", origin)
-    issues.clear()
-
-
 def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list) -> SpanRecord:
-    trace_id, span_id, parent_id = _span_ids(span)
+    trace_id, span_id, parent_id = json_span_ids(span)
     status = _object(span, "status", "status")
     events = span.get("events")
     if events:
@@ -210,8 +150,8 @@ def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list)
     if links:
         links = tuple(
             SpanLink(
-                hex_id(_get(link, "traceId", "trace_id"), 16, "link trace id"),
-                hex_id(_get(link, "spanId", "span_id"), 8, "link span id"),
+                hex_id(_get(link, "traceId", "trace_id"), TRACE_ID_BYTES, "link trace id"),
+                hex_id(_get(link, "spanId", "span_id"), SPAN_ID_BYTES, "link span id"),
                 attributes_from_json(link.get("attributes"), issues),
             )
             for link in _list(span, "links", "links")
@@ -286,7 +226,7 @@ def spans_from_json(
         ...     {"traceId": "zz", "spanId": "b7ad6b7169203331"}]}]}]}, report=r)), r.counts
         ([], {'invalid id': 1})
     """
-    return _records_from_json(request, _TRACE_KEYS, "span", _span_record, origin, report)
+    return _walk_json(request, _TRACE_KEYS, "span", _span_record, origin, report)
 
 
 def logs_from_json(
@@ -300,10 +240,10 @@ def logs_from_json(
         >>> [(r.event_name, r.severity_number, r.body) for r in logs_from_json(req)]
         [('gen_ai.choice', 9, 'hi')]
     """
-    return _records_from_json(request, _LOG_KEYS, "log record", _log_record, origin, report)
+    return _walk_json(request, _LOG_KEYS, "log record", _log_record, origin, report)
 
 
-def _records_from_json(request: Any, keys: tuple, kind: str, build: Callable,
+def _walk_json(request: Any, keys: tuple, kind: str, build: Callable,
                        origin: Optional[Origin], report: Optional[BadInputReport]) -> Iterator:
     """The records of a parsed request: ``build(item, resource, scope, origin, issues)`` for
     each span or log record (``kind``) of its batches; a bad one is reported and skipped."""
@@ -313,7 +253,7 @@ def _records_from_json(request: Any, keys: tuple, kind: str, build: Callable,
         key = id(resource_json)
         if key not in resources:
             resources[key] = attributes_from_json(resource_json.get("attributes"), issues)
-            _report(report, issues, "resource", origin)
+            report_issues(report, issues, origin, "resource")
         resource = resources[key]
         scope = (_str(scope_json, "name"), _str(scope_json, "version"))
         for item in items:
@@ -326,17 +266,17 @@ def _records_from_json(request: Any, keys: tuple, kind: str, build: Callable,
                 _skip(report, exc, kind, origin)
                 continue
             if issues:
-                _report(report, issues, f"span {record.span_id}" if kind == "span" else kind, origin)
+                report_issues(report, issues, origin, f"span {record.span_id}" if kind == "span" else kind)
             yield record
 
 
 def _log_record(log: dict, resource: dict, scope: tuple, origin, issues: list) -> LogRecord:
     attributes = attributes_from_json(log.get("attributes"), issues)
-    event_name = _str(log, "eventName", "event_name") or attributes.get("event.name") or ""
+    event_name = _str(log, "eventName", "event_name") or attributes.get(EVENT_NAME_ATTRIBUTE) or ""
     body = log.get("body")
     return LogRecord(
-        trace_id=hex_id(_get(log, "traceId", "trace_id"), 16, "trace id"),
-        span_id=hex_id(_get(log, "spanId", "span_id"), 8, "span id"),
+        trace_id=hex_id(_get(log, "traceId", "trace_id"), TRACE_ID_BYTES, "trace id"),
+        span_id=hex_id(_get(log, "spanId", "span_id"), SPAN_ID_BYTES, "span id"),
         time_ns=_u64(log, "timeUnixNano", "time_unix_nano")
         or _u64(log, "observedTimeUnixNano", "observed_time_unix_nano"),
         event_name=event_name if isinstance(event_name, str) else str(event_name),

@@ -25,6 +25,7 @@ __all__ = [
     "STATUS_UNSET",
     "STATUS_OK",
     "STATUS_ERROR",
+    "EVENT_NAME_ATTRIBUTE",
     "SpanEvent",
     "SpanLink",
     "SpanRecord",
@@ -35,6 +36,10 @@ __all__ = [
 STATUS_UNSET = 0
 STATUS_OK = 1
 STATUS_ERROR = 2
+
+#: The attribute a log record names its event with when its ``event_name`` field is empty
+#: (the older way; both decoders read it into :attr:`LogRecord.event_name`).
+EVENT_NAME_ATTRIBUTE = "event.name"
 
 
 @dataclass(frozen=True)

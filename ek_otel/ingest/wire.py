@@ -11,7 +11,12 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["read_varint", "encode_varint", "skip_field", "length_delimited_fields"]
+__all__ = ["TruncatedField", "read_varint", "encode_varint", "skip_field", "length_delimited_fields"]
+
+
+class TruncatedField(ValueError):
+    """A field whose value runs past the end of its message."""
+
 
 _ONE_BYTE_VARINTS = [bytes((n,)) for n in range(0x80)]
 
@@ -49,7 +54,8 @@ def encode_varint(number: int) -> bytes:
 
 def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
     """The position after the value of a field of wire type ``wire`` starting at ``pos``;
-    ValueError for a group (deprecated, never in OTLP) or a field past ``end``."""
+    ValueError for a group (deprecated, never in OTLP), :class:`TruncatedField` for a
+    value that runs past ``end``."""
     if wire == 0:
         return read_varint(data, pos, end)[1]
     if wire == 1:
@@ -62,18 +68,24 @@ def skip_field(data: bytes, pos: int, end: int, wire: int) -> int:
     else:
         raise ValueError(f"wire type {wire}")
     if pos > end:
-        raise ValueError("truncated field")
+        raise TruncatedField("truncated field")
     return pos
 
 
-def length_delimited_fields(data: bytes, start: int, end: int):
+def length_delimited_fields(data: bytes, start: int, end: int, *, lenient: bool = False):
     """``(field number, value start, value end)`` of each length-delimited field of the
     message at ``data[start:end]``, in order (fields of other wire types are skipped);
     ValueError for a truncated message.
 
+    ``lenient`` is for sniffing what a body holds even when it is cut short: a
+    length-delimited value that runs past ``end`` is yielded as it is (its end past
+    ``end``), and any other field cut short, or a group, ends the walk without an error.
+
     Example:
         >>> list(length_delimited_fields(b"\\x08\\x01\\x12\\x02ab", 0, 6))  # 1: varint, 2: b"ab"
         [(2, 4, 6)]
+        >>> list(length_delimited_fields(b"\\x12\\x09ab", 0, 4, lenient=True))  # cut short
+        [(2, 2, 11)]
     """
     pos = start
     while pos < end:
@@ -82,8 +94,15 @@ def length_delimited_fields(data: bytes, start: int, end: int):
         if wire == 2:
             length, value = read_varint(data, pos, end)
             pos = value + length
-            if pos > end:
-                raise ValueError("truncated field")
+            if pos > end and not lenient:
+                raise TruncatedField("truncated field")
             yield tag >> 3, value, pos
+        elif lenient and wire not in (0, 1, 5):
+            return
         else:
-            pos = skip_field(data, pos, end, wire)
+            try:
+                pos = skip_field(data, pos, end, wire)
+            except TruncatedField:
+                if not lenient:
+                    raise
+                return

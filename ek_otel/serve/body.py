@@ -1,4 +1,5 @@
-"""Request bodies: content type → format, and streaming decompression with a size cap.
+"""Request bodies: streaming decompression with a size cap (the content type is read by
+:func:`ek_otel.ingest.formats.format_of_content_type`).
 
 A body is decompressed chunk by chunk and never allowed to inflate past the cap: a gzip
 bomb stops at ``cap + 1`` bytes of output, whatever its ratio (413), instead of filling
@@ -6,8 +7,6 @@ memory.
 
 Example:
     >>> import gzip
-    >>> format_of("application/x-protobuf"), format_of("application/json; charset=utf-8")
-    ('protobuf', 'json')
     >>> d = Decompressor("gzip", cap=10)
     >>> d.feed(gzip.compress(b"hello")) + d.finish()
     b'hello'
@@ -25,12 +24,12 @@ import zlib
 from typing import Optional
 
 from ..errors import DecodeError, EkOtelError
+from ..ingest.formats import UnsupportedMediaType
 
 __all__ = [
     "ENCODINGS",
     "UnsupportedMediaType",
     "BodyTooLarge",
-    "format_of",
     "Decompressor",
 ]
 
@@ -40,31 +39,8 @@ ENCODINGS = ("identity", "gzip", "x-gzip", "deflate", "zstd")
 _STEP = 256 * 1024
 
 
-class UnsupportedMediaType(EkOtelError):
-    """A content type or content encoding the receiver does not speak (415)."""
-
-
 class BodyTooLarge(EkOtelError):
     """A body over the cap after decompression (413)."""
-
-
-def format_of(content_type: Optional[str]) -> str:
-    """``"protobuf"`` or ``"json"`` from a Content-Type header; else UnsupportedMediaType.
-
-    Example:
-        >>> format_of("text/plain")
-        Traceback (most recent call last):
-        ...
-        ek_otel.serve.body.UnsupportedMediaType: unsupported content type 'text/plain'; send application/x-protobuf or application/json
-    """
-    media = (content_type or "").split(";", 1)[0].strip().lower()
-    if media in ("application/x-protobuf", "application/protobuf"):
-        return "protobuf"
-    if media == "application/json":
-        return "json"
-    raise UnsupportedMediaType(
-        f"unsupported content type {media!r}; send application/x-protobuf or application/json"
-    )
 
 
 class Decompressor:

@@ -1,7 +1,7 @@
 """The OTLP/gRPC receiver (grpcio): TraceService/Export and LogsService/Export.
 
 Requests arrive as raw bytes (no deserializer), so the body is parsed once, by
-:func:`~ek_otel.ingest.otlp.split_traces`. The receive limit is raised to the body cap
+:func:`~ek_otel.ingest.split.split_traces`. The receive limit is raised to the body cap
 (64 MiB by default; grpcio's own default of 4 MiB would reject big batches as
 non-retryable). Every refusal is an exception answered by the status table of
 :mod:`ek_otel.serve.responses` (the one the HTTP receiver uses too): INVALID_ARGUMENT for an

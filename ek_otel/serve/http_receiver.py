@@ -27,11 +27,11 @@ from typing import Callable, Optional
 
 from aiohttp import ClientPayloadError, web
 
-from .body import BodyTooLarge, Decompressor, format_of
+from ..ingest.formats import MEDIA_TYPES, format_of_content_type
+from .body import BodyTooLarge, Decompressor
 from .config import ServeConfig
 from .intake import InflightBudget, Intake, Prepared
 from .responses import (
-    CONTENT_TYPES,
     BodyTimeout,
     ClientGone,
     MethodNotAllowed,
@@ -89,7 +89,7 @@ class _Endpoints:
         fmt = "json" if "json" in (request.headers.get("Content-Type") or "") else "protobuf"
         try:
             self._check(request)
-            fmt = format_of(request.headers.get("Content-Type"))
+            fmt = format_of_content_type(request.headers.get("Content-Type"))
             if not self.ready():
                 raise NotReady("not ready; retry later", self.config.retry_after_s)
             prepared = await self._store(request, signal, fmt)
@@ -99,7 +99,7 @@ class _Endpoints:
             return self._refuse(fmt, exc, signal)
         return web.Response(status=200, body=response_body(signal, fmt, prepared.rejected,
                                                            prepared.error_message),
-                            content_type=CONTENT_TYPES[fmt])
+                            content_type=MEDIA_TYPES[fmt])
 
     def _check(self, request: web.Request) -> None:
         if request.method != "POST":
@@ -174,7 +174,7 @@ class _Endpoints:
             _log.debug("client of %s went away: %s", signal, exc)
         return web.Response(status=refusal.http_status,
                             body=status_body(fmt, refusal.rpc_code, refusal.message),
-                            content_type=CONTENT_TYPES[fmt], headers=refusal.http_headers())
+                            content_type=MEDIA_TYPES[fmt], headers=refusal.http_headers())
 
 
 def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],

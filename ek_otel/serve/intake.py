@@ -3,7 +3,7 @@
 The steps, shared by OTLP/HTTP and OTLP/gRPC:
 
 1. :meth:`Intake.prepare` splits the body by trace id without decoding attributes
-   (:func:`~ek_otel.ingest.otlp.split_traces`); an undecodable body raises
+   (:func:`~ek_otel.ingest.split.split_traces`); an undecodable body raises
    :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
 2. :meth:`Intake.admit` refuses the request with
    :class:`~ek_otel.errors.Overloaded` (503 / UNAVAILABLE + retry) when it would
@@ -124,7 +124,7 @@ class Intake:
         return kept
 
     def _split(self, signal: str, body: bytes, fmt: str) -> Prepared:
-        from ..ingest.otlp import split_logs, split_traces
+        from ..ingest.split import split_logs, split_traces
 
         if signal == "traces":
             split = split_traces(body, fmt)

@@ -69,11 +69,7 @@ __all__ = [
     "status_body",
     "retry_status",
     "response_body",
-    "CONTENT_TYPES",
 ]
-
-#: Content type of a response body in each format.
-CONTENT_TYPES = {"protobuf": "application/x-protobuf", "json": "application/json"}
 
 #: Longest message sent back in an error (it may quote the client's bytes).
 MAX_MESSAGE = 1000

@@ -73,7 +73,8 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
         ([], [])
     """
     from ..errors import DecodeError
-    from ..ingest.otlp import decode_logs_payload, decode_payload
+    from ..ingest.formats import LOGS, PROTOBUF, TRACES
+    from ..ingest.otlp import decode
 
     spans: list = []
     logs: list = []
@@ -81,12 +82,12 @@ def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
     for signal, data in payloads:
         try:
             if signal == "traces":
-                for span in decode_payload(data):
+                for span in decode(data, PROTOBUF, signal=TRACES):
                     if span.span_id not in seen:
                         seen.add(span.span_id)
                         spans.append(span)
             else:
-                logs.extend(decode_logs_payload(data))
+                logs.extend(decode(data, PROTOBUF, signal=LOGS))
         except DecodeError:
             continue
     return spans, logs

@@ -18,7 +18,7 @@ from ek_otel.cli import cli
 from ek_otel.gold.native import load_tasks
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
-from ek_otel.ingest.otlp import decode_traces
+from ek_otel.ingest.otlp import decode
 from ek_otel.ingest.records import LogRecord, SpanRecord
 from ek_otel.pipeline import score_dump
 from ek_otel.scoring import ScoreSettings, file_sha256
@@ -265,7 +265,7 @@ def test_emit_endpoint_grpc_delivers_the_scores():
     finally:
         server.stop(None)
     assert result.exit_code == 0, result.output
-    spans = [s for body in traces for s in decode_traces(body, "protobuf")]
+    spans = [s for body in traces for s in decode(body, "protobuf", signal="traces")]
     expected = _expected_run()
     assert sorted((s.trace_id, s.attributes["gen_ai.evaluation.score.value"]) for s in spans) == sorted(
         (e.trace_id, e.score.f1) for e in expected.envelopes)

@@ -13,7 +13,7 @@ from ek_otel.core.scores import EpisodeScore
 from ek_otel.emit.encode import encode_log_records, encode_spans
 from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
 from ek_otel.emit.otlp_json import logs_request_json, request_lines, trace_request_json
-from ek_otel.ingest.otlp import decode_logs, decode_traces
+from ek_otel.ingest.otlp import decode
 
 ENVELOPES = [
     ScoreEnvelope(f"{i + 1:032x}", f"{i + 10:016x}", f"t{i}",
@@ -55,12 +55,12 @@ def test_json_lines_decode_to_the_same_records_as_the_protobuf_the_exporters_sen
     spans = encode_spans(ENVELOPES, phoenix=True)
     records = encode_log_records(ENVELOPES)
     traces_line, logs_line = request_lines(spans, records)
-    from_json = decode_traces(traces_line.encode(), "json")
-    from_pb = decode_traces(encode_pb_spans(spans).SerializeToString(), "protobuf")
+    from_json = decode(traces_line.encode(), "json", signal="traces")
+    from_pb = decode(encode_pb_spans(spans).SerializeToString(), "protobuf", signal="traces")
     assert len(from_json) == 8
     assert _comparable(from_json) == _comparable(from_pb)
-    logs_json = decode_logs(logs_line.encode(), "json")
-    logs_pb = decode_logs(encode_logs(records).SerializeToString(), "protobuf")
+    logs_json = decode(logs_line.encode(), "json", signal="logs")
+    logs_pb = decode(encode_logs(records).SerializeToString(), "protobuf", signal="logs")
     assert len(logs_json) == 4
     assert _comparable(logs_json) == _comparable(logs_pb)
 
@@ -70,9 +70,9 @@ def test_json_agrees_with_the_official_otlp_json_encoder():
     official_logs = pytest.importorskip("opentelemetry.exporter.otlp.json.common._log_encoder")
     spans = encode_spans(ENVELOPES, phoenix=True)
     records = encode_log_records(ENVELOPES)
-    ours = decode_traces(json.dumps(trace_request_json(spans)).encode(), "json")
-    theirs = decode_traces(official.encode_spans(spans).to_json().encode(), "json")
+    ours = decode(json.dumps(trace_request_json(spans)).encode(), "json", signal="traces")
+    theirs = decode(official.encode_spans(spans).to_json().encode(), "json", signal="traces")
     assert _comparable(ours) == _comparable(theirs)
-    ours_logs = decode_logs(json.dumps(logs_request_json(records)).encode(), "json")
-    theirs_logs = decode_logs(official_logs.encode_logs(records).to_json().encode(), "json")
+    ours_logs = decode(json.dumps(logs_request_json(records)).encode(), "json", signal="logs")
+    theirs_logs = decode(official_logs.encode_logs(records).to_json().encode(), "json", signal="logs")
     assert _comparable(ours_logs) == _comparable(theirs_logs)

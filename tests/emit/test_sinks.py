@@ -20,7 +20,7 @@ from ek_otel.core.episode import Cost
 from ek_otel.core.scores import ArgDiff, EpisodeScore
 from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
 from ek_otel.emit.sinks import FileSink, MultiSink, OtlpSink
-from ek_otel.ingest.otlp import decode_logs, decode_traces
+from ek_otel.ingest.otlp import decode
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 ROOT = "b7ad6b7169203331"
@@ -70,9 +70,9 @@ def _read_jsonl(path):
         data = json.loads(line)
         assert set(data) <= {"resourceSpans", "resourceLogs"}
         if "resourceSpans" in data:
-            spans.extend(decode_traces(line, "json"))
+            spans.extend(decode(line, "json", signal="traces"))
         else:
-            logs.extend(decode_logs(line, "json"))
+            logs.extend(decode(line, "json", signal="logs"))
     return spans, logs
 
 
@@ -188,10 +188,10 @@ def test_otlp_http_sink_delivers_spans_and_events():
         assert content_type == "application/x-protobuf"
         assert token == "s3cret"
         if path == "/v1/traces":
-            (span,) = decode_traces(body, "protobuf")
+            (span,) = decode(body, "protobuf", signal="traces")
             _check_span(span)
         else:
-            (log,) = decode_logs(body, "protobuf")
+            (log,) = decode(body, "protobuf", signal="logs")
             _check_log(log)
 
 
@@ -260,14 +260,14 @@ def test_otlp_grpc_sink_delivers_spans_and_events(grpc_endpoint):
     for kind, body, metadata in received:
         assert metadata.get("x-token") == "s3cret"
         if kind == "traces":
-            spans = decode_traces(body, "protobuf")
+            spans = decode(body, "protobuf", signal="traces")
             semconv = [s for s in spans if "openinference.span.kind" not in s.attributes]
             evaluator = [s for s in spans if s.attributes.get("openinference.span.kind") == "EVALUATOR"]
             assert len(semconv) == 1 and len(evaluator) == 1
             _check_span(semconv[0])
             assert [(link.trace_id, link.span_id) for link in evaluator[0].links] == [(TRACE, ROOT)]
         else:
-            (log,) = decode_logs(body, "protobuf")
+            (log,) = decode(body, "protobuf", signal="logs")
             _check_log(log)
 
 

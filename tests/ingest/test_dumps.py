@@ -25,7 +25,7 @@ from ek_otel.ingest.bad_input import (
     BadInputReport,
 )
 from ek_otel.ingest.dumps import read_dump
-from ek_otel.ingest.otlp import decode_logs, decode_traces
+from ek_otel.ingest.otlp import decode
 from ek_otel.ingest.records import LogRecord, Origin, SpanRecord
 from ek_otel.ingest.wire import encode_varint
 
@@ -47,9 +47,9 @@ def _key(record):
 def _expected(telemetry, spans=True, logs=True) -> list:
     out = []
     if spans:
-        out += decode_traces(telemetry.traces_pb(), "protobuf")
+        out += decode(telemetry.traces_pb(), "protobuf", signal="traces")
     if logs:
-        out += decode_logs(telemetry.logs_pb(), "protobuf")
+        out += decode(telemetry.logs_pb(), "protobuf", signal="logs")
     return sorted(out, key=_key)
 
 

@@ -30,7 +30,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 
 from ek_otel.ingest.assemble import group_traces  # noqa: E402
 from ek_otel.ingest.bad_input import BadInputReport  # noqa: E402
-from ek_otel.ingest.dumps import records_from_body  # noqa: E402
+from ek_otel.ingest.otlp import decode  # noqa: E402
 from ek_otel.ingest.episodes import build_episodes  # noqa: E402
 from ek_otel.ingest.records import Origin  # noqa: E402
 from ek_otel.testing.fake_openai import FakeOpenAI, expected_summary, run_chat_loop  # noqa: E402
@@ -78,11 +78,11 @@ def run_live(name: str, *, streams: tuple = (False,)) -> tuple:
     spans = span_exporter.get_finished_spans()
     logs = log_exporter.get_finished_logs()
     report = BadInputReport()
-    records = list(records_from_body(encode_spans(spans).SerializeToString(),
-                                     Origin("live-traces"), report))
+    records = list(decode(encode_spans(spans).SerializeToString(), origin=Origin("live-traces"),
+                          report=report, strict=False))
     if logs:
-        records += list(records_from_body(encode_logs(logs).SerializeToString(),
-                                          Origin("live-logs"), report))
+        records += list(decode(encode_logs(logs).SerializeToString(), origin=Origin("live-logs"),
+                               report=report, strict=False))
     return list(build_episodes(group_traces(records))), report, spans
 
 

@@ -21,14 +21,8 @@ from ek_otel.ingest.bad_input import (
     MALFORMED_RECORD,
     BadInputReport,
 )
-from ek_otel.ingest.otlp import (
-    decode_logs,
-    decode_logs_payload,
-    decode_payload,
-    decode_traces,
-    split_logs,
-    split_traces,
-)
+from ek_otel.ingest.otlp import decode
+from ek_otel.ingest.split import split_logs, split_traces
 from ek_otel.ingest.records import Origin
 from ek_otel.ingest.wire import encode_varint
 
@@ -58,7 +52,7 @@ def _traces_body(*spans, resource=None) -> bytes:
 def test_sdk_spans_decode_to_what_the_sdk_recorded(telemetry, sdk_ids, fmt):
     hex_trace, hex_span = sdk_ids
     body = telemetry.traces_pb() if fmt == "protobuf" else telemetry.traces_json().encode()
-    records = {r.span_id: r for r in decode_traces(body, fmt, origin=Origin("req"))}
+    records = {r.span_id: r for r in decode(body, fmt, origin=Origin("req"), signal="traces")}
     assert len(records) == len(telemetry.spans)
     for sdk_span in telemetry.spans:
         record = records[hex_span(sdk_span)]
@@ -83,18 +77,18 @@ def test_sdk_spans_decode_to_what_the_sdk_recorded(telemetry, sdk_ids, fmt):
 
 
 def test_json_and_protobuf_decode_identically(telemetry):
-    assert decode_traces(telemetry.traces_json().encode(), "json") == decode_traces(
-        telemetry.traces_pb(), "protobuf"
+    assert decode(telemetry.traces_json().encode(), "json", signal="traces") == decode(
+        telemetry.traces_pb(), "protobuf", signal="traces"
     )
-    assert decode_logs(telemetry.logs_json().encode(), "application/json") == decode_logs(
-        telemetry.logs_pb(), "application/x-protobuf"
+    assert decode(telemetry.logs_json().encode(), "application/json", signal="logs") == decode(
+        telemetry.logs_pb(), "application/x-protobuf", signal="logs"
     )
 
 
 @pytest.mark.parametrize("fmt", ["protobuf", "json"])
 def test_sdk_logs_decode_with_event_names_bodies_and_ids(telemetry, fmt):
     body = telemetry.logs_pb() if fmt == "protobuf" else telemetry.logs_json().encode()
-    records = decode_logs(body, fmt)
+    records = decode(body, fmt, signal="logs")
     assert len(records) == len(telemetry.logs)
     choices = [r for r in records if r.event_name == "gen_ai.choice"]  # the event_name field
     orphans = [r for r in records if r.event_name == "ek.test.orphan"]  # the event.name attribute
@@ -130,7 +124,7 @@ def test_json_quirks_are_accepted():
         ],
         "somethingNew": {"ignored": True},  # unknown field
     }
-    (record,) = decode_traces(_traces_body(span), "json")
+    (record,) = decode(_traces_body(span), "json", signal="traces")
     assert record.trace_id == TRACE_ID and record.parent_span_id == "00f067aa0ba902b7"
     assert (record.kind, record.status_code, record.status_message) == (3, 2, "boom")
     assert (record.start_ns, record.duration_s) == (1700000000000000000, 0.5)
@@ -141,7 +135,7 @@ def test_json_log_event_name_field_wins_over_attribute():
     body = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{
         "eventName": "gen_ai.choice", "severityNumber": 9, "timeUnixNano": "3",
         "attributes": [{"key": "event.name", "value": {"stringValue": "other"}}]}]}]}]}
-    (record,) = decode_logs(json.dumps(body).encode(), "json")
+    (record,) = decode(json.dumps(body).encode(), "json", signal="logs")
     assert (record.event_name, record.severity_number, record.time_ns) == ("gen_ai.choice", 9, 3)
 
 
@@ -163,8 +157,8 @@ def test_json_log_event_name_field_wins_over_attribute():
 def test_spans_with_invalid_ids_are_reported_and_skipped(bad_ids):
     good = _span_json(spanId="00f067aa0ba902b7", name="good")
     report = BadInputReport()
-    records = decode_traces(_traces_body(_span_json(**bad_ids), good), "json",
-                            origin=Origin("f.json", 4), report=report)
+    records = decode(_traces_body(_span_json(**bad_ids), good), "json",
+                            origin=Origin("f.json", 4), report=report, signal="traces")
     assert [r.name for r in records] == ["good"]
     assert report.counts == {INVALID_ID: 1}
     assert report.cases[0].origin == Origin("f.json", 4)
@@ -181,7 +175,7 @@ def test_attributes_of_unexpected_types_are_dropped_and_reported():
         {"key": "superscript", "value": {"intValue": "\u00b2"}},  # str.isdigit() is True, int() fails
     ])
     report = BadInputReport()
-    (record,) = decode_traces(_traces_body(span), "json", report=report)
+    (record,) = decode(_traces_body(span), "json", report=report, signal="traces")
     assert record.attributes == {"ok": "fine"}
     assert report.counts == {BAD_ATTRIBUTE: 6}
     assert "'num'" in report.cases[0].detail
@@ -192,7 +186,7 @@ def test_attributes_of_unexpected_types_are_dropped_and_reported():
 def test_spans_with_malformed_fields_are_reported_and_skipped(field):
     report = BadInputReport()
     good = _span_json(spanId="00f067aa0ba902b7", name="good")
-    records = decode_traces(_traces_body(_span_json(**field), good), "json", report=report)
+    records = decode(_traces_body(_span_json(**field), good), "json", report=report, signal="traces")
     assert [r.name for r in records] == ["good"]
     assert report.counts == {MALFORMED_RECORD: 1}
     split = split_traces(_traces_body(_span_json(**field), good), "json")
@@ -234,7 +228,7 @@ def test_absurdly_deep_anyvalue_is_cut_at_the_cap_and_the_span_kept(fmt):
         span.attributes.add(key="ok").value.int_value = 1
         body = request.SerializeToString()
     report = BadInputReport()
-    (record,) = decode_traces(body, fmt, report=report)
+    (record,) = decode(body, fmt, report=report, signal="traces")
     assert record.attributes["ok"] == 1
     value = record.attributes["deep"]
     assert _depth_of(value) == MAX_DEPTH
@@ -250,7 +244,7 @@ def test_json_nested_far_beyond_the_cap_never_crashes(depth):
     body = _traces_body(_span_json(attributes=[{"key": "deep", "value": "PLACEHOLDER"}]))
     body = body.replace(b'"PLACEHOLDER"', deep.encode())
     report = BadInputReport()
-    (record,) = decode_traces(body, "json", report=report)  # past orjson's own depth limit too
+    (record,) = decode(body, "json", report=report, signal="traces")  # past orjson's own depth limit too
     assert _depth_of(record.attributes["deep"]) == MAX_DEPTH
     assert report.counts == {DEEP_NESTING: 1}
 
@@ -265,13 +259,13 @@ def test_json_too_deep_for_the_parser_loses_only_that_value_not_the_line(depth):
         _span_json(name="ok", spanId="00f067aa0ba902b7"),
     ).replace(b'"PLACEHOLDER"', deep.encode())
     report = BadInputReport()
-    deep_span, ok_span = decode_traces(body, "json", report=report)
+    deep_span, ok_span = decode(body, "json", report=report, signal="traces")
     assert (deep_span.name, ok_span.name) == ("deep", "ok")
     assert deep_span.attributes["n"] == 3 and _depth_of(deep_span.attributes["deep"]) == MAX_DEPTH
     assert report.counts == {DEEP_NESTING: 1}
     split = split_traces(body, "json")
     assert split.rejected_spans == 0 and DEEP_NESTING in split.error_message
-    assert [r.name for c in split.chunks for r in decode_payload(c.payload)] == ["deep", "ok"]
+    assert [r.name for c in split.chunks for r in decode(c.payload, "protobuf", signal="traces")] == ["deep", "ok"]
 
 
 def _length_delimited(tag: int, payload: bytes) -> bytes:
@@ -313,7 +307,7 @@ def test_protobuf_nested_beyond_the_parser_limit_loses_only_that_value(depth):
     with pytest.raises(Exception, match="MaxDepth"):
         ExportTraceServiceRequest.FromString(body)  # the parser's own limit, as documented
     report = BadInputReport()
-    deep_span, ok_span = decode_traces(body, "protobuf", origin=Origin("deep.pb"), report=report)
+    deep_span, ok_span = decode(body, "protobuf", origin=Origin("deep.pb"), report=report, signal="traces")
     assert (deep_span.name, ok_span.name) == ("deep", "ok") and deep_span.attributes["n"] == 7
     value = deep_span.attributes["deep"]
     assert _depth_of(value) == MAX_DEPTH
@@ -328,7 +322,7 @@ def test_protobuf_nested_beyond_the_parser_limit_loses_only_that_value(depth):
     assert split.rejected_spans == 0 and split.error_message == DEEP_NESTING
     (chunk,) = split.chunks
     assert chunk.span_ids == ("02" * 8, "03" * 8)
-    assert [r.name for r in decode_payload(chunk.payload)] == ["deep", "ok"]
+    assert [r.name for r in decode(chunk.payload, "protobuf", signal="traces")] == ["deep", "ok"]
 
 
 @pytest.mark.parametrize("order", ["deep first", "bad UTF-8 first"])
@@ -341,7 +335,7 @@ def test_protobuf_with_invalid_utf8_and_a_too_deep_value_keeps_both_spans(order)
     with pytest.raises(Exception):
         ExportTraceServiceRequest.FromString(body)
     report = BadInputReport()
-    names = sorted(s.name for s in decode_traces(body, "protobuf", report=report))
+    names = sorted(s.name for s in decode(body, "protobuf", report=report, signal="traces"))
     assert names == ["caf\ufffd", "deep", "ok"]
     assert report.counts == {DEEP_NESTING: 1, INVALID_UTF8: 1}
     split = split_traces(body, "protobuf")
@@ -353,14 +347,14 @@ def test_protobuf_kvlists_nested_past_the_parser_limit_are_cut_where_it_parses()
     """A kvlist costs 3 message levels: 40 of them are over upb's limit before the cap."""
     body = _pb_body_with_deep_span(_deep_pb_value(40, kvlist=True))
     report = BadInputReport()
-    deep_span, _ = decode_traces(body, "protobuf", report=report)
+    deep_span, _ = decode(body, "protobuf", report=report, signal="traces")
     depth, value = 0, deep_span.attributes["deep"]
     while isinstance(value, dict):
         depth, value = depth + 1, value["k"]
     assert value == DEPTH_MARKER and 25 < depth < MAX_DEPTH
     assert report.counts == {DEEP_NESTING: 1}
     (chunk,) = split_traces(body, "protobuf").chunks
-    assert len(decode_payload(chunk.payload)) == 2
+    assert len(decode(chunk.payload, "protobuf", signal="traces")) == 2
 
 
 def test_protobuf_logs_with_a_too_deep_body_keep_their_other_records():
@@ -368,7 +362,7 @@ def test_protobuf_logs_with_a_too_deep_body_keep_their_other_records():
     records = _length_delimited(0x12, record) + _length_delimited(0x12, _length_delimited(0x62, b"ok"))
     body = _length_delimited(0x0A, _length_delimited(0x12, records))
     report = BadInputReport()
-    deep, ok = decode_logs(body, "protobuf", report=report)
+    deep, ok = decode(body, "protobuf", report=report, signal="logs")
     assert (deep.event_name, ok.event_name) == ("deep", "ok") and _depth_of(deep.body) == MAX_DEPTH
     assert report.counts == {DEEP_NESTING: 1}
     split = split_logs(body, "protobuf")
@@ -378,13 +372,13 @@ def test_protobuf_logs_with_a_too_deep_body_keep_their_other_records():
 def test_truncated_deep_protobuf_is_still_a_decode_error():
     body = _pb_body_with_deep_span(_deep_pb_value(60))
     with pytest.raises(DecodeError, match="undecodable protobuf"):
-        decode_traces(body[:-20], "protobuf")
+        decode(body[:-20], "protobuf", signal="traces")
 
 
 def test_huge_strings_are_fine():
     huge = "x" * 5_000_000
-    (record,) = decode_traces(_traces_body(_span_json(attributes=[
-        {"key": "gen_ai.input.messages", "value": {"stringValue": huge}}])), "json")
+    (record,) = decode(_traces_body(_span_json(attributes=[
+        {"key": "gen_ai.input.messages", "value": {"stringValue": huge}}])), "json", signal="traces")
     assert len(record.attributes["gen_ai.input.messages"]) == len(huge)
 
 
@@ -405,24 +399,24 @@ def test_huge_strings_are_fine():
 )
 def test_undecodable_bodies_raise_decode_error(body, fmt):
     with pytest.raises(DecodeError) as caught:
-        decode_traces(body, fmt)
+        decode(body, fmt, signal="traces")
     assert isinstance(caught.value, InputError)
 
 
 def test_truncated_sdk_protobuf_is_a_decode_error(telemetry):
     body = telemetry.traces_pb()
     with pytest.raises(DecodeError):
-        decode_traces(body[: len(body) // 2], "protobuf")
+        decode(body[: len(body) // 2], "protobuf", signal="traces")
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=512))
-def test_random_bytes_never_crash_decode_traces(data):
+def test_random_bytes_never_crash_decode(data):
     for fmt in ("protobuf", "json"):
         try:
-            decode_traces(data, fmt, report=BadInputReport())
+            decode(data, fmt, report=BadInputReport(), signal="traces")
             split_traces(data, fmt)
-            decode_logs(data, fmt, report=BadInputReport())
+            decode(data, fmt, report=BadInputReport(), signal="logs")
         except DecodeError:
             pass
 
@@ -433,11 +427,11 @@ def test_random_bytes_never_crash_decode_traces(data):
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=12), children, max_size=3),
     max_leaves=20,
 ))
-def test_random_json_shapes_never_crash_decode_traces(shape):
+def test_random_json_shapes_never_crash_decode(shape):
     body = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [shape, {"attributes": shape}]}]}]})
-    for decode in (decode_traces, decode_logs):
+    for signal in ("traces", "logs"):
         try:
-            decode(body.encode(), "json", report=BadInputReport())
+            decode(body.encode(), "json", signal=signal, report=BadInputReport())
         except DecodeError:
             pass
     try:
@@ -457,9 +451,9 @@ def test_split_traces_groups_by_trace_and_payloads_decode_to_the_same_records(te
     split = split_traces(body, fmt)
     assert split.rejected_spans == 0 and split.error_message == ""
     assert {c.trace_id for c in split.chunks} == telemetry.trace_ids()
-    by_span = {r.span_id: r for r in decode_traces(telemetry.traces_pb(), "protobuf")}
+    by_span = {r.span_id: r for r in decode(telemetry.traces_pb(), "protobuf", signal="traces")}
     for chunk in split.chunks:
-        decoded = decode_payload(chunk.payload)
+        decoded = decode(chunk.payload, "protobuf", signal="traces")
         assert [r.span_id for r in decoded] == list(chunk.span_ids)
         assert all(r == by_span[r.span_id] for r in decoded)  # resource and scope kept too
         roots = [r.span_id for r in decoded if r.is_root]
@@ -484,7 +478,7 @@ def test_split_keeps_several_resources_apart():
                          "spans": [_span_json(spanId=span_id, name=name)]}]}
         for name, span_id in (("a", "1" * 16), ("b", "2" * 16))]}).encode()
     (chunk,) = split_traces(body, "json").chunks
-    records = decode_payload(chunk.payload)
+    records = decode(chunk.payload, "protobuf", signal="traces")
     assert [(r.name, r.resource["service.name"], r.scope_name) for r in records] == [
         ("a", "a", "a-lib"), ("b", "b", "b-lib")]
 
@@ -495,11 +489,11 @@ def test_split_logs_groups_by_trace_with_an_empty_trace_for_orphans(telemetry, f
     split = split_logs(body, fmt)
     assert split.rejected == 0
     assert {c.trace_id for c in split.chunks} == telemetry.trace_ids() | {""}
-    everything = sorted(decode_logs(telemetry.logs_pb(), "protobuf"), key=lambda r: r.time_ns)
-    again = sorted((r for c in split.chunks for r in decode_logs_payload(c.payload)), key=lambda r: r.time_ns)
+    everything = sorted(decode(telemetry.logs_pb(), "protobuf", signal="logs"), key=lambda r: r.time_ns)
+    again = sorted((r for c in split.chunks for r in decode(c.payload, "protobuf", signal="logs")), key=lambda r: r.time_ns)
     assert again == everything
     for chunk in split.chunks:
-        assert {r.trace_id for r in decode_logs_payload(chunk.payload)} == {chunk.trace_id}
+        assert {r.trace_id for r in decode(chunk.payload, "protobuf", signal="logs")} == {chunk.trace_id}
 
 
 def test_split_json_drops_bad_attributes_and_says_so():
@@ -507,7 +501,7 @@ def test_split_json_drops_bad_attributes_and_says_so():
                                                {"key": "ok", "value": {"stringValue": "y"}}]))
     split = split_traces(body, "json")
     assert split.rejected_spans == 0 and BAD_ATTRIBUTE in split.error_message
-    (record,) = decode_payload(split.chunks[0].payload)
+    (record,) = decode(split.chunks[0].payload, "protobuf", signal="traces")
     assert record.attributes == {"ok": "y"}
 
 
@@ -516,3 +510,55 @@ def test_split_undecodable_bodies_raise_decode_error():
         split_traces(b"\x0a\x09\x01", "protobuf")
     with pytest.raises(DecodeError):
         split_logs(b"[", "json")
+
+
+# ---------------------------------------------------------------------------
+# decode(): one decoder, format and signal given or read from the content
+# ---------------------------------------------------------------------------
+
+
+def test_decode_reads_format_and_signal_from_the_content(telemetry):
+    spans = decode(telemetry.traces_pb(), "protobuf", signal="traces")
+    logs = decode(telemetry.logs_pb(), "protobuf", signal="logs")
+    assert spans and logs
+    assert decode(telemetry.traces_pb()) == spans
+    assert decode(telemetry.logs_pb()) == logs
+    assert decode(telemetry.traces_json().encode()) == spans
+    assert decode(telemetry.logs_json().encode()) == logs
+
+
+def test_decode_auto_reads_json_arrays_and_requests_with_both_signals(telemetry):
+    traces, logs = json.loads(telemetry.traces_json()), json.loads(telemetry.logs_json())
+    both = json.dumps([{**traces, **logs}, {"resourceMetrics": []}]).encode()
+    records = decode(both)
+    assert records == decode(telemetry.traces_pb()) + decode(telemetry.logs_pb())
+
+
+def test_decode_strict_raises_where_lenient_reports(telemetry):
+    for body, message in [(b'[1]', "a JSON int, not a request object"),
+                          (b'{"foo": 1}', "no resourceSpans or resourceLogs"),
+                          (b'{"resourceSpans": 5}', "resourceSpans is a int, not a list")]:
+        with pytest.raises(DecodeError, match=message):
+            decode(body)
+        report = BadInputReport()
+        assert list(decode(body, origin=Origin("d.json", 3), report=report, strict=False)) == []
+        assert [(c.reason, str(c.origin)) for c in report.cases] == [("not an OTLP request", "d.json:3")]
+    with pytest.raises(DecodeError, match="not an OTLP trace request: resourceSpans is a int"):
+        decode(b'{"resourceSpans": 5}', "json", signal="traces")
+
+
+def test_decode_lenient_keeps_the_records_before_a_bad_shape(telemetry):
+    good = json.loads(telemetry.traces_json())
+    body = json.dumps({"resourceSpans": good["resourceSpans"] + [5]}).encode()
+    report = BadInputReport()
+    records = list(decode(body, report=report, strict=False))
+    assert records == decode(telemetry.traces_pb()) and report.counts == {"not an OTLP request": 1}
+    with pytest.raises(DecodeError):
+        decode(body)
+
+
+def test_decode_refuses_unknown_formats_and_signals():
+    with pytest.raises(DecodeError, match="unknown OTLP format"):
+        decode(b"", "xml")
+    with pytest.raises(DecodeError, match="unknown OTLP signal"):
+        decode(b"", "json", signal="metrics")

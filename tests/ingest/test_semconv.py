@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
+import re
+
 import pytest
 
 from ek_otel.ingest import semconv as sc
@@ -264,3 +269,34 @@ def test_otel_agents_v2_python_repr_best_effort():
     as_dict = "{'arguments': '{}', 'call_id': 'c9', 'name': 'ping', 'type': 'function_call'}"
     assert [(c.call_id, c.name) for c in calls_from_repr(as_dict)] == [("c9", "ping")]
     assert calls_from_repr("The weather is nice.") == []
+
+
+# ---------------------------------------------------------------------------
+# The promise of ek_otel.ingest.semconv: the episode builder names no attribute itself
+# ---------------------------------------------------------------------------
+
+_BUILDER_MODULES = ("episodes", "span_tree", "model_calls", "steps", "model_output")
+#: What an attribute or event name looks like: gen_ai.choice, llm.output_messages, ...
+_DOTTED_NAME = re.compile(r"^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)+$")
+
+
+def _code_strings(source: str) -> list:
+    """Every string constant in Python source code (docstrings left out)."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+@pytest.mark.parametrize("module_name", _BUILDER_MODULES)
+def test_the_episode_builder_names_no_attribute_or_event(module_name):
+    source = inspect.getsource(importlib.import_module(f"ek_otel.ingest.{module_name}"))
+    names = [s for s in _code_strings(source) if _DOTTED_NAME.match(s)]
+    assert names == [], f"ek_otel/ingest/{module_name}.py names {names}: define them in ek_otel.ingest.semconv"
+
+
+def test_the_name_check_finds_a_hard_coded_name():
+    source = '"""Doc naming gen_ai.choice."""\nx = attributes.get("gen_ai.output.messages", "plain")\n'
+    assert [s for s in _code_strings(source) if _DOTTED_NAME.match(s)] == ["gen_ai.output.messages"]

@@ -1,0 +1,171 @@
+"""A model's answer (tool calls and text) as a span or a GenAI log event recorded it.
+
+Where each convention puts the answer is named in :mod:`ek_otel.ingest.semconv.outputs`;
+the message formats are read by :mod:`ek_otel.ingest.messages`.
+
+Example:
+    >>> from ek_otel.ingest.records import SpanRecord
+    >>> s = SpanRecord("a" * 32, "b" * 16, attributes={"gen_ai.output.messages":
+    ...     '[{"role": "assistant", "parts": [{"type": "text", "content": "hi"}]}]'})
+    >>> model_output_of_span(s).text
+    'hi'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import semconv as sc
+from .messages import EMPTY_OUTPUT, ModelOutput, RequestedCall, flattened_output, output_of_messages
+from .records import LogRecord, SpanRecord
+
+__all__ = ["model_output_of_span", "model_output_of_log", "output_of_logs"]
+
+
+def model_output_of_span(span: SpanRecord) -> ModelOutput:
+    """The answer a model-call span recorded, from the first source that has one.
+
+    Sources, in order: ``gen_ai.output.messages``; OpenInference
+    ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
+    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events; Langfuse
+    ``langfuse.observation.output``; OpenInference's raw ``output.value`` response;
+    Logfire's ``response`` object and ``output`` messages.
+
+    Example:
+        >>> s = SpanRecord("a" * 32, "b" * 16, attributes={
+        ...     "llm.output_messages.0.message.role": "assistant",
+        ...     "llm.output_messages.0.message.content": "done"})
+        >>> model_output_of_span(s).text
+        'done'
+    """
+    attributes = span.attributes
+    empty = None  # an answer recorded with neither text nor calls: the last resort
+    if sc.OUTPUT_MESSAGES in attributes:
+        output = output_of_messages(attributes[sc.OUTPUT_MESSAGES])
+        if output:
+            if output.calls or output.text is not None:
+                return output
+            # litellm 1.110: "parts": [] for tool calls, which it writes as
+            # gen_ai.completion.N.function_call.* instead
+            empty = output
+    for prefix in sc.FLATTENED_OUTPUT_PREFIXES:
+        output = flattened_output(attributes, prefix)
+        if output:
+            return output
+    for event in span.events or ():
+        name = getattr(event, "name", "")
+        ev = getattr(event, "attributes", {}) or {}
+        if name == sc.LEGACY_COMPLETION_EVENT:
+            output = output_of_messages(ev.get(sc.LEGACY_COMPLETION_ATTRIBUTE))
+            if output:
+                return output
+        if name == sc.CHOICE_EVENT:
+            output = _choice_output(ev.get(sc.CHOICE_MESSAGE, ev), ev)
+            if output:
+                return output
+    for key in sc.OUTPUT_VALUE_KEYS:
+        if key in attributes:
+            output = output_of_messages(attributes[key])
+            if output:
+                return output
+    output = _other_output(attributes)
+    return output if output or empty is None else empty
+
+
+def _other_output(attributes: Mapping) -> ModelOutput:
+    """Less common carriers: a JSON ``events`` list (Logfire/Pydantic AI), Google ADK's
+    ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text``."""
+    events = sc.json_value(attributes.get(sc.EVENTS_JSON))
+    if isinstance(events, list):
+        choices = [e for e in events if isinstance(e, Mapping)
+                   and e.get(sc.EVENT_NAME_KEY) == sc.CHOICE_EVENT]
+        calls: list = []
+        texts: list = []
+        for event in choices:
+            output = _choice_output(event.get(sc.CHOICE_MESSAGE, event), event)
+            for call in output.calls:
+                calls.append(RequestedCall(call.name, call.args, call.call_id,
+                                           call.args_captured, len(calls)))
+            if output.text:
+                texts.append(output.text)
+        if choices:
+            return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
+    response = sc.json_value(attributes.get(sc.VERTEX_LLM_RESPONSE))
+    content = response.get(sc.VERTEX_RESPONSE_CONTENT) if isinstance(response, Mapping) else None
+    if isinstance(content, Mapping):
+        output = output_of_messages([content])
+        if output:
+            return output
+    text = attributes.get(sc.AI_RESPONSE_TEXT)
+    if isinstance(text, str) and text:
+        return ModelOutput((), text, True)
+    return EMPTY_OUTPUT
+
+
+def _choice_output(message: Any, event_body: Any) -> ModelOutput:
+    message = sc.json_value(message)  # span-event attributes hold it as a JSON string
+    if isinstance(message, list):  # Bedrock-style content blocks (Strands)
+        message = {"role": "assistant", "content": message}
+    if isinstance(message, Mapping):
+        message = dict(message)
+        message.setdefault("role", "assistant")
+        if isinstance(event_body, Mapping) and sc.CHOICE_TOOL_CALLS in event_body:
+            message.setdefault(sc.CHOICE_TOOL_CALLS, event_body[sc.CHOICE_TOOL_CALLS])
+        return output_of_messages([message])
+    return EMPTY_OUTPUT
+
+
+def model_output_of_log(log: LogRecord) -> ModelOutput:
+    """The answer a GenAI log event carries (``gen_ai.choice``, the inference details event).
+
+    Example:
+        >>> log = LogRecord(event_name="gen_ai.choice", body={"index": 0, "message": {
+        ...     "tool_calls": [{"id": "c", "type": "function",
+        ...                     "function": {"name": "f", "arguments": "{}"}}]}})
+        >>> [(c.call_id, c.name) for c in model_output_of_log(log).calls]
+        [('c', 'f')]
+    """
+    name = log.event_name
+    body = sc.json_value(log.body)
+    if name == sc.CHOICE_EVENT:
+        message = body.get(sc.CHOICE_MESSAGE, body) if isinstance(body, Mapping) else None
+        return _choice_output(message, body)
+    if name == sc.INFERENCE_DETAILS_EVENT:
+        for holder in (log.attributes, body):
+            if isinstance(holder, Mapping) and sc.OUTPUT_MESSAGES in holder:
+                output = output_of_messages(holder[sc.OUTPUT_MESSAGES])
+                if output:
+                    return output
+        return EMPTY_OUTPUT
+    if name in sc.HISTORY_EVENTS and isinstance(body, Mapping):
+        message = dict(body)
+        message["role"] = "assistant"
+        return output_of_messages([message])
+    return EMPTY_OUTPUT
+
+
+def output_of_logs(logs: Sequence[LogRecord]) -> ModelOutput:
+    """The answers of a model call's output log events, in time order, as one answer.
+
+    Example:
+        >>> output_of_logs([LogRecord(event_name="gen_ai.choice", time_ns=1,
+        ...                           body={"message": {"content": "done"}})]).text
+        'done'
+    """
+    calls: list = []
+    texts: list = []
+    found = False
+    for log in sorted(logs, key=lambda r: r.time_ns):
+        if log.event_name not in sc.OUTPUT_EVENTS:
+            continue
+        output = model_output_of_log(log)
+        if not output:
+            continue
+        found = True
+        for call in output.calls:
+            calls.append(RequestedCall(call.name, call.args, call.call_id, call.args_captured,
+                                       len(calls)))
+        if output.text:
+            texts.append(output.text)
+    return ModelOutput(tuple(calls), "\n".join(texts) or None, found)

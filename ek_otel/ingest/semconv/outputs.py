@@ -1,0 +1,103 @@
+"""Model answers: the attributes and events that carry what a model call returned.
+
+Each convention records the answer somewhere else: OTel GenAI in
+``gen_ai.output.messages`` (or log events), OpenInference and Traceloop 0.5x as flattened
+attributes, the first GenAI conventions as span events, Langfuse, Logfire and the
+frameworks in their own attributes. :mod:`ek_otel.ingest.model_output` reads them in the
+order given here.
+
+Example:
+    >>> finish_reasons_of({"llm.finish_reason": "tool_calls"}), CHOICE_EVENT in OUTPUT_EVENTS
+    (('tool_calls',), True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = [
+    "OUTPUT_MESSAGES",
+    "FLATTENED_OUTPUT_PREFIXES",
+    "LEGACY_COMPLETION_EVENT",
+    "LEGACY_COMPLETION_ATTRIBUTE",
+    "CHOICE_EVENT",
+    "CHOICE_MESSAGE",
+    "CHOICE_TOOL_CALLS",
+    "INFERENCE_DETAILS_EVENT",
+    "OUTPUT_EVENTS",
+    "HISTORY_EVENTS",
+    "ANSWER_EVENTS",
+    "OUTPUT_VALUE_KEYS",
+    "EVENTS_JSON",
+    "EVENT_NAME_KEY",
+    "VERTEX_LLM_RESPONSE",
+    "VERTEX_RESPONSE_CONTENT",
+    "AI_RESPONSE_TEXT",
+    "ROOT_OUTPUT_KEY",
+    "TOOL_FINISH_REASONS",
+    "finish_reasons_of",
+]
+
+#: The answer as a list of messages (OTel GenAI); also inside the inference details event.
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+#: Flattened answers: OpenInference ``llm.output_messages.N.message.*``, Traceloop 0.5x
+#: ``gen_ai.completion.N.*``, tried in this order.
+FLATTENED_OUTPUT_PREFIXES = ("llm.output_messages", "gen_ai.completion")
+#: The span event of the first GenAI conventions, and its attribute holding the answer.
+LEGACY_COMPLETION_EVENT = "gen_ai.content.completion"
+LEGACY_COMPLETION_ATTRIBUTE = "gen_ai.completion"
+#: The choice event (a span event or a log event), its message field, and the tool calls
+#: its body may hold beside the message.
+CHOICE_EVENT = "gen_ai.choice"
+CHOICE_MESSAGE = "message"
+CHOICE_TOOL_CALLS = "tool_calls"
+#: The log event carrying ``gen_ai.output.messages`` among its attributes or in its body.
+INFERENCE_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+#: Log events that carry a model's answer.
+OUTPUT_EVENTS = frozenset({CHOICE_EVENT, INFERENCE_DETAILS_EVENT})
+#: Log/span events that repeat earlier assistant turns (input history; used for call ids
+#: not seen in any output).
+HISTORY_EVENTS = frozenset({"gen_ai.assistant.message"})
+#: Every event that holds a model's answer (a group of only such logs is still an episode).
+ANSWER_EVENTS = OUTPUT_EVENTS | HISTORY_EVENTS
+#: Attributes holding the answer as messages or a response object, tried in order:
+#: Langfuse, OpenInference's raw response, Logfire's response object and output messages,
+#: the Vercel AI SDK's tool calls.
+OUTPUT_VALUE_KEYS = ("langfuse.observation.output", "output.value", "response", "output",
+                     "ai.response.toolCalls")
+#: A JSON list of events (Logfire / Pydantic AI), each naming itself under ``event.name``.
+EVENTS_JSON = "events"
+EVENT_NAME_KEY = "event.name"
+#: Google ADK's recorded response, and its field holding the answer message.
+VERTEX_LLM_RESPONSE = "gcp.vertex.agent.llm_response"
+VERTEX_RESPONSE_CONTENT = "content"
+#: The Vercel AI SDK's answer text.
+AI_RESPONSE_TEXT = "ai.response.text"
+#: The root span's recorded output, the episode's answer when no model answer has text.
+ROOT_OUTPUT_KEY = "output.value"
+
+#: Finish reasons (OTel GenAI, OpenInference), else the anthropic SDK's own spans' stop reason.
+_FINISH_REASONS = "gen_ai.response.finish_reasons"
+_OPENINFERENCE_FINISH_REASON = "llm.finish_reason"
+_ANTHROPIC_STOP_REASON = "anthropic.message.stop_reason"
+#: Finish reasons that say the model asked for tools.
+TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+
+
+def finish_reasons_of(attributes: Mapping) -> tuple:
+    """The finish reasons a model-call span recorded, as strings.
+
+    Example:
+        >>> finish_reasons_of({"gen_ai.response.finish_reasons": ["stop"]})
+        ('stop',)
+        >>> finish_reasons_of({"anthropic.message.stop_reason": "tool_use"})
+        ('tool_use',)
+    """
+    value = attributes.get(_FINISH_REASONS, attributes.get(_OPENINFERENCE_FINISH_REASON))
+    if value is None:  # the anthropic SDK's own spans (2.x): only its stop reason
+        value = attributes.get(_ANTHROPIC_STOP_REASON)
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v) for v in value)
+    return ()

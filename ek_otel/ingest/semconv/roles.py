@@ -1,0 +1,96 @@
+"""Span roles: is a span a model call, a tool execution, an agent, or something else?
+
+Example:
+    >>> span_role({"gen_ai.operation.name": "execute_tool"}), span_role({"openinference.span.kind": "LLM"})
+    ('tool', 'model')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .values import attributes_of, text_or_empty
+
+__all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "span_role"]
+
+
+MODEL = "model"
+TOOL = "tool"
+AGENT = "agent"
+OTHER = "other"
+
+OPERATION = "gen_ai.operation.name"
+OPENINFERENCE_KIND = "openinference.span.kind"
+TRACELOOP_KIND = "traceloop.span.kind"
+TRACELOOP_REQUEST_TYPE = "llm.request.type"
+LANGFUSE_TYPE = "langfuse.observation.type"
+LOGFIRE_SPAN_TYPE = "logfire.span_type"
+
+#: The one dispatch on attribute keys: ``(key, normalize, value -> role)``, asked in
+#: order; the first key whose value names a role decides. The span-name rules of
+#: :func:`span_role` come after.
+_ROLE_BY_ATTRIBUTE: tuple = (
+    (OPERATION, str.lower, {
+        "execute_tool": TOOL,
+        "invoke_agent": AGENT, "create_agent": AGENT,
+        **dict.fromkeys(("chat", "text_completion", "generate_content", "completion", "responses",
+                         "response"), MODEL),
+    }),
+    (OPENINFERENCE_KIND, str.upper, {"LLM": MODEL, "TOOL": TOOL, "AGENT": AGENT}),
+    (TRACELOOP_KIND, str.lower, {"tool": TOOL, "agent": AGENT}),
+    (LANGFUSE_TYPE, str.lower, {"generation": MODEL, "tool": TOOL, "agent": AGENT}),
+    (TRACELOOP_REQUEST_TYPE, str.lower, {"chat": MODEL, "completion": MODEL}),
+)
+_MODEL_SPAN_NAMES = frozenset({"openai.chat", "openai.completion", "openai.response"})
+#: Logfire names spans by their message template (``logfire.msg`` holds the rendered text).
+_LOGFIRE_MODEL_PREFIXES = ("chat completion with", "responses api with", "completion with")
+LOGFIRE_TAGS = "logfire.tags"
+LOGFIRE_MSG = "logfire.msg"
+
+
+def span_role(span: Any) -> str:
+    """Classify a span as a model call, a tool execution, an agent, or something else.
+
+    Recognized: ``gen_ai.operation.name``; OpenInference ``openinference.span.kind``
+    (LLM, TOOL, AGENT); Traceloop ``traceloop.span.kind`` and ``llm.request.type`` and its
+    ``openai.chat``/``openai.response`` span names; Langfuse ``langfuse.observation.type``;
+    Logfire span-name templates (``Chat Completion with …``, ``Function: …``,
+    ``Agent run: …``). Embeddings and retrieval are not model calls here.
+
+    Example:
+        >>> span_role({"openinference.span.kind": "TOOL"})
+        'tool'
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> span_role(SpanRecord("a" * 32, "b" * 16, name="Function: get_weather"))
+        'tool'
+        >>> span_role({"gen_ai.operation.name": "embeddings"})
+        'other'
+    """
+    attributes = attributes_of(span)
+    if attributes is None:
+        return OTHER
+    name = getattr(span, "name", "") or ""
+    for key, normalize, roles in _ROLE_BY_ATTRIBUTE:
+        role = roles.get(normalize(text_or_empty(attributes.get(key))))
+        if role is not None:
+            return role
+    if name in _MODEL_SPAN_NAMES:
+        return MODEL
+    if name.startswith("Function:"):
+        return TOOL
+    if name.lower().startswith(_LOGFIRE_MODEL_PREFIXES):
+        return MODEL
+    tags = attributes.get(LOGFIRE_TAGS)
+    if isinstance(tags, (list, tuple)) and "LLM" in tags:
+        return MODEL
+    if name.startswith("Agent run:") or name == "agent run":  # Logfire, Pydantic AI
+        return AGENT
+    if name == "ai.toolCall" or name == "running tool":  # Vercel AI SDK, Pydantic AI
+        return TOOL
+    if name.startswith("ai.") and name.endswith((".doGenerate", ".doStream")):  # Vercel AI
+        return MODEL
+    if name == "call_llm":  # Google ADK
+        return MODEL
+    if "gen_ai.tool.name" in attributes:  # a tool span whose operation name is missing
+        return TOOL
+    return OTHER

@@ -1,0 +1,185 @@
+"""Tool executions: the tool's name, call id, arguments and result, in every convention.
+
+Example:
+    >>> tool_call_id_of({"gen_ai.tool.call.id": "c1"}), tool_result_of({"gen_ai.tool.call.result": "ok"})
+    ('c1', 'ok')
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from .values import first_str, json_value
+
+__all__ = [
+    "TOOL_NAME_KEYS",
+    "TOOL_CALL_ID_KEYS",
+    "TOOL_ARGS_KEYS",
+    "TOOL_RESULT_KEYS",
+    "tool_name_of",
+    "tool_call_id_of",
+    "tool_args_of",
+    "tool_args_parsed",
+    "tool_result_of",
+]
+
+
+TOOL_NAME_KEYS: tuple = (
+    "gen_ai.tool.name",  # OTel GenAI, Traceloop 0.62
+    "tool.name",  # OpenInference TOOL span
+    "traceloop.entity.name",  # Traceloop tool (decorator) span
+    "ai.toolCall.name",  # Vercel AI SDK
+    "name",  # Logfire ``Function: {name}``
+)
+TOOL_CALL_ID_KEYS: tuple = ("gen_ai.tool.call.id", "tool.id", "tool_call.id", "ai.toolCall.id")
+TOOL_ARGS_KEYS: tuple = (
+    "gen_ai.tool.call.arguments",  # OTel GenAI (opt-in)
+    "input.value",  # OpenInference TOOL span
+    "traceloop.entity.input",  # Traceloop tool span ({"args": [...], "kwargs": {...}})
+    "input",  # Logfire
+    "langfuse.observation.input",  # Langfuse tool observation
+    "tool_arguments",  # Pydantic AI
+    "ai.toolCall.args",  # Vercel AI SDK
+    "gcp.vertex.agent.tool_call_args",  # Google ADK
+)
+TOOL_RESULT_KEYS: tuple = (
+    "gen_ai.tool.call.result",
+    "output.value",
+    "traceloop.entity.output",
+    "output",
+    "langfuse.observation.output",
+    "tool_response",
+    "ai.toolCall.result",
+    "gcp.vertex.agent.tool_response",
+)
+
+
+def tool_name_of(span: Any) -> str:
+    """The executed tool's name, from attributes or the span-name template.
+
+    Example:
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> tool_name_of(SpanRecord("a" * 32, "b" * 16, name="execute_tool get_time"))
+        'get_time'
+        >>> tool_name_of(SpanRecord("a" * 32, "b" * 16, name="x",
+        ...                         attributes={"tool.name": "search"}))
+        'search'
+    """
+    attributes = getattr(span, "attributes", {}) or {}
+    name = first_str(attributes, TOOL_NAME_KEYS)
+    if name:
+        return name
+    span_name = getattr(span, "name", "") or ""
+    for prefix in ("execute_tool ", "Function: "):
+        if span_name.startswith(prefix):
+            return span_name[len(prefix):].strip()
+    if span_name.endswith(".tool"):
+        return span_name[: -len(".tool")]
+    return span_name
+
+
+#: Where LangChain instrumentors leave the id only inside the recorded tool input/output:
+#: Traceloop's ``{"input_str", "inputs", "kwargs": {"tool_call_id"}}`` input and
+#: OpenInference's ``ToolMessage`` output (``{"type": "tool", "data": {"tool_call_id"}}``).
+_TOOL_CALL_ID_CARRIERS: tuple = ("traceloop.entity.input", "gen_ai.tool.call.arguments",
+                                 "output.value", "traceloop.entity.output",
+                                 "gen_ai.tool.call.result")
+_EMBEDDED_TOOL_CALL_ID = re.compile(r'"tool_call_id"\s*:\s*"([^"\\]{1,200})"')
+
+
+def tool_call_id_of(attributes: Mapping) -> Optional[str]:
+    """The tool-call id on an executed-tool span (most instrumentors leave it out).
+
+    LangChain's instrumentors have it only in the recorded tool input or output (the
+    ``tool_call_id`` of the call or of the ``ToolMessage`` result); it is read from there.
+
+    Example:
+        >>> tool_call_id_of({"gen_ai.tool.call.id": "call_1"}), tool_call_id_of({})
+        ('call_1', None)
+        >>> tool_call_id_of({"output.value": '{"type": "tool", "data": {"tool_call_id": "c9"}}'})
+        'c9'
+    """
+    found = first_str(attributes, TOOL_CALL_ID_KEYS)
+    if found is None:
+        for key in _TOOL_CALL_ID_CARRIERS:
+            value = attributes.get(key)
+            if type(value) is str and "tool_call_id" in value:
+                match = _EMBEDDED_TOOL_CALL_ID.search(value)
+                if match:
+                    return match.group(1)
+    return found
+
+
+def _present(attributes: Mapping, keys: tuple) -> tuple:
+    for key in keys:
+        if key in attributes and attributes[key] is not None:
+            return True, attributes[key]
+    return False, None
+
+
+#: A recorded Python call (Traceloop entity input, OpenInference smolagents TOOL input):
+#: ``{"args": [...], "kwargs": {...}}``, unwrapped to the keyword arguments.
+_CALL_WRAPPER_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
+
+
+def tool_args_of(attributes: Mapping) -> tuple:
+    """``(captured, raw_arguments)`` of an executed-tool span.
+
+    A recorded Python call ``{"args": [...], "kwargs": {...}}`` (Traceloop's entity input,
+    smolagents) is unwrapped to its keyword arguments (positional ones go to ``_args``).
+
+    Example:
+        >>> tool_args_of({"gen_ai.tool.call.arguments": '{"q": "x"}'})
+        (True, '{"q": "x"}')
+        >>> tool_args_of({"traceloop.entity.input": '{"args": [], "kwargs": {"q": "x"}}'})
+        (True, {'q': 'x'})
+        >>> tool_args_of({})
+        (False, None)
+    """
+    captured, raw, _ = tool_args_parsed(attributes)
+    return captured, raw
+
+
+def tool_args_parsed(attributes: Mapping) -> tuple:
+    """``(captured, raw_arguments, parsed)``: :func:`tool_args_of`, and ``json_value`` of the
+    raw arguments (``raw`` itself when they are not JSON), so that they are parsed once.
+
+    Example:
+        >>> tool_args_parsed({"gen_ai.tool.call.arguments": '{"q": "x"}'})
+        (True, '{"q": "x"}', {'q': 'x'})
+        >>> tool_args_parsed({"gen_ai.tool.call.arguments":
+        ...     '{"input_str": "x", "inputs": {"q": "x"}, "kwargs": {}}'})
+        (True, {'q': 'x'}, {'q': 'x'})
+    """
+    captured, raw = _present(attributes, TOOL_ARGS_KEYS)
+    if not captured:
+        return False, None, None
+    parsed = json_value(raw)
+    if (isinstance(parsed, Mapping) and "kwargs" in parsed
+            and set(parsed) <= _CALL_WRAPPER_KEYS
+            and isinstance(parsed.get("kwargs") or {}, Mapping)):
+        kwargs = dict(parsed.get("kwargs") or {})
+        args = parsed.get("args") or []
+        if not isinstance(args, (list, tuple)):
+            args = [args]
+        unwrapped = {**({"_args": list(args)} if args else {}), **kwargs}
+        return True, unwrapped, unwrapped
+    if (isinstance(parsed, Mapping) and "input_str" in parsed
+            and isinstance(parsed.get("inputs"), Mapping)):
+        # Traceloop's LangChain tool input: the callback's arguments, the call's in "inputs"
+        inputs = dict(parsed["inputs"])
+        return True, inputs, inputs
+    return True, raw, parsed
+
+
+def tool_result_of(attributes: Mapping) -> Any:
+    """The executed tool's result, parsed when it is JSON; None when not recorded.
+
+    Example:
+        >>> tool_result_of({"output.value": '{"t": 18}'})
+        {'t': 18}
+    """
+    _, raw = _present(attributes, TOOL_RESULT_KEYS)
+    return json_value(raw) if raw is not None else None

@@ -1,0 +1,200 @@
+"""Token usage: the token-count attributes of every convention, and usage blobs.
+
+Example:
+    >>> usage_of({"llm.token_count.prompt": 7, "llm.token_count.completion": "2"})
+    Usage(input_tokens=7, output_tokens=2, cached_input_tokens=0, reasoning_tokens=0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .values import as_int, json_value
+
+__all__ = [
+    "Usage",
+    "INPUT_TOKEN_KEYS",
+    "OUTPUT_TOKEN_KEYS",
+    "CACHED_TOKEN_KEYS",
+    "REASONING_TOKEN_KEYS",
+    "RAW_USAGE_KEYS",
+    "usage_of",
+    "unreadable_token_counts",
+]
+
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one model call. ``input_tokens`` includes cached tokens (as reported).
+
+    Example:
+        >>> Usage(10, 2) + Usage(5, 1, cached_input_tokens=4)
+        Usage(input_tokens=15, output_tokens=3, cached_input_tokens=4, reasoning_tokens=0)
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_input_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cached_input_tokens + other.cached_input_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+
+INPUT_TOKEN_KEYS: tuple = (
+    "gen_ai.usage.input_tokens",  # OTel GenAI, Traceloop 0.5x and 0.62
+    "gen_ai.usage.prompt_tokens",  # deprecated OTel, old Traceloop
+    "llm.token_count.prompt",  # OpenInference
+    "llm.usage.prompt_tokens",
+    "ai.usage.promptTokens",  # Vercel AI SDK
+    "ai.usage.inputTokens",
+)
+OUTPUT_TOKEN_KEYS: tuple = (
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+    "llm.token_count.completion",
+    "llm.usage.completion_tokens",
+    "ai.usage.completionTokens",
+    "ai.usage.outputTokens",
+)
+CACHED_TOKEN_KEYS: tuple = (
+    "gen_ai.usage.cache_read.input_tokens",  # OTel GenAI, Traceloop 0.62, Logfire
+    "gen_ai.usage.cache_read_input_tokens",  # Traceloop 0.5x
+    "llm.token_count.prompt_details.cache_read",  # OpenInference
+)
+REASONING_TOKEN_KEYS: tuple = (
+    "gen_ai.usage.reasoning.output_tokens",  # OTel GenAI
+    "gen_ai.usage.reasoning_tokens",  # Traceloop 0.62
+    "llm.usage.reasoning_tokens",  # Traceloop 0.5x
+    "llm.token_count.completion_details.reasoning",  # OpenInference
+)
+#: JSON usage blobs: Logfire ``gen_ai.usage.raw`` (raw OpenAI usage), Langfuse
+#: ``usage_details``, the Agents-SDK ``usage`` object that Logfire's agent spans carry.
+RAW_USAGE_KEYS: tuple = (
+    "gen_ai.usage.raw",
+    "langfuse.observation.usage_details",
+    "usage",
+)
+
+
+_USAGE_FIELDS: tuple = (
+    ("input_tokens", INPUT_TOKEN_KEYS),
+    ("output_tokens", OUTPUT_TOKEN_KEYS),
+    ("cached_input_tokens", CACHED_TOKEN_KEYS),
+    ("reasoning_tokens", REASONING_TOKEN_KEYS),
+)
+_TOKEN_KEYS: tuple = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHED_TOKEN_KEYS + REASONING_TOKEN_KEYS
+_TOKEN_KEY_SET = frozenset(_TOKEN_KEYS)
+_USAGE_FIELD_SETS: tuple = tuple((name, keys, frozenset(keys)) for name, keys in _USAGE_FIELDS)
+#: Usage exists only with an input or output count, or a usage blob that may hold one.
+_USAGE_KEYS = frozenset(RAW_USAGE_KEYS + INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS)
+_ALL_USAGE_KEYS = frozenset(RAW_USAGE_KEYS + _TOKEN_KEYS)
+
+
+def _raw_usage_fields(raw: Any) -> dict:
+    raw = json_value(raw)
+    if not isinstance(raw, Mapping):
+        return {}
+    fields: dict = {}
+
+    def put(name: str, *candidates: Any) -> None:
+        for candidate in candidates:
+            number = as_int(candidate)
+            if number is not None:
+                fields[name] = number
+                return
+
+    input_details = raw.get("prompt_tokens_details") or raw.get("input_tokens_details") or {}
+    output_details = (
+        raw.get("completion_tokens_details") or raw.get("output_tokens_details") or {}
+    )
+    if not isinstance(input_details, Mapping):
+        input_details = {}
+    if not isinstance(output_details, Mapping):
+        output_details = {}
+    put("input_tokens", raw.get("input_tokens"), raw.get("prompt_tokens"), raw.get("input"),
+        raw.get("promptTokens"))
+    put("output_tokens", raw.get("output_tokens"), raw.get("completion_tokens"),
+        raw.get("output"), raw.get("completionTokens"))
+    put("cached_input_tokens", input_details.get("cached_tokens"),
+        raw.get("cache_read_input_tokens"), raw.get("input_cached_tokens"),
+        raw.get("input_cache_read"), raw.get("cached_tokens"))
+    put("reasoning_tokens", output_details.get("reasoning_tokens"),
+        raw.get("output_reasoning_tokens"), raw.get("reasoning_tokens"),
+        raw.get("output_reasoning"))
+    return fields
+
+
+def unreadable_token_counts(attributes: Mapping) -> tuple:
+    """The token-count attributes present whose value is not a count (they are ignored).
+
+    Example:
+        >>> unreadable_token_counts({"gen_ai.usage.input_tokens": "lots",
+        ...                          "gen_ai.usage.output_tokens": "7"})
+        ('gen_ai.usage.input_tokens',)
+        >>> unreadable_token_counts({"llm.token_count.prompt": 5})
+        ()
+    """
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
+        return ()
+    bad = set()
+    for key in _TOKEN_KEY_SET.intersection(attributes):  # the few present, in any order
+        value = attributes.get(key)
+        if value is None or type(value) is int:
+            continue
+        if value != "" and as_int(value) is None:
+            bad.add(key)
+    return tuple(key for key in _TOKEN_KEYS if key in bad) if bad else ()
+
+
+def usage_of(attributes: Mapping) -> Optional[Usage]:
+    """The token usage recorded on a span (or event), or None when it records none.
+
+    Explicit attributes win; JSON usage blobs (Logfire ``gen_ai.usage.raw``, Langfuse
+    ``usage_details``, Agents-SDK ``usage``) fill what they leave out. Usage exists when an
+    input or output count is present.
+
+    Example:
+        >>> usage_of({"llm.token_count.prompt": 50, "llm.token_count.completion": 7,
+        ...           "llm.token_count.prompt_details.cache_read": 20})
+        Usage(input_tokens=50, output_tokens=7, cached_input_tokens=20, reasoning_tokens=0)
+        >>> usage_of({"gen_ai.usage.input_tokens": 9, "gen_ai.usage.output_tokens": 4,
+        ...           "gen_ai.usage.raw": '{"completion_tokens_details": {"reasoning_tokens": 2}}'})
+        Usage(input_tokens=9, output_tokens=4, cached_input_tokens=0, reasoning_tokens=2)
+        >>> usage_of({"gen_ai.request.model": "m"}) is None
+        True
+    """
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
+        return None
+    if _USAGE_KEYS.isdisjoint(attributes):
+        return None  # no count and no usage blob: the common case of non-model spans
+    fields: dict = {}
+    found = _ALL_USAGE_KEYS.intersection(attributes)
+    if not found.isdisjoint(RAW_USAGE_KEYS):
+        for key in RAW_USAGE_KEYS:
+            if key in attributes:
+                for name, value in _raw_usage_fields(attributes[key]).items():
+                    fields.setdefault(name, value)
+    for name, keys, key_set in _USAGE_FIELD_SETS:
+        if key_set.isdisjoint(found):
+            continue
+        for key in keys:
+            if key in found:
+                value = attributes.get(key)
+                number = value if type(value) is int else as_int(value)
+                if number is not None:
+                    fields[name] = number
+                    break
+    if "input_tokens" not in fields and "output_tokens" not in fields:
+        return None
+    get = fields.get
+    return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
+                 max(0, get("cached_input_tokens", 0)), max(0, get("reasoning_tokens", 0)))

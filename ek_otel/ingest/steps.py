@@ -1,0 +1,89 @@
+"""Steps: the tool calls models asked for, joined to the tool executions that ran them.
+
+A requested call that was then executed is **one** step: joined by tool-call id, else by
+name and order (agent instrumentors leave the id off their tool spans; in multi-agent
+traces the tool's own agent is tried first). Steps are ordered by time: a requested call
+at the end of its model call, an unrequested execution at its start.
+
+Example:
+    >>> merge_steps([], [])
+    []
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Optional
+
+from ..core.episode import Step
+from . import semconv as sc
+from .messages import parse_arguments
+from .span_tree import Node, nearest_agent
+
+__all__ = ["merge_steps"]
+
+
+def _agent_of(node: Optional[Node]) -> tuple:
+    """``(agent, agent_span_id)`` of a step: its nearest agent's name and span id."""
+    agent = nearest_agent(node)
+    if agent is None:
+        return None, None
+    return sc.agent_name_of(agent.span), agent.span.span_id
+
+
+def _executed_args(attributes: Mapping) -> tuple:
+    """``(args, captured)`` as the executed-tool span recorded them."""
+    captured, raw, parsed = sc.tool_args_parsed(attributes)
+    return parse_arguments(raw, parsed) if captured else ({}, False)
+
+
+def merge_steps(requested: list, tools: list) -> list:
+    """Join executed tools to requested calls (by id, else name and order); make steps."""
+    unmatched = list(range(len(requested)))
+    by_id = {r.call.call_id: i for i, r in enumerate(requested) if r.call.call_id}
+    timed: list = []
+    for node in tools:
+        span = node.span
+        attributes = span.attributes
+        call_id = sc.tool_call_id_of(attributes)
+        match = by_id.get(call_id) if call_id else None
+        if match is not None and match not in unmatched:
+            match = None
+        name = None  # the executed tool's name: needed unless joined by id
+        if match is None:
+            name = sc.tool_name_of(span)
+            same_name = [i for i in unmatched if requested[i].call.name == name]
+            agent = nearest_agent(node)
+            same_agent = [i for i in same_name if nearest_agent(requested[i].node) is agent]
+            pool = same_agent or same_name  # in multi-agent traces, the tool's own agent first
+            before = [i for i in pool if requested[i].time_ns <= node.span.start_ns]
+            candidates = before or pool
+            match = candidates[0] if candidates else None
+        observation = sc.tool_result_of(attributes)
+        agent, agent_span_id = _agent_of(node)
+        if match is not None:
+            unmatched.remove(match)
+            req = requested[match]
+            call = req.call
+            args, args_captured = call.args, call.args_captured
+            if not args_captured:  # the executed span's arguments, when it recorded them
+                exec_args, exec_captured = _executed_args(attributes)
+                if exec_captured:
+                    args, args_captured = exec_args, True
+            step = Step(call.name, args, observation, node.error, call.call_id or call_id,
+                        span.span_id, agent, agent_span_id, args_captured)
+            timed.append(((req.time_ns, call.index), step))
+        else:
+            exec_args, exec_captured = _executed_args(attributes)
+            step = Step(name, exec_args, observation, node.error, call_id, span.span_id,
+                        agent, agent_span_id, exec_captured)
+            timed.append(((span.start_ns, 0), step))
+    for i in unmatched:
+        req = requested[i]
+        call = req.call
+        span_id = req.node.span_id if req.node is not None else None
+        step = Step(call.name, call.args, None, None, call.call_id, span_id,
+                    *_agent_of(req.node), call.args_captured)
+        timed.append(((req.time_ns, call.index), step))
+    timed.sort(key=lambda t: t[0])
+    return [step for _, step in timed]
