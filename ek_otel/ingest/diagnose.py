@@ -47,7 +47,6 @@ from .instrumentations import (
     GENERIC_FIXES,
     TOKEN_ITEMS,
     Instrumentation,
-    conventions_of,
     recognise,
 )
 from .records import SpanRecord
@@ -233,7 +232,7 @@ def _scopes(spans: Sequence[Any]) -> tuple:
         counts[scope] += 1
         attributes = span.attributes if isinstance(span.attributes, Mapping) else {}
         keys.setdefault(scope, set()).update(attributes)
-    return tuple(ScopeSeen(name, version, n, conventions_of(keys[(name, version)]))
+    return tuple(ScopeSeen(name, version, n, sc.conventions_of(keys[(name, version)]))
                  for (name, version), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
@@ -408,6 +407,4 @@ def _total(traces: Sequence[TraceDiagnosis]) -> Total:
 
 
 def _in_marker_order(names: set) -> tuple:
-    from .instrumentations import CONVENTION_MARKERS
-
-    return tuple(name for _, name in CONVENTION_MARKERS if name in names)
+    return tuple(name for _, name in sc.CONVENTION_MARKERS if name in names)

@@ -43,8 +43,6 @@ __all__ = [
     "INSTRUMENTATIONS",
     "recognise",
     "GENERIC_FIXES",
-    "CONVENTION_MARKERS",
-    "conventions_of",
 ]
 
 #: The items of the support matrix, in its column order.
@@ -261,40 +259,6 @@ GENERIC_FIXES = {
     "call_ids": _ADD_CLIENT,
     **dict.fromkeys(TOKEN_ITEMS, f"{_ADD_CLIENT}; when streaming, {_STREAM_USAGE}"),
 }
-
-
-#: Attribute-name prefixes that tell a convention, whatever the scope (``doctor`` names the
-#: conventions of every scope, known or not), in the order they are shown.
-CONVENTION_MARKERS = (
-    ("gen_ai.", "OTel GenAI (gen_ai.*)"),
-    ("openinference.", "OpenInference"),
-    ("llm.", "OpenInference / OpenLLMetry (llm.*)"),
-    ("traceloop.", "OpenLLMetry (traceloop.*)"),
-    ("logfire.", "Logfire (logfire.*)"),
-    ("langfuse.", "Langfuse (langfuse.*)"),
-    ("ai.", "Vercel AI (ai.*)"),
-    ("mlflow.", "MLflow (mlflow.*)"),
-    ("mastra.", "Mastra (mastra.*)"),
-    ("gcp.vertex.agent.", "Google ADK legacy schema (gcp.vertex.agent.*)"),
-)
-
-
-def conventions_of(keys) -> tuple:
-    """The conventions whose attribute names are among ``keys`` (in
-    :data:`CONVENTION_MARKERS` order).
-
-    Example:
-        >>> conventions_of(["gen_ai.operation.name", "llm.token_count.prompt", "x"])
-        ('OTel GenAI (gen_ai.*)', 'OpenInference / OpenLLMetry (llm.*)')
-    """
-    found = set()
-    for key in keys:
-        if not isinstance(key, str):
-            continue
-        for prefix, name in CONVENTION_MARKERS:
-            if key.startswith(prefix):
-                found.add(name)
-    return tuple(name for _, name in CONVENTION_MARKERS if name in found)
 
 
 def recognise(scope_name: str) -> Optional[Instrumentation]:
