@@ -4,6 +4,9 @@ A skipped test proves nothing, so CI (``.ci/run``) runs with
 ``--skip-allowlist tests/skip_allowlist.txt``: a skip is allowed only when a line of that
 file matches both its test id and its reason, and every line says why the skip is fine.
 A line is ``TEST-ID-GLOB | REASON-GLOB | why`` (``fnmatch`` globs; ``#`` starts a comment).
+
+Also the fixtures shared by the test packages: ``browser`` (Debian's headless chromium, driven
+by Playwright) and ``open_page``, for the HTML pages.
 """
 
 from __future__ import annotations
@@ -95,3 +98,47 @@ def pytest_sessionfinish(session, exitstatus):
             reporter.write_line(f"{test_id}: {reason}")
     if session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+#: How the tests launch Debian's chromium (no browser download, no network, no sandbox as root).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A real headless Chromium (Debian's), driven by Playwright.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in the main thread while
+    it is open, and other tests call ``asyncio.run`` there."""
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: `apt-get install -y chromium`"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def open_page(browser):
+    """open_page(path) -> a page showing the file, ready; records errors, dialogs, requests."""
+    contexts = []
+
+    def open_(path, viewport=None):
+        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        page.errors, page.dialogs, page.requests = [], [], []
+        page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+        page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+        page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: page.requests.append(r.url))
+        page.goto(Path(path).resolve().as_uri())
+        page.wait_for_selector("html[data-ready]")
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()

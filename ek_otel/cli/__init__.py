@@ -12,7 +12,7 @@ code 2, never a traceback; :func:`error_line` words them in terms of the command
 
 Example:
     >>> sorted(COMMANDS)
-    ['bfcl', 'doctor', 'episodes', 'gold', 'report', 'score', 'serve']
+    ['bfcl', 'compare', 'doctor', 'episodes', 'gold', 'report', 'score', 'serve']
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ COMMANDS: dict = {
     "score": "score:score",
     "serve": "serve:serve",
     "report": "report:report",
+    "compare": "compare:compare",
 }
 #: Group name -> {subcommand name -> ``"module:attribute"``}: subcommands defined outside
 #: their group's module, added when the group is loaded.

@@ -119,6 +119,8 @@ def _note_java_js_without_tree_sitter(files: list) -> None:
                    "bfcl-eval wheel. Default: the installed bfcl_eval package.")
 @click.option("--json", "json_out", metavar="OUT", type=click.Path(dir_okay=False),
               help="Write per-category figures and per-entry verdicts as JSON.")
+@click.option("--html", "html_out", metavar="OUT.html", type=click.Path(dir_okay=False),
+              help="Write the leaderboard, error types and failing entries as one HTML page.")
 @click.option("--score-dir", metavar="DIR", type=click.Path(file_okay=False),
               help="Write score files in the official format and layout.")
 @click.option("--underscore-to-dot/--no-underscore-to-dot", default=None,
@@ -133,7 +135,7 @@ def _note_java_js_without_tree_sitter(files: list) -> None:
                    "or turn-by-turn AST. Default: state when bfcl_eval is installed.")
 def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
          score_dir: Optional[str], underscore_to_dot: Optional[bool], style: Optional[str],
-         multi_turn: Optional[str]) -> None:
+         multi_turn: Optional[str], html_out: Optional[str] = None) -> None:
     """Score BFCL v4 RESULT files or directories with the official rules.
 
     RESULT is a BFCL_v4_<category>_result.json file or a directory laid out as BFCL
@@ -145,6 +147,10 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
 
         ek-otel bfcl result/my-model --score-dir score --json verdicts.json
     """
+    if html_out is not None:
+        from ..report.html import check_writable
+
+        check_writable(html_out)
     data = BfclData.locate(data_path)
     files = find_result_files(results)
     if not files:
@@ -164,6 +170,11 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
             handle.write("\n")
     if score_dir:
         write_score_dir(score_dir, run)
+    if html_out:
+        from ..report.bfcl import bfcl_view
+        from ..report.html import render_bfcl, write_html
+
+        write_html(render_bfcl(bfcl_view(run)), html_out)
 
 
 @click.command("from-bfcl")

@@ -16,6 +16,7 @@ import click
 from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
+from ._html import check_html_options, html_options
 from ._tables import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
@@ -29,7 +30,9 @@ __all__ = ["report"]
               help="Gold task file (default: the one the server was started with).")
 @click.option("-k", "k", default=None, type=click.IntRange(min=1),
               help="k of pass@k and pass^k (default: the smallest repeated trial count).")
-def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional[int]) -> None:
+@html_options
+def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional[int],
+           html_out: Optional[str] = None, trace_url: Optional[str] = None) -> None:
     """Report on every run a server scored: each trace once, at its latest revision.
 
     The same report as `ek-otel score`: per task and per slice, pass^k when trials repeat,
@@ -43,6 +46,7 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
 
     if not os.path.exists(store):
         raise InputError("no such store (start `ek-otel serve --store` first)", path=store)
+    check_html_options(html_out, trace_url)
     run = load_run(store, gold=gold, k=k)
     out = stderr_console() if json_out == "-" else stdout_console()
     out.print(tasks_table(run))
@@ -56,3 +60,7 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
         out.print(unmatched_table(run.unmatched))
     if json_out is not None:
         write_json(run.to_dict(), json_out)
+    if html_out is not None:
+        from ..report.html import write_run_page
+
+        write_run_page(run.to_dict(), html_out, source=store, gold_path=gold, trace_url=trace_url)

@@ -35,6 +35,7 @@ from ._common import (
     stdout_console,
     write_json,
 )
+from ._html import check_html_options, html_options
 from ._tables import groups_table, slices_table, tasks_table, unmatched_table
 
 __all__ = ["score"]
@@ -53,6 +54,7 @@ def _check_writable(path: str, what: str) -> None:
               help="The gold task file (JSON Lines, JSON array or YAML).")
 @scoring_options
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
+@html_options
 @emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
@@ -60,7 +62,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, phoenix: bool,
-          group_by: str, task_id_keys: tuple, ignore_tools: tuple) -> None:
+          group_by: str, task_id_keys: tuple, ignore_tools: tuple = (),
+          html_out: Optional[str] = None, trace_url: Optional[str] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -80,6 +83,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
         _check_writable(emit_file, "the emit file")
+    check_html_options(html_out, trace_url)
     sink = make_sink(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
                      headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix)
     bad_input = BadInputReport()
@@ -101,14 +105,19 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
                    f"episodes have no dollars: {pricing} has no price for their model (or "
                    "they recorded no model or tokens)", err=True)
-    if json_out is not None:
+    if json_out is not None or html_out is not None:
         data = run.to_dict()
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
         data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
                            "protocol": emit_protocol if emit_endpoint else None,
                            "scores": run.emitted, "failed": run.emit_failures}
+    if json_out is not None:
         write_json(data, json_out)
+    if html_out is not None:
+        from ..report.html import write_run_page
+
+        write_run_page(data, html_out, source=", ".join(paths), gold_path=gold, trace_url=trace_url)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
 

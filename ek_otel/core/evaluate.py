@@ -268,6 +268,7 @@ def score_episode(
         dollars=episode_dollars,
         settings=_settings(level, used_strategy, bool(task.ordered), canonicalizer_name(canonicalizer),
                            has_types, task.turns is not None, args_captured, ignore, len(ignored)),
+        calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns]),
     )
 
 
@@ -440,6 +441,7 @@ class EvaluationReport:
     comparability_keys: tuple = ()
     groups: tuple = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
+    slices: Mapping[str, str] = field(default_factory=dict)  # task id -> slice, when it has one
 
     # The corpus figures, read from ``overall``.
     n_episodes = _of_overall("n", "How many episodes were scored.")
@@ -630,6 +632,7 @@ def _build_report(
         unmatched=unmatched,
         comparability_keys=keys,
         settings=dict(settings),
+        slices={t: str(tasks[t].slice) for t in by_task if tasks[t].slice is not None},
     )
 
 

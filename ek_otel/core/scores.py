@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from .episode import Cost
 
-__all__ = ["Score", "ArgDiff", "EpisodeScore", "DIFF_KINDS"]
+__all__ = ["Score", "ArgDiff", "CallRow", "EpisodeScore", "DIFF_KINDS"]
 
 #: The kinds of argument difference: a wrong value, a wrong type, an argument the gold
 #: requires but the call left out, and one the gold does not have.
@@ -64,6 +64,28 @@ class ArgDiff:
 
 
 @dataclass(frozen=True)
+class CallRow:
+    """One line of the matcher's pairing: a predicted call beside the gold call it was paired
+    with, a spurious call (``gold`` None) or a missing gold call (``got`` None).
+
+    ``got`` and ``gold`` are ``(tool, args)``; ``turn`` is the gold turn of a multi-turn
+    task (a spurious call takes the turn of the paired call before it), None otherwise;
+    ``diffs`` are indexes into the score's ``arg_diffs``.
+
+    Example:
+        >>> CallRow(got=("refund", {"amount": 355.0}), gold=("refund", {"amount": 35.5}),
+        ...         exact=False, diffs=(0,)).diffs
+        (0,)
+    """
+
+    got: Any = None
+    gold: Any = None
+    turn: Optional[int] = None
+    exact: bool = False
+    diffs: tuple = ()
+
+
+@dataclass(frozen=True)
 class EpisodeScore:
     """One episode scored against one task.
 
@@ -93,6 +115,7 @@ class EpisodeScore:
     dollars: Optional[float] = None
     revision: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
+    calls: tuple = ()  # CallRow: the matcher's pairing, for reports
 
     @property
     def label(self) -> str:

@@ -35,7 +35,7 @@ from .fields import (
     values_match,
 )
 from .grammar import GraphGrammar
-from .scores import ArgDiff, Score
+from .scores import ArgDiff, CallRow, Score
 
 __all__ = [
     "STRATEGIES",
@@ -322,6 +322,51 @@ class CallAlignment:
     def missing_calls(self) -> tuple:
         """The gold calls no predicted call was paired with, as ``(tool, args)``."""
         return tuple(self.gold[j] for j in self.missing)
+
+    def rows(self, turn_sizes: Optional[Sequence[int]] = None) -> tuple:
+        """The pairing as :class:`~ek_otel.core.scores.CallRow` lines, for reports.
+
+        Predicted calls in order (each with its gold call, or alone when spurious); each
+        missing gold call comes after the line of the gold call before it. ``turn_sizes``
+        (the gold calls per turn of a multi-turn task) sets each line's ``turn``.
+
+        Example:
+            >>> a = align_calls([("s", {"q": 1}), ("x", {})], [("s", {"q": 2}), ("t", {})])
+            >>> [(r.got and r.got[0], r.gold and r.gold[0], r.exact, r.diffs) for r in a.rows()]
+            [('s', 's', False, (0,)), (None, 't', False, ()), ('x', None, False, ())]
+            >>> [r.turn for r in a.rows([1, 1])]
+            [0, 1, 0]
+        """
+        turn_of: dict = {}
+        if turn_sizes is not None:
+            j = 0
+            for turn, size in enumerate(turn_sizes):
+                for _ in range(size):
+                    turn_of[j] = turn
+                    j += 1
+        paired = {p.pred_index: p for p in self.pairs}
+        lines: list = []  # (gold index or None, CallRow)
+        offset = 0
+        last_turn = 0 if turn_sizes is not None else None
+        for i, call in enumerate(self.pred):
+            pair = paired.get(i)
+            if pair is None:
+                lines.append((None, CallRow(got=call, turn=last_turn)))
+                continue
+            n = len(pair.comparison.diffs)
+            last_turn = turn_of.get(pair.gold_index, last_turn)
+            lines.append((pair.gold_index, CallRow(
+                got=call, gold=self.gold[pair.gold_index], turn=last_turn, exact=pair.exact,
+                diffs=tuple(range(offset, offset + n)))))
+            offset += n
+        for j in self.missing:
+            row = CallRow(gold=self.gold[j], turn=turn_of.get(j, last_turn if turn_sizes else None))
+            at = 0
+            for index, (gold_index, _) in enumerate(lines):
+                if gold_index is not None and gold_index < j:
+                    at = index + 1
+            lines.insert(at, (j, row))
+        return tuple(row for _, row in lines)
 
     def counts(self, level: str = "call") -> tuple:
         """Cost-weighted ``(tp, fp, fn)`` at ``level`` (see :class:`ToolCallMetric`).

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from ..core.episode import Cost
-from ..core.scores import ArgDiff, EpisodeScore
+from ..core.scores import ArgDiff, CallRow, EpisodeScore
 from .tagged_json import from_tagged, to_tagged
 
 __all__ = ["EVALUATOR_NAME", "ENVELOPE_FORMAT", "ScoreProvenance", "ScoreEnvelope"]
@@ -223,10 +223,11 @@ class ScoreEnvelope:
 
 _COST_FIELDS = tuple(f.name for f in fields(Cost))
 _DIFF_FIELDS = tuple(f.name for f in fields(ArgDiff))
+_ROW_FIELDS = tuple(f.name for f in fields(CallRow))
 _SCALAR_SCORE_FIELDS = tuple(
     f.name
     for f in fields(EpisodeScore)
-    if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings"}
+    if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings", "calls"}
 )
 
 
@@ -239,6 +240,8 @@ def _score_to_dict(score: EpisodeScore) -> dict:
     out["missing_calls"] = to_tagged(tuple(score.missing_calls))
     out["spurious_calls"] = to_tagged(tuple(score.spurious_calls))
     out["settings"] = to_tagged(dict(score.settings))
+    out["calls"] = [{name: to_tagged(getattr(row, name)) for name in _ROW_FIELDS}
+                    for row in score.calls]
     return out
 
 
@@ -252,4 +255,8 @@ def _score_from_dict(data: Mapping[str, Any]) -> EpisodeScore:
     kwargs["missing_calls"] = from_tagged(data.get("missing_calls", {"$tuple": []}))
     kwargs["spurious_calls"] = from_tagged(data.get("spurious_calls", {"$tuple": []}))
     kwargs["settings"] = from_tagged(data.get("settings", {}))
+    kwargs["calls"] = tuple(
+        CallRow(**{k: from_tagged(v) for k, v in row.items() if k in _ROW_FIELDS})
+        for row in data.get("calls", ())
+    )
     return EpisodeScore(**kwargs)

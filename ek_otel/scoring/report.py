@@ -5,11 +5,14 @@ Keys: ``aggregate`` (precision, recall, f1, exact_match, success_rate, episodes,
 revisions, k, mean pass@k / pass^k, cost, dollars, dollars_per_success), ``episodes`` (one
 entry per scored episode: task_id, trace_id, [root_span_id,] revision, [service,] tp/fp/fn,
 precision/recall/f1, exact, success, label, explanation, cost, dollars, arg_diffs,
-missing_calls, spurious_calls; root_span_id and service come with a written-back score),
-``per_task`` (figures, pass@k, pass^k, dollars), ``per_slice``, ``k``,
+missing_calls, spurious_calls, calls (the matcher's pairing: ``got``, ``gold``, ``turn``,
+``exact``, ``arg_diffs`` indexes), and ``group`` (index into ``groups``) when there are
+groups; root_span_id and service come with a written-back score),
+``per_task`` (figures, pass@k, pass^k, dollars, slice), ``per_slice``, ``k``,
 ``pass_at_k``/``pass_hat_k`` per task, ``unmatched`` (trace_id, task_id, reason),
 ``provenance`` (None for a library evaluation, which writes nothing back) and, with several
-provenance keys, ``groups``. Rates of an empty cut and undefined pass^k are null.
+provenance keys, ``groups`` (key, aggregate, per_task). Rates of an empty cut and undefined
+pass^k are null.
 
 Example:
     >>> from ek_otel.core.episode import Episode, TaskSpec
@@ -80,8 +83,14 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
         "arg_diffs": s.arg_diffs,
         "missing_calls": [{"tool": t, "args": a} for t, a in s.missing_calls],
         "spurious_calls": [{"tool": t, "args": a} for t, a in s.spurious_calls],
+        "calls": [{"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
+                   "exact": r.exact, "arg_diffs": list(r.diffs)} for r in s.calls],
     })
     return out
+
+
+def _call_dict(call: Any) -> Optional[dict]:
+    return None if call is None else {"tool": call[0], "args": call[1]}
 
 
 def dollars_of(scores: Sequence[EpisodeScore]) -> Optional[float]:
@@ -105,8 +114,7 @@ def _dollars_by_task(scores: Sequence[EpisodeScore]) -> Callable[[str], Optional
     return lambda task_id: dollars_of(by_task.get(task_id, ()))
 
 
-def _to_dict(report: EvaluationReport, episodes: list, unmatched: Sequence[Any], revisions: int,
-             provenance: Any, task_dollars: Callable[[str], Optional[float]]) -> dict:
+def _per_task(report: EvaluationReport, task_dollars: Callable[[str], Optional[float]]) -> dict:
     per_task = {}
     for task_id, cut in report.per_task.items():
         figures = _figures(cut)
@@ -114,12 +122,23 @@ def _to_dict(report: EvaluationReport, episodes: list, unmatched: Sequence[Any],
             pass_at_k=report.pass_at_k.get(task_id),
             pass_hat_k=report.pass_hat_k.get(task_id),
             dollars=task_dollars(task_id),
+            slice=report.slices.get(task_id),
         )
         per_task[task_id] = figures
+    return per_task
+
+
+def _to_dict(report: EvaluationReport, episodes: list, scores: Sequence[EpisodeScore],
+             unmatched: Sequence[Any], revisions: int, provenance: Any,
+             task_dollars: Callable[[str], Optional[float]]) -> dict:
+    group_of = {id(s): i for i, g in enumerate(report.groups) for s in g.report.scores}
+    if group_of:
+        for episode, score in zip(episodes, scores):
+            episode["group"] = group_of.get(id(score))
     out = {
         "aggregate": _aggregate_dict(report, len(unmatched), revisions),
         "episodes": episodes,
-        "per_task": per_task,
+        "per_task": _per_task(report, task_dollars),
         "per_slice": {name: _figures(cut) for name, cut in report.per_slice.items()},
         "k": report.k,
         "pass_at_k": dict(report.pass_at_k),
@@ -130,7 +149,9 @@ def _to_dict(report: EvaluationReport, episodes: list, unmatched: Sequence[Any],
     }
     if report.groups:
         out["groups"] = [
-            {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0)} for g in report.groups
+            {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0),
+             "per_task": _per_task(g.report, _dollars_by_task(g.report.scores))}
+            for g in report.groups
         ]
     return to_jsonable(out)
 
@@ -145,7 +166,8 @@ def report_to_dict(report: EvaluationReport) -> dict:
     """
     episodes = [_episode_dict(s, {"task_id": s.task_id, "trace_id": s.trace_id,
                                   "revision": s.revision}) for s in report.scores]
-    return _to_dict(report, episodes, report.unmatched, 0, None, _dollars_by_task(report.scores))
+    return _to_dict(report, episodes, report.scores, report.unmatched, 0, None,
+                    _dollars_by_task(report.scores))
 
 
 def run_to_dict(run: Any) -> dict:
@@ -162,5 +184,5 @@ def run_to_dict(run: Any) -> dict:
                                 "service": e.evaluated_service})
         for e in run.envelopes
     ]
-    return _to_dict(run.report, episodes, run.unmatched, run.revisions, run.provenance,
-                    run.task_dollars)
+    return _to_dict(run.report, episodes, [e.score for e in run.envelopes], run.unmatched,
+                    run.revisions, run.provenance, run.task_dollars)

@@ -7,13 +7,13 @@ slow, 413 body over the cap after decompression, 415 content type or encoding, 5
 ``Retry-After`` at a memory cap, when not ready, or on any failure of ours. Error bodies are
 ``google.rpc.Status`` in the request's content type. ``GET /healthz`` is 200 while the
 server runs; ``GET /readyz`` is 200 only once the store is open and the server is not
-shutting down.
+shutting down. ``GET /`` is the live HTML report (:mod:`ek_otel.serve.report_page`).
 
 Example:
     >>> from ek_otel.serve.config import ServeConfig
     >>> app = make_app(None, ServeConfig(gold="g"), ready=lambda: False)
     >>> sorted({r.resource.canonical for r in app.router.routes()})
-    ['/healthz', '/readyz', '/v1/logs', '/v1/traces']
+    ['/', '/healthz', '/readyz', '/v1/logs', '/v1/traces']
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ..ingest.formats import MEDIA_TYPES, format_of_content_type
 from .body import BodyTooLarge, Decompressor
 from .config import ServeConfig
 from .intake import InflightBudget, Intake, Prepared
+from .report_page import add_report_page
 from .responses import (
     BodyTimeout,
     ClientGone,
@@ -101,15 +102,19 @@ class _Endpoints:
                                                            prepared.error_message),
                             content_type=MEDIA_TYPES[fmt])
 
+    def authorized(self, request: web.Request) -> bool:
+        """True without a token, or with the right bearer token (the report page asks too)."""
+        token = self.config.auth_token
+        if not token:
+            return True
+        scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
+                                                                  token.encode())
+
     def _check(self, request: web.Request) -> None:
         if request.method != "POST":
             raise MethodNotAllowed(f"{request.method} is not allowed; use POST")
-        token = self.config.auth_token
-        if not token:
-            return
-        scheme, _, value = request.headers.get("Authorization", "").partition(" ")
-        if not (scheme.lower() == "bearer"
-                and hmac.compare_digest(value.strip().encode(), token.encode())):
+        if not self.authorized(request):
             raise Unauthenticated("missing or invalid bearer token")
 
     async def _store(self, request: web.Request, signal: str, fmt: str) -> Prepared:
@@ -190,6 +195,7 @@ def make_app(intake: Intake, config: ServeConfig, *, ready: Callable[[], bool],
     app.router.add_route("*", "/v1/logs", endpoints.logs)
     app.router.add_get("/healthz", endpoints.healthz)
     app.router.add_get("/readyz", endpoints.readyz)
+    add_report_page(app, config, authorized=endpoints.authorized)
     return app
 
 

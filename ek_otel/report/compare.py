@@ -1,0 +1,282 @@
+"""Is the candidate better than the base, and where? The comparison of two runs.
+
+Two runs are comparable only when they were scored against the same gold file (its
+SHA-256) with the same matcher settings; :func:`check_comparable` refuses otherwise.
+:func:`compare_tasks` then works on the tasks both runs scored:
+
+- per task, the change in success rate and micro F1, and its status: **regressed** (every
+  trial passed in the base, not in the candidate), **improved** (the reverse), or unchanged;
+  regressed and improved tasks come first;
+- overall, the difference (candidate - base) in F1 and success rate over the shared tasks,
+  with a paired bootstrap 95% interval (:func:`~ek_otel.report.stats.paired_bootstrap`);
+- the exact McNemar test on the regressed/improved counts;
+- the tasks scored by only one of the runs, listed, never dropped.
+
+Example:
+    >>> from ek_otel.report.stats import TaskCounts
+    >>> ok, bad = TaskCounts(1, 1, 1, 1.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)
+    >>> c = compare_tasks({"a": ok, "b": ok, "c": bad}, {"a": bad, "b": ok, "d": ok})
+    >>> [(t.task_id, t.status) for t in c.changes]
+    [('a', 'regressed'), ('b', 'pass')]
+    >>> c.only_in_base, c.only_in_candidate, c.regressed, c.improved
+    (('c',), ('d',), 1, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..core.fields import precision_recall_f1
+from ..errors import ComparabilityError
+from .model import RunReport
+from .stats import PAIRED_STATISTICS, Interval, TaskCounts, mcnemar_exact, paired_bootstrap
+
+__all__ = ["STATUSES", "TaskChange", "Comparison", "check_comparable", "compare_tasks",
+           "compare_reports", "FAIL_ON_CHOICES"]
+
+#: A task's status between the two runs, in the order they are listed.
+STATUSES = ("regressed", "improved", "fail", "pass", "only in base", "only in candidate")
+#: ``--fail-on-regression`` choices.
+FAIL_ON_CHOICES = ("significant", "any")
+
+
+def _f1(counts: TaskCounts) -> float:
+    return precision_recall_f1(counts.tp, counts.fp, counts.fn)[2]
+
+
+def _rate(counts: TaskCounts) -> Optional[float]:
+    return counts.successes / counts.episodes if counts.episodes else None
+
+
+@dataclass(frozen=True)
+class TaskChange:
+    """One shared task in both runs.
+
+    Example:
+        >>> t = TaskChange("t", TaskCounts(2, 2, 2, 2.0), TaskCounts(2, 1, 1, 1.0, 1.0, 1.0))
+        >>> t.status, t.success_delta, t.f1_delta
+        ('regressed', -0.5, -0.5)
+    """
+
+    task_id: str
+    base: TaskCounts
+    candidate: TaskCounts
+    slice: Optional[str] = None
+
+    @property
+    def status(self) -> str:
+        """``regressed``, ``improved``, ``pass`` (both passed) or ``fail`` (both failed)."""
+        before, after = self.base.passed, self.candidate.passed
+        if before and not after:
+            return "regressed"
+        if after and not before:
+            return "improved"
+        return "pass" if after else "fail"
+
+    @property
+    def success_delta(self) -> Optional[float]:
+        """Candidate success rate minus base success rate."""
+        a, b = _rate(self.base), _rate(self.candidate)
+        return None if a is None or b is None else b - a
+
+    @property
+    def f1_delta(self) -> float:
+        """Candidate micro F1 minus base micro F1 on this task."""
+        return _f1(self.candidate) - _f1(self.base)
+
+    def to_dict(self) -> dict:
+        """The JSON form (used by ``compare --json`` and the page)."""
+        return {
+            "task_id": self.task_id, "slice": self.slice, "status": self.status,
+            "base": {"episodes": self.base.episodes, "successes": self.base.successes,
+                     "success_rate": _rate(self.base), "f1": _f1(self.base)},
+            "candidate": {"episodes": self.candidate.episodes,
+                          "successes": self.candidate.successes,
+                          "success_rate": _rate(self.candidate), "f1": _f1(self.candidate)},
+            "success_delta": self.success_delta, "f1_delta": self.f1_delta,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The comparison of a candidate run with a base run on their shared tasks.
+
+    ``intervals`` maps ``f1`` and ``success_rate`` to the :class:`Interval` of the
+    difference (candidate - base); ``p_value`` is the exact McNemar p-value.
+    """
+
+    changes: tuple
+    only_in_base: tuple
+    only_in_candidate: tuple
+    intervals: Mapping[str, Interval]
+    p_value: float
+    base_label: str = "base"
+    candidate_label: str = "candidate"
+    base_totals: Mapping[str, Any] = field(default_factory=dict)
+    candidate_totals: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def regressed(self) -> int:
+        """How many shared tasks passed in the base and fail in the candidate."""
+        return sum(1 for c in self.changes if c.status == "regressed")
+
+    @property
+    def improved(self) -> int:
+        """How many shared tasks failed in the base and pass in the candidate."""
+        return sum(1 for c in self.changes if c.status == "improved")
+
+    @property
+    def significantly_worse(self) -> bool:
+        """True when the F1 or the success-rate interval lies entirely below 0."""
+        return any(iv.high is not None and iv.high < 0 for iv in self.intervals.values())
+
+    def fails(self, on: str) -> bool:
+        """Whether ``--fail-on-regression on`` fails: ``significant`` or ``any`` regression.
+
+        Example:
+            >>> compare_tasks({}, {}).fails("any")
+            False
+        """
+        if on not in FAIL_ON_CHOICES:
+            raise ValueError(f"on must be one of {', '.join(FAIL_ON_CHOICES)}; got {on!r}")
+        return self.significantly_worse if on == "significant" else self.regressed > 0
+
+    def to_dict(self) -> dict:
+        """The ``ek-otel compare --json`` document.
+
+        Example:
+            >>> list(compare_tasks({}, {}).to_dict())[:4]
+            ['base', 'candidate', 'shared_tasks', 'difference']
+        """
+        return {
+            "base": {"label": self.base_label, **dict(self.base_totals)},
+            "candidate": {"label": self.candidate_label, **dict(self.candidate_totals)},
+            "shared_tasks": len(self.changes),
+            "difference": {name: iv.to_dict() for name, iv in self.intervals.items()},
+            "mcnemar": {"regressed": self.regressed, "improved": self.improved,
+                        "p_value": self.p_value},
+            "significantly_worse": self.significantly_worse,
+            "tasks": [c.to_dict() for c in self.changes],
+            "only_in_base": list(self.only_in_base),
+            "only_in_candidate": list(self.only_in_candidate),
+        }
+
+
+def _order(change: TaskChange) -> tuple:
+    """Regressed first (the largest drops first), then improved (the largest gains first),
+    then the rest by change in success rate and F1."""
+    sign = -1.0 if change.status == "improved" else 1.0
+    return (STATUSES.index(change.status), sign * (change.success_delta or 0.0),
+            sign * change.f1_delta, change.task_id)
+
+
+def _totals(counts: list) -> dict:
+    episodes = sum(c.episodes for c in counts)
+    successes = sum(c.successes for c in counts)
+    _, _, f1 = precision_recall_f1(sum(c.tp for c in counts), sum(c.fp for c in counts),
+                                   sum(c.fn for c in counts))
+    return {"episodes": episodes, "successes": successes, "f1": f1 if counts else None,
+            "success_rate": successes / episodes if episodes else None}
+
+
+def compare_tasks(
+    base: Mapping[str, TaskCounts],
+    candidate: Mapping[str, TaskCounts],
+    *,
+    slices: Optional[Mapping[str, Optional[str]]] = None,
+    base_label: str = "base",
+    candidate_label: str = "candidate",
+) -> Comparison:
+    """Compare per-task counts (task id -> :class:`TaskCounts`) of two runs.
+
+    ``slices`` (task id -> slice) labels the rows. Totals and intervals are over the
+    shared tasks only.
+
+    Example:
+        >>> ok, bad = TaskCounts(1, 1, 1, 1.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)
+        >>> c = compare_tasks({"a": bad, "b": ok}, {"a": ok, "b": ok})
+        >>> c.improved, c.changes[0].task_id, c.intervals["success_rate"].estimate
+        (1, 'a', 0.5)
+    """
+    shared = [t for t in base if t in candidate]
+    slices = slices or {}
+    changes = sorted((TaskChange(t, base[t], candidate[t], slices.get(t)) for t in shared),
+                     key=_order)
+    base_counts = [base[t] for t in shared]
+    cand_counts = [candidate[t] for t in shared]
+    intervals = paired_bootstrap(base_counts, cand_counts, PAIRED_STATISTICS)
+    regressed = sum(1 for c in changes if c.status == "regressed")
+    improved = sum(1 for c in changes if c.status == "improved")
+    return Comparison(
+        changes=tuple(changes),
+        only_in_base=tuple(t for t in base if t not in candidate),
+        only_in_candidate=tuple(t for t in candidate if t not in base),
+        intervals=intervals,
+        p_value=mcnemar_exact(regressed, improved),
+        base_label=base_label,
+        candidate_label=candidate_label,
+        base_totals=_totals(base_counts),
+        candidate_totals=_totals(cand_counts),
+    )
+
+
+def check_comparable(base: RunReport, candidate: RunReport) -> None:
+    """Refuse two reports scored with different gold files or matcher settings.
+
+    Raises:
+        ComparabilityError: one line naming what differs (or what a report lacks).
+
+    Example:
+        >>> from ek_otel.report.model import report_from_dict
+        >>> a = report_from_dict({"aggregate": {}, "per_task": {}, "provenance": {
+        ...     "gold_sha256": "aa" * 32, "matcher": {"level": "call"}}}, "a.json")
+        >>> b = report_from_dict({"aggregate": {}, "per_task": {}, "provenance": {
+        ...     "gold_sha256": "aa" * 32, "matcher": {"level": "arg"}}}, "b.json")
+        >>> check_comparable(a, b)
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.ComparabilityError: not comparable: a.json and b.json were scored with different matcher settings (level: 'call' vs 'arg')
+    """
+    for report in (base, candidate):
+        if len(report.groups) > 1:
+            raise ComparabilityError(
+                f"not comparable: {report.source} holds {len(report.groups)} runs that must not "
+                "be pooled (different model, simulator, suite version or scaffold); its --html "
+                "page compares them with each other, or score each run apart")
+        if not report.gold_sha256:
+            raise ComparabilityError(f"not comparable: {report.source} records no gold sha256 "
+                                     "(score it again with this ek-otel)")
+    if base.gold_sha256 != candidate.gold_sha256:
+        raise ComparabilityError(
+            f"not comparable: {base.source} and {candidate.source} were scored against "
+            f"different gold files (sha256 {base.gold_sha256[:12]}... vs "
+            f"{candidate.gold_sha256[:12]}...)")
+    if dict(base.matcher) != dict(candidate.matcher):
+        keys = sorted(set(base.matcher) | set(candidate.matcher))
+        differ = "; ".join(f"{k}: {base.matcher.get(k)!r} vs {candidate.matcher.get(k)!r}"
+                           for k in keys if base.matcher.get(k) != candidate.matcher.get(k))
+        raise ComparabilityError(
+            f"not comparable: {base.source} and {candidate.source} were scored with different "
+            f"matcher settings ({differ})")
+
+
+def compare_reports(base: RunReport, candidate: RunReport) -> Comparison:
+    """Check that two reports are comparable, then compare them task by task.
+
+    Raises:
+        ComparabilityError: see :func:`check_comparable`.
+
+    Example:
+        >>> from ek_otel.report.model import report_from_dict
+        >>> r = report_from_dict({"aggregate": {}, "per_task": {"t": {"episodes": 1, "successes": 1}},
+        ...                       "provenance": {"gold_sha256": "ab", "matcher": {}}}, "r.json")
+        >>> [c.status for c in compare_reports(r, r).changes]
+        ['pass']
+    """
+    check_comparable(base, candidate)
+    slices = {t.task_id: t.slice for t in (*candidate.tasks, *base.tasks)}
+    return compare_tasks({t.task_id: t.counts for t in base.tasks},
+                         {t.task_id: t.counts for t in candidate.tasks}, slices=slices,
+                         base_label=base.source, candidate_label=candidate.source)

@@ -1,0 +1,59 @@
+"""Shared fixtures of the report tests: JSON reports made by the real `ek-otel score`."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ek_otel.cli import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLD = ROOT / "examples" / "tasks.jsonl"
+TRACES = ROOT / "examples" / "traces.jsonl"
+PRICING = ROOT / "examples" / "pricing.yaml"
+
+# Edits of the example traces (the text of the OTLP JSON lines, where arguments are JSON
+# inside JSON strings): one run where the failing trials are fixed, one where they all fail.
+FIXED = ((r'\\"city\\": \\"Lyon\\"', r'\\"city\\": \\"Paris\\"'), (r"355\.0", "35.5"),
+         ("UA 513", "UA 512"))
+WORSE = ((r'\\"city\\": \\"Paris\\"', r'\\"city\\": \\"Lyon\\"'), (r'Paris, France\\"', r'Lyon\\"'),
+         (r'\\"amount\\": 35\.5', r'\\"amount\\": 355.0'),
+         (r'\\"flight\\": \\"UA 51[23]\\"', r'\\"flight\\": \\"UA 999\\"'))
+
+
+def edited_traces(path: Path, edits) -> Path:
+    text = TRACES.read_text(encoding="utf-8")
+    for pattern, replacement in edits:
+        text, n = re.subn(pattern, lambda _m, r=replacement: r.replace("\\\\", "\\"), text)
+        assert n, pattern
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def score_json(traces: Path, out: Path, *extra: str) -> dict:
+    result = CliRunner().invoke(cli, ["score", str(traces), "--gold", str(GOLD), "--json",
+                                      str(out), *extra], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def example_report(tmp_path_factory) -> tuple:
+    """(path, data) of `score examples/traces.jsonl --pricing examples/pricing.yaml --json`."""
+    out = tmp_path_factory.mktemp("example") / "report.json"
+    return out, score_json(TRACES, out, "--pricing", str(PRICING))
+
+
+@pytest.fixture(scope="session")
+def base_and_worse(tmp_path_factory) -> tuple:
+    """Paths of two JSON reports: the example with its failing trials fixed, and a worse one."""
+    d = tmp_path_factory.mktemp("compare")
+    base, worse = d / "base.json", d / "worse.json"
+    score_json(edited_traces(d / "fixed.jsonl", FIXED), base)
+    score_json(edited_traces(d / "worse.jsonl", WORSE), worse)
+    return base, worse
+

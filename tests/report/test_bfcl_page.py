@@ -1,0 +1,69 @@
+"""`ek-otel bfcl --html`: the leaderboard layout, error types and failing entries, in Chromium,
+with hostile strings in the model name and in the model's output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ek_otel.cli import cli
+
+MODEL = "<img src=x onerror=window.__pwned=1>"
+CALL = "[calc(x='<script>window.__pwned=2</script>')]"
+WRONG = "[foo(a='</script><svg onload=window.__pwned=3>')]"
+
+
+@pytest.fixture(scope="module")
+def bfcl_page(tmp_path_factory):
+    pytest.importorskip("bfcl_eval", reason="BFCL data: pip install --no-deps bfcl-eval==2026.3.23")
+    root = tmp_path_factory.mktemp("bfcl")
+    results = root / "result" / MODEL / "non_live"
+    results.mkdir(parents=True)
+    with open(results / "BFCL_v4_irrelevance_result.json", "w", encoding="utf-8") as f:
+        for i in range(10):
+            text = "I cannot help with that." if i % 2 else CALL
+            f.write(json.dumps({"id": f"irrelevance_{i}", "result": text}) + "\n")
+    with open(results / "BFCL_v4_simple_python_result.json", "w", encoding="utf-8") as f:
+        for i in range(10):
+            f.write(json.dumps({"id": f"simple_python_{i}", "result": WRONG}) + "\n")
+    html, out = root / "bfcl.html", root / "bfcl.json"
+    result = CliRunner().invoke(cli, ["bfcl", str(root / "result"), "--html", str(html),
+                                      "--json", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return html, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_the_bfcl_page_lays_out_the_leaderboard_and_the_failures(bfcl_page, open_page):
+    html, data = bfcl_page
+    page = open_page(html)
+    row = page.locator("#leaderboard tbody tr")
+    assert row.locator("td").first.inner_text() == MODEL  # the hostile model name, as text
+    heads = page.locator("#leaderboard thead th.group").all_inner_texts()
+    assert heads == ["Non-Live", "Live", "Multi-Turn", "Agentic", "Hallucination"]
+    # Irrelevance needs live_irrelevance too: N/A, as the official table shows it.
+    assert row.locator('td[data-figure="Irrelevance"]').inner_text() == "N/A"
+    assert row.locator('td[data-figure="Overall"]').inner_text() == "N/A"
+    categories = page.locator("#categories tbody tr")
+    assert categories.count() == 2
+    irrelevance = page.locator('#categories tr[data-category="irrelevance"]')
+    accuracy = data["categories"]["irrelevance"]["accuracy"]
+    assert f"{accuracy * 100:.2f}%" in irrelevance.inner_text()
+    errors = page.locator("#error-types").inner_text()
+    assert "irrelevance_error:decoder_success" in errors
+    assert "simple_function_checker:wrong_func_name" in errors
+    failing = [e for e in data["entries"] if not e["valid"]]
+    assert f"{len(failing)} failing entries" in page.locator("h2", has_text="failing").inner_text()
+    page.select_option("#category-filter", "irrelevance")
+    ids = page.locator("#failing tbody tr[data-row] td:nth-child(2)").all_inner_texts()
+    assert sorted(ids) == sorted(e["id"] for e in failing if e["category"] == "irrelevance")
+    page.locator("#failing tbody tr[data-row]").first.click()
+    detail = page.locator("#failing tr.detail").inner_text()
+    assert "decode" in detail.lower() and CALL in detail
+    page.select_option("#category-filter", "simple_python")
+    page.locator("#failing tbody tr[data-row]").first.click()
+    assert WRONG in page.locator("#failing tr.detail").inner_text()
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__pwned") is None
+    assert page.dialogs == [] and page.errors == []

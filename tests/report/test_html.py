@@ -1,0 +1,132 @@
+"""The page without a browser: one embedded JSON that no string can break out of,
+autoescaped templates, the --trace-url check, and the --html options of the commands."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from click.testing import CliRunner
+
+from ek_otel.cli import cli
+from ek_otel.errors import InputError
+from ek_otel.report.html import render_comparison, render_run, validate_trace_url
+from ek_otel.report.compare import compare_tasks
+from ek_otel.report.model import report_from_dict
+
+from .conftest import GOLD, PRICING, TRACES
+
+HOSTILE = ["</script><script>window.__pwned=1</script>", "<!--", "<!-- <script>", "]]>",
+           "</SCRIPT >", "\u2028\u2029", "'\"&amp;<b>", "<img src=x onerror=alert(1)>"]
+
+
+class _Scripts(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.scripts, self.current, self.tags = [], None, []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag == "script":
+            self.current = [dict(attrs), ""]
+
+    def handle_data(self, data):
+        if self.current is not None:
+            self.current[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self.current is not None:
+            self.scripts.append(tuple(self.current))
+            self.current = None
+
+
+def _hostile_report():
+    episode = {"task_id": HOSTILE[0], "trace_id": "ab" * 16, "explanation": " ".join(HOSTILE),
+               "calls": [{"got": {"tool": HOSTILE[0], "args": {h: h for h in HOSTILE}},
+                          "gold": None, "turn": None, "exact": False, "arg_diffs": []}]}
+    return {"aggregate": {"episodes": 1}, "per_task": {HOSTILE[0]: {
+                "episodes": 1, "successes": 0, "slice": HOSTILE[1]}},
+            "per_slice": {HOSTILE[1]: {"episodes": 1}}, "episodes": [episode],
+            "unmatched": [{"trace_id": "cd" * 16, "task_id": HOSTILE[-1], "reason": HOSTILE[2]}],
+            "bad_input": {"total": 1, "counts": {HOSTILE[0]: 1}, "cases": [HOSTILE[-1]]},
+            "provenance": {"gold_sha256": HOSTILE[0], "evaluator_version": HOSTILE[1],
+                           "matcher": {HOSTILE[0]: HOSTILE[-1]}}}
+
+
+def test_hostile_strings_never_make_markup_and_the_data_round_trips():
+    data = _hostile_report()
+    page = render_run(report_from_dict(data, HOSTILE[0]), gold_path=HOSTILE[-1])
+    parser = _Scripts()
+    parser.feed(page)
+    # Exactly two scripts: the data and ours; no element came from the data.
+    assert [attrs.get("type") for attrs, _ in parser.scripts] == ["application/json", None]
+    assert not any(tag == "img" for tag, _ in parser.tags)
+    assert "window.__pwned=1</script>" not in page and "<!--" not in page
+    embedded = json.loads(parser.scripts[0][1])
+    assert embedded["episodes"][0]["explanation"] == " ".join(HOSTILE)
+    assert embedded["episodes"][0]["calls"][0]["got"]["args"] == {h: h for h in HOSTILE}
+    assert embedded["tasks"][0]["task_id"] == HOSTILE[0]
+
+
+def test_comparison_page_escapes_report_names():
+    r = report_from_dict({"aggregate": {}, "per_task": {}}, HOSTILE[0])
+    page = render_comparison(compare_tasks({}, {}, base_label=HOSTILE[0]), r, r)
+    assert "<script>window.__pwned" not in page
+
+
+@pytest.mark.parametrize("template", [
+    "https://jaeger.example/trace/{trace_id}", "http://127.0.0.1:16686/trace/{trace_id}?x=1"])
+def test_good_trace_url_templates(template):
+    assert validate_trace_url(template) == template
+
+
+@pytest.mark.parametrize("template", [
+    "javascript:alert({trace_id})", "data:text/html,{trace_id}", "//host/{trace_id}",
+    "https://host/trace", "https://host/{trace_id}/{trace_id}", "https://host/{span_id}{trace_id}",
+    "file:///etc/{trace_id}", "https:///{trace_id}"])
+def test_bad_trace_url_templates_are_refused(template):
+    with pytest.raises(InputError, match="--trace-url"):
+        validate_trace_url(template)
+
+
+def test_score_html_writes_one_self_contained_page(tmp_path):
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(cli, ["score", str(TRACES), "--gold", str(GOLD), "--pricing",
+                                      str(PRICING), "--html", str(out), "--trace-url",
+                                      "https://jaeger.example/trace/{trace_id}"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    # Self-contained: no external resource of any kind.
+    assert not re.search(r"""<(script|link|img|iframe)[^>]+(src|href)=""", page)
+    assert "http-equiv=\"Content-Security-Policy\"" in page and "default-src 'none'" in page
+    assert page.count('type="application/json"') == 1
+
+
+def test_score_html_bad_options_fail_before_scoring(tmp_path):
+    runner = CliRunner()
+    bad_url = runner.invoke(cli, ["score", str(TRACES), "--gold", str(GOLD), "--html",
+                                  str(tmp_path / "r.html"), "--trace-url", "ftp://x/{trace_id}"])
+    assert bad_url.exit_code == 2 and "--trace-url must be" in bad_url.output
+    unwritable = runner.invoke(cli, ["score", str(TRACES), "--gold", str(GOLD), "--html",
+                                     str(tmp_path / "no" / "r.html")])
+    assert unwritable.exit_code == 2
+    assert "cannot write the HTML report" in unwritable.output and "r.html" in unwritable.output
+
+
+def test_the_bad_input_summary_is_in_the_header(tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(TRACES.read_text(encoding="utf-8") + "{not json <script>\n", encoding="utf-8")
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(cli, ["score", str(dump), "--gold", str(GOLD), "--html", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    header = page.split('id="bad-input">', 1)[1].split("</dd>", 1)[0]
+    assert header == "1 record skipped or repaired"
+    table = page.split('id="bad-input-table"', 1)[1].split("</table>", 1)[0]
+    assert re.search(r"<td class=\"num\">1</td>", table)
+    assert re.search(r"<li class=\"mono\">[^<]*dump\.jsonl:\d+: invalid JSON", page)
+    assert "{not json <script>" not in page
