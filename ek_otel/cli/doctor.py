@@ -16,10 +16,12 @@ Example:
 
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 import click
 
+from ..errors import InputError
 from ..ingest.bad_input import BadInputReport
 from ..ingest.diagnose import Diagnosis, Gap, Read, ScopeSeen, TraceDiagnosis
 from ..scoring.settings import task_id_key_list
@@ -145,6 +147,9 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
     """
     from ..pipeline import diagnose_dumps
 
+    if json_out not in (None, "-") and any(os.path.exists(p) and os.path.samefile(p, json_out)
+                                           for p in paths if p != "-" and os.path.exists(json_out)):
+        raise InputError("--json would overwrite an input dump; name another file", path=json_out)
     report = BadInputReport()
     with progress("diagnosing traces") as advance:
         diagnosis = diagnose_dumps(list(paths), report=report, group_by=group_by,

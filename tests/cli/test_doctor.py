@@ -131,3 +131,12 @@ def test_the_readme_shows_what_doctor_prints():
     shown = readme.split("```text\ntrace ", 1)[1].split("```", 1)[0]
     printed = run(str(CORPUS / "openai-v2-2.4b0-no_content" / "traces.pb")).stdout
     assert "trace " + shown == printed.split("\n\n", 1)[0] + "\n"
+
+
+def test_json_never_overwrites_an_input_dump(tmp_path):
+    dump = tmp_path / "d.jsonl"
+    dump.write_bytes(Path(NO_CONTENT).read_bytes())
+    before = dump.read_bytes()
+    result = run(str(dump), "--json", str(dump))
+    assert result.exit_code == 2 and "would overwrite an input dump" in result.stderr
+    assert dump.read_bytes() == before
