@@ -97,6 +97,10 @@ class Read:
         uncaptured_tool_calls: Model calls that asked for tools without recording the calls.
         unrecorded_model_outputs: Model calls whose answer was not recorded at all.
         input_tokens / output_tokens / cached_tokens / reasoning_tokens: Tokens by kind.
+
+    Example:
+        >>> (Read(tool_calls=2, call_ids=1) + Read(tool_calls=1)).to_dict()["tool_calls"]
+        3
     """
 
     model_calls: int = 0
@@ -128,6 +132,10 @@ class Gap:
 
     ``certain`` is False for a token kind that reads 0 where the package never records it
     (the model may also have used none).
+
+    Example:
+        >>> Gap("arguments", "2 of 2 tool calls without arguments", "TRACELOOP_TRACE_CONTENT=true").to_dict()["certain"]
+        True
     """
 
     item: str
@@ -193,7 +201,13 @@ class TraceDiagnosis:
 
 @dataclass(frozen=True)
 class Total:
-    """Every trace together: counts, sums, and each gap with the number of traces it hits."""
+    """Every trace together: counts, sums, and each gap with the number of traces it hits.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> diagnose([(Episode("t"), [], [])]).total.to_dict()["frameworks"]
+        {'(none recognised)': 1}
+    """
 
     traces: int
     frameworks: tuple  # (framework, traces)
@@ -212,7 +226,12 @@ class Total:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """Per trace, and in total."""
+    """Per trace, and in total.
+
+    Example:
+        >>> sorted(diagnose([]).to_dict())
+        ['total', 'traces']
+    """
 
     traces: tuple
     total: Total
