@@ -18,6 +18,10 @@ exporters and written with the SDK's real OTLP protobuf encoders:
                                                   package is known to record (see EXPECT)
     tests/ingest/corpus/<scenario>/versions.txt  pip freeze of the environment used
 
+Framework scenarios come from plug-ins in scripts/corpus_frameworks/ (see its README.md); the
+Node ones (Vercel AI SDK, Mastra) run ``node`` with npm packages pinned by a lockfile and
+capture what the JavaScript OTLP exporters send (``node`` and ``npm`` needed only here).
+
 The packages cannot share one environment (different openai-v2 / Traceloop versions, the
 agents instrumentors), so each ENVIRONMENT is a separate virtual environment with PINNED
 versions, created on demand under --venv-root (default /tmp/ek-otel-corpus-venvs).
@@ -252,6 +256,8 @@ SCENARIOS: dict = {
 #: ``output_tokens_extra``: output tokens the package over-reports (a known package bug);
 #: ``call_id_prefix``: the package records another id of each call (the item id);
 #: ``tool_names``: without content, executed-tool spans still name each call (no args);
+#: ``order_unrecorded``: ... and nothing records the order of parallel ones (compared as a
+#: multiset);
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
 #: last call survives there (checked by its own test, not the common one).
@@ -442,13 +448,20 @@ def regenerate(scenario: str, root: Path) -> Path:
     freeze = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                             capture_output=True, text=True).stdout
     (out / "versions.txt").write_text(freeze)
-    fake = _fake_for(app)
-    expected = fake.expected_summary()
-    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": env_name,
-                     "requirements": ENVIRONMENTS[env_name], "env": extra_env,
-                     "records": EXPECT[scenario]})
-    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
+    write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env)
     return out
+
+
+def write_expected(out: Path, scenario: str, fake, environment: str, requirements: list,
+                   env: dict) -> None:
+    """expected.json: what ``fake`` returned and what the package records (EXPECT); a
+    framework scenario's ``framework`` and ``mode`` also at the top level."""
+    records = EXPECT[scenario]
+    expected = fake.expected_summary()
+    expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": environment,
+                     "requirements": requirements, "env": env, "records": records})
+    expected.update({key: records[key] for key in ("framework", "mode") if key in records})
+    (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
 
 
 # ---------------------------------------------------------------------------

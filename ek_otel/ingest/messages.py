@@ -11,7 +11,10 @@ One model answer can be recorded as:
 - flattened attributes: OpenInference ``llm.output_messages.N.message.tool_calls.M.tool_call.*``
   and Traceloop 0.5x ``gen_ai.completion.N.tool_calls.M.*``;
 - content blocks of other providers: Anthropic ``tool_use``, Bedrock ``toolUse``, Gemini
-  ``functionCall``, Vercel AI SDK ``{toolCallId, toolName, args}``;
+  ``functionCall``, Vercel AI SDK ``{toolCallId, toolName, args}``, Mastra's tool-call
+  chunks ``{toolCallId, toolName, toolInput}``;
+- the ``chat.completion.chunk`` deltas of a streamed answer (:func:`output_of_chunks`:
+  MLflow keeps them as span events);
 - otel openai-agents-v2 0.1.0's text parts holding a Python repr of the call (best effort).
 
 Arguments (:func:`parse_arguments`): a JSON object string becomes a dict; a dict stays a
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -40,12 +43,14 @@ __all__ = [
     "RequestedCall",
     "ModelOutput",
     "parse_arguments",
+    "call_from_entry",
     "calls_from_message",
     "text_from_message",
     "output_of_messages",
     "unflatten",
     "flattened_output",
     "calls_from_repr",
+    "output_of_chunks",
 ]
 
 
@@ -142,8 +147,14 @@ def _has_call_wrapper(part: Mapping) -> bool:
     return False
 
 
-def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
-    """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list."""
+def call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
+    """A tool call from one entry of a ``tool_calls`` list or ``parts``/``content`` list
+    (or a Mastra tool-call chunk).
+
+    Example:
+        >>> call_from_entry({"toolName": "f", "toolCallId": "c1", "toolInput": '{"a": 1}'}, 0)
+        RequestedCall(name='f', args={'a': 1}, call_id='c1', args_captured=True, index=0)
+    """
     if type(entry) is not dict and not isinstance(entry, Mapping):
         return None
     for wrapper in _CALL_WRAPPERS:
@@ -160,7 +171,8 @@ def _call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
     if not name:
         return None
     raw_args = None
-    for key in ("arguments", "input", "args"):  # OpenAI; Anthropic/Bedrock; Gemini/Vercel AI
+    for key in ("arguments", "input", "args", "toolInput"):  # OpenAI; Anthropic/Bedrock;
+        # Gemini/Vercel AI; Mastra's tool-call chunks
         if key in holder:
             raw_args = holder[key]
             break
@@ -213,7 +225,7 @@ def calls_from_message(message: Any) -> list:
             return inner
     calls: list = []
     if message.get("type") in ("function_call", "tool_call", "tool-call") or "toolName" in message:
-        call = _call_from_entry(message, 0)
+        call = call_from_entry(message, 0)
         return [call] if call else []
     tool_calls = message.get("tool_calls")
     # flattened lists come back as index dicts
@@ -221,7 +233,7 @@ def calls_from_message(message: Any) -> list:
         tool_calls = [tool_calls[k] for k in sorted(tool_calls, key=_index_key)]
     if isinstance(tool_calls, list):
         for entry in tool_calls:
-            call = _call_from_entry(entry, len(calls))
+            call = call_from_entry(entry, len(calls))
             if call:
                 calls.append(call)
     for key in ("parts", "content"):
@@ -232,7 +244,7 @@ def calls_from_message(message: Any) -> list:
             if type(part) is not dict and not isinstance(part, Mapping):
                 continue
             if part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
-                call = _call_from_entry(part, len(calls))
+                call = call_from_entry(part, len(calls))
                 if call:
                     calls.append(call)
             elif part.get("type") == "text":
@@ -242,7 +254,7 @@ def calls_from_message(message: Any) -> list:
     function_call = message.get("function_call")  # legacy OpenAI functions
     if not calls and function_call is not None and (
             type(function_call) is dict or isinstance(function_call, Mapping)):
-        call = _call_from_entry(function_call, 0)
+        call = call_from_entry(function_call, 0)
         if call:
             calls.append(call)
     return calls
@@ -438,13 +450,13 @@ def calls_from_repr(text: str) -> list:
                 fields[key] = ast.literal_eval(raw)
             except (ValueError, SyntaxError):
                 fields[key] = raw
-        call = _call_from_entry(fields, len(calls))
+        call = call_from_entry(fields, len(calls))
         if call:
             calls.append(call)
     if calls:
         return calls
     for fields in _dict_reprs(text):
-        call = _call_from_entry(fields, len(calls))
+        call = call_from_entry(fields, len(calls))
         if call:
             calls.append(call)
     return calls
@@ -472,3 +484,54 @@ def _dict_reprs(text: str, limit: int = 20_000) -> list:
         else:
             start = text.find("{'", start + 1)
     return found
+
+
+def output_of_chunks(chunks: Sequence[Any]) -> ModelOutput:
+    """The answer a streamed chat completion held, from its ``chat.completion.chunk`` deltas
+    (JSON strings or dicts, in order): tool-call fragments joined by their ``index``, text
+    concatenated. MLflow records a streamed call's chunks as span events.
+
+    Example:
+        >>> out = output_of_chunks([
+        ...     {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1",
+        ...         "function": {"name": "f", "arguments": ""}}]}}]},
+        ...     {"choices": [{"delta": {"tool_calls": [{"index": 0, "id": None,
+        ...         "function": {"arguments": '{"a": 1}', "name": None}}]}}]}])
+        >>> [(c.name, dict(c.args), c.call_id) for c in out.calls], out.text
+        ([('f', {'a': 1}, 'c1')], None)
+    """
+    slots: dict = {}
+    text: list = []
+    found = False
+    for chunk in chunks:
+        chunk = json_value(chunk)
+        choices = chunk.get("choices") if isinstance(chunk, Mapping) else None
+        if not isinstance(choices, list):
+            continue
+        found = True
+        for choice in choices:
+            delta = choice.get("delta") if isinstance(choice, Mapping) else None
+            if not isinstance(delta, Mapping):
+                continue
+            if isinstance(delta.get("content"), str):
+                text.append(delta["content"])
+            for fragment in delta.get("tool_calls") or ():
+                if not isinstance(fragment, Mapping):
+                    continue
+                slot = slots.setdefault(fragment.get("index", len(slots)),
+                                        {"id": None, "name": "", "arguments": ""})
+                slot["id"] = fragment.get("id") or slot["id"]
+                function = fragment.get("function")
+                if isinstance(function, Mapping):
+                    slot["name"] += function.get("name") or ""
+                    slot["arguments"] += function.get("arguments") or ""
+    if not found:
+        return EMPTY_OUTPUT
+    calls = []
+    for key in sorted(slots, key=lambda k: (not isinstance(k, int), k if isinstance(k, int) else 0)):
+        slot = slots[key]
+        call = call_from_entry({"id": slot["id"], "function": {
+            "name": slot["name"], "arguments": slot["arguments"]}}, len(calls))
+        if call is not None:
+            calls.append(call)
+    return ModelOutput(tuple(calls), "".join(text) or None, True)

@@ -14,13 +14,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Optional
 
 from . import semconv as sc
-from .messages import EMPTY_OUTPUT, ModelOutput, RequestedCall, flattened_output, output_of_messages
+from .messages import (EMPTY_OUTPUT, ModelOutput, RequestedCall, call_from_entry, flattened_output,
+                       output_of_chunks, output_of_messages)
 from .records import LogRecord, SpanRecord
 
-__all__ = ["model_output_of_span", "model_output_of_log", "output_of_logs"]
+__all__ = ["model_output_of_span", "model_output_of_log", "output_of_logs",
+           "output_of_related_spans"]
 
 
 def model_output_of_span(span: SpanRecord) -> ModelOutput:
@@ -28,9 +30,10 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
 
     Sources, in order: ``gen_ai.output.messages``; OpenInference
     ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
-    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events; Langfuse
-    ``langfuse.observation.output``; OpenInference's raw ``output.value`` response;
-    Logfire's ``response`` object and ``output`` messages.
+    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events; the streamed chunks
+    MLflow keeps as span events (its own rebuilt answer of a streamed call lacks the tool
+    calls); Langfuse ``langfuse.observation.output``; OpenInference's raw ``output.value``
+    response; Logfire's ``response`` object and ``output`` messages; MLflow's response object.
 
     Example:
         >>> s = SpanRecord("a" * 32, "b" * 16, attributes={
@@ -53,9 +56,13 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
         output = flattened_output(attributes, prefix)
         if output:
             return output
+    chunks = []
     for event in span.events or ():
         name = getattr(event, "name", "")
         ev = getattr(event, "attributes", {}) or {}
+        if name.startswith(sc.MLFLOW_CHUNK_EVENT_PREFIX):
+            chunks.append(ev.get(sc.MLFLOW_CHUNK_VALUE))
+            continue
         if name == sc.LEGACY_COMPLETION_EVENT:
             output = output_of_messages(ev.get(sc.LEGACY_COMPLETION_ATTRIBUTE))
             if output:
@@ -64,6 +71,10 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
             output = _choice_output(ev.get(sc.CHOICE_MESSAGE, ev), ev)
             if output:
                 return output
+    if chunks:
+        output = output_of_chunks(chunks)
+        if output.calls or output.text:
+            return output
     for key in sc.OUTPUT_VALUE_KEYS:
         if key in attributes:
             output = output_of_messages(attributes[key])
@@ -71,6 +82,36 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
     output = _other_output(attributes)
     return output if output or empty is None else empty
+
+
+def output_of_related_spans(children: Sequence[SpanRecord],
+                            parent: Optional[SpanRecord]) -> ModelOutput:
+    """The answer of a model call recorded by the spans around its own, for a model span
+    that recorded none: Mastra's ``model_chunk`` child spans (the requested tool calls, in
+    time order), else the raw provider response its ``model_step`` parent keeps.
+
+    Example:
+        >>> chunk = SpanRecord("a" * 32, "c" * 16, start_ns=2, attributes={
+        ...     "mastra.span.type": "model_chunk", "mastra.model_chunk.output":
+        ...     '{"toolName": "f", "toolCallId": "c1", "toolInput": {"q": 1}}'})
+        >>> [(c.name, dict(c.args), c.call_id) for c in output_of_related_spans([chunk], None).calls]
+        [('f', {'q': 1}, 'c1')]
+    """
+    calls: list = []
+    for chunk in sorted(children, key=lambda s: (s.start_ns, s.span_id)):
+        attributes = chunk.attributes
+        if attributes.get(sc.MASTRA_SPAN_TYPE) != sc.MASTRA_CHUNK:
+            continue
+        output = sc.json_value(attributes.get(sc.MASTRA_CHUNK_OUTPUT))
+        if isinstance(output, Mapping):
+            call = call_from_entry(output, len(calls))
+            if call is not None:
+                calls.append(call)
+    if calls:
+        return ModelOutput(tuple(calls), None, True)
+    if parent is not None and parent.attributes.get(sc.MASTRA_SPAN_TYPE) == sc.MASTRA_STEP:
+        return output_of_messages(parent.attributes.get(sc.MASTRA_RESPONSE_BODY))
+    return EMPTY_OUTPUT
 
 
 def _other_output(attributes: Mapping) -> ModelOutput:

@@ -27,7 +27,7 @@ from typing import Any, Optional
 from . import semconv as sc
 from .bad_input import BAD_ATTRIBUTE, MALFORMED_RECORD, BadInputReport
 from .messages import EMPTY_OUTPUT, ModelOutput
-from .model_output import model_output_of_span, output_of_logs
+from .model_output import model_output_of_span, output_of_logs, output_of_related_spans
 from .records import LogRecord, SpanRecord
 
 __all__ = [
@@ -93,7 +93,7 @@ def read_span(span: Any, logs_by_span: Mapping) -> Node:
     role = sc.span_role(span)
     node = Node(span=span, role=role, error=sc.error_of(span))
     if role == sc.MODEL:
-        node.usage = sc.usage_of(span.attributes)
+        node.usage = sc.usage_of(span.attributes, sc.streamed_usage_of(span))
         node.response_id = sc.response_id_of(span.attributes)
         node.finish_reasons = sc.finish_reasons_of(span.attributes)
         output = model_output_of_span(span)
@@ -148,6 +148,13 @@ def build_tree(spans: Sequence[Any], logs: Sequence[LogRecord],
             depth = sum(1 for _ in node.ancestors())
         node.depth = depth
         node.order = (node.span.start_ns, depth, node.span.span_id)
+    for node in nodes.values():  # answers recorded only by the spans around the model's
+        if node.role == sc.MODEL and not node.output.calls and (node.children or node.parent):
+            related = output_of_related_spans(
+                [c.span for c in node.children],
+                node.parent.span if node.parent is not None and not node.output else None)
+            if related.calls or (related and not node.output):
+                node.output = ModelOutput(related.calls, node.output.text or related.text, True)
     return nodes, bad
 
 

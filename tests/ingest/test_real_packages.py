@@ -104,7 +104,10 @@ def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, f
         assert episode.provenance.args_captured is True
         assert episode.output == exp["final_text"]
     elif records.get("tool_names"):  # content off, but executed-tool spans name the tools
-        assert [s.tool for s in episode.trajectory] == [c["tool"] for c in exp["calls"]]
+        tools, want = [s.tool for s in episode.trajectory], [c["tool"] for c in exp["calls"]]
+        if records.get("order_unrecorded"):  # parallel calls whose order nothing records
+            tools, want = sorted(tools), sorted(want)
+        assert tools == want
         assert all(not s.args_captured and dict(s.args) == {} for s in episode.trajectory)
         assert episode.provenance.args_captured is False
         assert episode.meta["uncaptured_tool_calls"] == tool_turns(scenario)

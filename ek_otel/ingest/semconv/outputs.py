@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .values import json_value
+
 __all__ = [
     "OUTPUT_MESSAGES",
     "FLATTENED_OUTPUT_PREFIXES",
@@ -35,6 +37,14 @@ __all__ = [
     "AI_RESPONSE_TEXT",
     "ROOT_OUTPUT_KEY",
     "TOOL_FINISH_REASONS",
+    "MLFLOW_OUTPUTS",
+    "MLFLOW_CHUNK_EVENT_PREFIX",
+    "MLFLOW_CHUNK_VALUE",
+    "MASTRA_SPAN_TYPE",
+    "MASTRA_CHUNK",
+    "MASTRA_CHUNK_OUTPUT",
+    "MASTRA_STEP",
+    "MASTRA_RESPONSE_BODY",
     "finish_reasons_of",
 ]
 
@@ -60,11 +70,28 @@ OUTPUT_EVENTS = frozenset({CHOICE_EVENT, INFERENCE_DETAILS_EVENT})
 HISTORY_EVENTS = frozenset({"gen_ai.assistant.message"})
 #: Every event that holds a model's answer (a group of only such logs is still an episode).
 ANSWER_EVENTS = OUTPUT_EVENTS | HISTORY_EVENTS
+#: MLflow's recorded output of a span, JSON: a model call's whole response object.
+MLFLOW_OUTPUTS = "mlflow.spanOutputs"
 #: Attributes holding the answer as messages or a response object, tried in order:
 #: Langfuse, OpenInference's raw response, Logfire's response object and output messages,
-#: the Vercel AI SDK's tool calls.
+#: the Vercel AI SDK's tool calls, MLflow's response object.
 OUTPUT_VALUE_KEYS = ("langfuse.observation.output", "output.value", "response", "output",
-                     "ai.response.toolCalls")
+                     "ai.response.toolCalls", MLFLOW_OUTPUTS)
+#: MLflow records each chunk of a streamed call as a span event ``mlflow.chunk.item.N``
+#: (the ``chat.completion.chunk`` as JSON under ``mlflow.chunk.value``); its own rebuilt
+#: answer of such a call lacks the tool calls, the chunks hold them and the full usage.
+MLFLOW_CHUNK_EVENT_PREFIX = "mlflow.chunk.item."
+MLFLOW_CHUNK_VALUE = "mlflow.chunk.value"
+#: Mastra records each chunk of a model's answer as a child span (``mastra.span.type``
+#: ``model_chunk``) of the model-call span; the tool calls the model requested are only there
+#: (``mastra.model_chunk.output``: ``{"toolName", "toolCallId", "toolInput"}``). The step span
+#: above (``model_step``) keeps the provider's raw response of a non-streamed call, even with
+#: ``hideInput``/``hideOutput``.
+MASTRA_SPAN_TYPE = "mastra.span.type"
+MASTRA_CHUNK = "model_chunk"
+MASTRA_CHUNK_OUTPUT = "mastra.model_chunk.output"
+MASTRA_STEP = "model_step"
+MASTRA_RESPONSE_BODY = "mastra.metadata.body"
 #: A JSON list of events (Logfire / Pydantic AI), each naming itself under ``event.name``.
 EVENTS_JSON = "events"
 EVENT_NAME_KEY = "event.name"
@@ -80,8 +107,9 @@ ROOT_OUTPUT_KEY = "output.value"
 _FINISH_REASONS = "gen_ai.response.finish_reasons"
 _OPENINFERENCE_FINISH_REASON = "llm.finish_reason"
 _ANTHROPIC_STOP_REASON = "anthropic.message.stop_reason"
-#: Finish reasons that say the model asked for tools.
-TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use"})
+#: Finish reasons that say the model asked for tools (the last: Vercel AI SDK, Mastra).
+TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use",
+                                 "tool-calls"})
 
 
 def finish_reasons_of(attributes: Mapping) -> tuple:
@@ -92,10 +120,14 @@ def finish_reasons_of(attributes: Mapping) -> tuple:
         ('stop',)
         >>> finish_reasons_of({"anthropic.message.stop_reason": "tool_use"})
         ('tool_use',)
+        >>> finish_reasons_of({"gen_ai.response.finish_reasons": '["tool-calls"]'})
+        ('tool-calls',)
     """
     value = attributes.get(_FINISH_REASONS, attributes.get(_OPENINFERENCE_FINISH_REASON))
     if value is None:  # the anthropic SDK's own spans (2.x): only its stop reason
         value = attributes.get(_ANTHROPIC_STOP_REASON)
+    if isinstance(value, str) and value.startswith("["):  # Mastra: a JSON list
+        value = json_value(value)
     if isinstance(value, str):
         return (value,)
     if isinstance(value, (list, tuple)):

@@ -11,7 +11,7 @@ from typing import Any
 
 from .values import attributes_of, text_or_empty
 
-__all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "span_role"]
+__all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "MLFLOW_SPAN_TYPE", "span_role"]
 
 
 MODEL = "model"
@@ -25,6 +25,8 @@ TRACELOOP_KIND = "traceloop.span.kind"
 TRACELOOP_REQUEST_TYPE = "llm.request.type"
 LANGFUSE_TYPE = "langfuse.observation.type"
 LOGFIRE_SPAN_TYPE = "logfire.span_type"
+#: MLflow's span type, JSON-encoded as every ``mlflow.*`` value: ``'"CHAT_MODEL"'``.
+MLFLOW_SPAN_TYPE = "mlflow.spanType"
 
 #: The one dispatch on attribute keys: ``(key, normalize, value -> role)``, asked in
 #: order; the first key whose value names a role decides. The span-name rules of
@@ -40,8 +42,14 @@ _ROLE_BY_ATTRIBUTE: tuple = (
     (TRACELOOP_KIND, str.lower, {"tool": TOOL, "agent": AGENT}),
     (LANGFUSE_TYPE, str.lower, {"generation": MODEL, "tool": TOOL, "agent": AGENT}),
     (TRACELOOP_REQUEST_TYPE, str.lower, {"chat": MODEL, "completion": MODEL}),
+    (MLFLOW_SPAN_TYPE, str, {'"LLM"': MODEL, '"CHAT_MODEL"': MODEL, '"TOOL"': TOOL,
+                             '"AGENT"': AGENT}),
 )
 _MODEL_SPAN_NAMES = frozenset({"openai.chat", "openai.completion", "openai.response"})
+#: The Vercel AI SDK's ``ai.*`` root spans: its loop of model and tool calls (the GenAI
+#: integration of ``ai`` 7 names the same span ``invoke_agent``).
+_VERCEL_AGENT_SPANS = frozenset({"ai.generateText", "ai.streamText", "ai.generateObject",
+                                 "ai.streamObject"})
 #: Logfire names spans by their message template (``logfire.msg`` holds the rendered text).
 _LOGFIRE_MODEL_PREFIXES = ("chat completion with", "responses api with", "completion with")
 LOGFIRE_TAGS = "logfire.tags"
@@ -55,7 +63,8 @@ def span_role(span: Any) -> str:
     (LLM, TOOL, AGENT); Traceloop ``traceloop.span.kind`` and ``llm.request.type`` and its
     ``openai.chat``/``openai.response`` span names; Langfuse ``langfuse.observation.type``;
     Logfire span-name templates (``Chat Completion with …``, ``Function: …``,
-    ``Agent run: …``). Embeddings and retrieval are not model calls here.
+    ``Agent run: …``); MLflow ``mlflow.spanType`` (LLM, CHAT_MODEL, TOOL, AGENT); the Vercel
+    AI SDK's ``ai.*`` span names. Embeddings and retrieval are not model calls here.
 
     Example:
         >>> span_role({"openinference.span.kind": "TOOL"})
@@ -87,6 +96,8 @@ def span_role(span: Any) -> str:
         return AGENT
     if name == "ai.toolCall" or name == "running tool":  # Vercel AI SDK, Pydantic AI
         return TOOL
+    if name in _VERCEL_AGENT_SPANS:
+        return AGENT
     if name.startswith("ai.") and name.endswith((".doGenerate", ".doStream")):  # Vercel AI
         return MODEL
     if name == "call_llm":  # Google ADK

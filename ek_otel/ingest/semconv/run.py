@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Optional
 
-from .roles import LOGFIRE_MSG, OPENINFERENCE_KIND, TRACELOOP_KIND
+from .outputs import MLFLOW_OUTPUTS
+from .roles import LOGFIRE_MSG, MLFLOW_SPAN_TYPE, OPENINFERENCE_KIND, TRACELOOP_KIND
 from .values import as_float, as_int, attributes_of, first_str, first_value, json_value, text_or_empty
 
 __all__ = [
@@ -48,6 +49,7 @@ DEFAULT_TASK_ID_KEYS: tuple = (
     "traceloop.association.properties.task_id",
     "langfuse.trace.metadata.task_id",
     "metadata.task_id",
+    "mastra.metadata.task_id",  # Mastra trace metadata (tracingOptions.metadata)
 )
 
 #: ``gen_ai.conversation.id`` (OTel GenAI); Traceloop carries it as an association property.
@@ -74,6 +76,7 @@ AGENT_NAME_KEYS: tuple = (
     "agent.name",
     "agent_name",  # Logfire
     "langfuse.observation.name",
+    "ai.telemetry.functionId",  # Vercel AI SDK (gen_ai.agent.name in its GenAI integration)
 )
 AGENT_ID_KEYS: tuple = ("gen_ai.agent.id", "graph.node.id")
 RESPONSE_ID_KEYS: tuple = ("gen_ai.response.id", "llm.response.id", "langfuse.observation.id")
@@ -88,13 +91,15 @@ RESPONSE_MODEL_KEYS: tuple = (
     "llm.response.model",
     "llm.model_name",  # OpenInference openai stores the response model here
     "langfuse.observation.model.name",
+    "mlflow.llm.model",  # JSON-encoded, as every mlflow.* value
 )
 #: JSON objects holding the request parameters: OpenInference ``llm.invocation_parameters``;
 #: Logfire's Agents-SDK ``model_settings``/``model_config`` and client ``request_data``;
 #: Langfuse's ``langfuse.observation.model.parameters``.
+#: MLflow's ``mlflow.spanInputs`` of a model call: the client call's keyword arguments.
 INVOCATION_PARAMETER_KEYS: tuple = (
     "llm.invocation_parameters", "model_settings", "model_config", "request_data",
-    "langfuse.observation.model.parameters")
+    "langfuse.observation.model.parameters", "mlflow.spanInputs")
 TEMPERATURE_KEYS: tuple = ("gen_ai.request.temperature", "llm.request.temperature")
 SEED_KEYS: tuple = ("gen_ai.request.seed", "gen_ai.openai.request.seed", "llm.request.seed")
 #: Where a temperature or a seed can be: without any of these keys there is none.
@@ -147,7 +152,8 @@ def response_id_of(attributes: Mapping) -> Optional[str]:
     """The model response id (``gen_ai.response.id``), used to deduplicate usage.
 
     OpenInference LLM spans have no such attribute: their ``output.value`` is the dumped
-    response, whose leading ``id`` is read instead (only that prefix, never the whole JSON),
+    response (MLflow's: ``mlflow.spanOutputs``), whose leading ``id`` is read instead (only
+    that prefix, never the whole JSON),
     so an OpenInference span and another package's span for the same call (the anthropic
     SDK's own, a second instrumentor's) are counted once.
 
@@ -159,8 +165,12 @@ def response_id_of(attributes: Mapping) -> Optional[str]:
         'msg_1'
     """
     found = first_str(attributes, RESPONSE_ID_KEYS)
-    if found is None and attributes.get(OPENINFERENCE_KIND) == "LLM":
-        output = attributes.get("output.value")
+    if found is None:
+        output = None
+        if attributes.get(OPENINFERENCE_KIND) == "LLM":
+            output = attributes.get("output.value")
+        elif MLFLOW_SPAN_TYPE in attributes:  # MLflow: the response object, dumped
+            output = attributes.get(MLFLOW_OUTPUTS)
         if type(output) is str:
             match = _LEADING_ID.match(output)
             if match:
@@ -198,13 +208,20 @@ def request_model_of(attributes: Mapping) -> Optional[str]:
 
 
 def response_model_of(attributes: Mapping) -> Optional[str]:
-    """The model that answered (``gen_ai.response.model``, OpenInference ``llm.model_name``).
+    """The model that answered (``gen_ai.response.model``, OpenInference ``llm.model_name``,
+    MLflow's JSON-encoded ``mlflow.llm.model``).
 
     Example:
         >>> response_model_of({"gen_ai.response.model": "gpt-4o-2024-08-06"})
         'gpt-4o-2024-08-06'
+        >>> response_model_of({"mlflow.llm.model": '"gpt-4o-mini"'})
+        'gpt-4o-mini'
     """
-    return first_str(attributes, RESPONSE_MODEL_KEYS)
+    found = first_str(attributes, RESPONSE_MODEL_KEYS)
+    if found and found[0] == '"':  # MLflow JSON-encodes its values
+        decoded = json_value(found)
+        return decoded if isinstance(decoded, str) else found
+    return found
 
 
 def temperature_of(attributes: Mapping) -> Optional[float]:

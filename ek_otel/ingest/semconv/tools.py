@@ -43,6 +43,7 @@ TOOL_ARGS_KEYS: tuple = (
     "tool_arguments",  # Pydantic AI
     "ai.toolCall.args",  # Vercel AI SDK
     "gcp.vertex.agent.tool_call_args",  # Google ADK
+    "mlflow.spanInputs",  # MLflow TOOL span: the traced function's arguments
 )
 TOOL_RESULT_KEYS: tuple = (
     "gen_ai.tool.call.result",
@@ -53,6 +54,7 @@ TOOL_RESULT_KEYS: tuple = (
     "tool_response",
     "ai.toolCall.result",
     "gcp.vertex.agent.tool_response",
+    "mlflow.spanOutputs",
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .outputs import MLFLOW_CHUNK_EVENT_PREFIX, MLFLOW_CHUNK_VALUE
 from .values import as_int, json_value
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "REASONING_TOKEN_KEYS",
     "RAW_USAGE_KEYS",
     "usage_of",
+    "streamed_usage_of",
     "unreadable_token_counts",
 ]
 
@@ -69,20 +71,30 @@ CACHED_TOKEN_KEYS: tuple = (
     "gen_ai.usage.cache_read.input_tokens",  # OTel GenAI, Traceloop 0.62, Logfire
     "gen_ai.usage.cache_read_input_tokens",  # Traceloop 0.5x
     "llm.token_count.prompt_details.cache_read",  # OpenInference
+    "ai.usage.cachedInputTokens",  # Vercel AI SDK (ai.* attributes)
+    "ai.usage.inputTokenDetails.cacheReadTokens",
 )
 REASONING_TOKEN_KEYS: tuple = (
     "gen_ai.usage.reasoning.output_tokens",  # OTel GenAI
     "gen_ai.usage.reasoning_tokens",  # Traceloop 0.62
     "llm.usage.reasoning_tokens",  # Traceloop 0.5x
     "llm.token_count.completion_details.reasoning",  # OpenInference
+    "ai.usage.reasoningTokens",  # Vercel AI SDK (ai.* attributes; gen_ai.* with usage: true)
+    "ai.usage.outputTokenDetails.reasoningTokens",
 )
 #: JSON usage blobs: Logfire ``gen_ai.usage.raw`` (raw OpenAI usage), Langfuse
-#: ``usage_details``, the Agents-SDK ``usage`` object that Logfire's agent spans carry.
+#: ``usage_details``, the Agents-SDK ``usage`` object that Logfire's agent spans carry,
+#: MLflow's ``mlflow.chat.tokenUsage`` (input, output, cache-read counts) and the response
+#: object its ``mlflow.spanOutputs`` holds (whose usage has the reasoning count).
 RAW_USAGE_KEYS: tuple = (
     "gen_ai.usage.raw",
     "langfuse.observation.usage_details",
     "usage",
+    "mlflow.chat.tokenUsage",
+    "mlflow.spanOutputs",
 )
+#: ``object`` of the response objects whose ``usage`` is read (Chat Completions, Responses).
+_RESPONSE_OBJECTS = frozenset({"chat.completion", "response"})
 
 
 _USAGE_FIELDS: tuple = (
@@ -103,6 +115,8 @@ def _raw_usage_fields(raw: Any) -> dict:
     raw = json_value(raw)
     if not isinstance(raw, Mapping):
         return {}
+    if raw.get("object") in _RESPONSE_OBJECTS and isinstance(raw.get("usage"), Mapping):
+        raw = raw["usage"]  # a whole response object
     fields: dict = {}
 
     def put(name: str, *candidates: Any) -> None:
@@ -155,12 +169,13 @@ def unreadable_token_counts(attributes: Mapping) -> tuple:
     return tuple(key for key in _TOKEN_KEYS if key in bad) if bad else ()
 
 
-def usage_of(attributes: Mapping) -> Optional[Usage]:
+def usage_of(attributes: Mapping, extra: tuple = ()) -> Optional[Usage]:
     """The token usage recorded on a span (or event), or None when it records none.
 
     Explicit attributes win; JSON usage blobs (Logfire ``gen_ai.usage.raw``, Langfuse
-    ``usage_details``, Agents-SDK ``usage``) fill what they leave out. Usage exists when an
-    input or output count is present.
+    ``usage_details``, Agents-SDK ``usage``, MLflow's), then the ``extra`` ones (usage
+    mappings recorded elsewhere: a streamed call's last chunk), fill what they leave out.
+    Usage exists when an input or output count is present.
 
     Example:
         >>> usage_of({"llm.token_count.prompt": 50, "llm.token_count.completion": 7,
@@ -174,15 +189,15 @@ def usage_of(attributes: Mapping) -> Optional[Usage]:
     """
     if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return None
-    if _USAGE_KEYS.isdisjoint(attributes):
+    if _USAGE_KEYS.isdisjoint(attributes) and not extra:
         return None  # no count and no usage blob: the common case of non-model spans
     fields: dict = {}
     found = _ALL_USAGE_KEYS.intersection(attributes)
-    if not found.isdisjoint(RAW_USAGE_KEYS):
-        for key in RAW_USAGE_KEYS:
-            if key in attributes:
-                for name, value in _raw_usage_fields(attributes[key]).items():
-                    fields.setdefault(name, value)
+    blobs = [attributes[key] for key in RAW_USAGE_KEYS if key in found] if not found.isdisjoint(
+        RAW_USAGE_KEYS) else []
+    for blob in (*blobs, *extra):
+        for name, value in _raw_usage_fields(blob).items():
+            fields.setdefault(name, value)
     for name, keys, key_set in _USAGE_FIELD_SETS:
         if key_set.isdisjoint(found):
             continue
@@ -198,3 +213,23 @@ def usage_of(attributes: Mapping) -> Optional[Usage]:
     get = fields.get
     return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
                  max(0, get("cached_input_tokens", 0)), max(0, get("reasoning_tokens", 0)))
+
+
+def streamed_usage_of(span: Any) -> tuple:
+    """The usage a streamed call's chunks carry, when the span kept its chunks as events
+    (MLflow): ``(usage mapping,)`` of the last chunk that has one, else ``()``. It fills the
+    token kinds the span's attributes leave out (see :func:`usage_of`).
+
+    Example:
+        >>> from ek_otel.ingest.records import SpanEvent, SpanRecord
+        >>> s = SpanRecord("a" * 32, "b" * 16, events=(SpanEvent("mlflow.chunk.item.3",
+        ...     attributes={"mlflow.chunk.value": '{"usage": {"prompt_tokens": 4}}'}),))
+        >>> streamed_usage_of(s)
+        ({'prompt_tokens': 4},)
+    """
+    for event in reversed(getattr(span, "events", None) or ()):
+        if getattr(event, "name", "").startswith(MLFLOW_CHUNK_EVENT_PREFIX):
+            chunk = json_value((getattr(event, "attributes", None) or {}).get(MLFLOW_CHUNK_VALUE))
+            if isinstance(chunk, Mapping) and isinstance(chunk.get("usage"), Mapping):
+                return (chunk["usage"],)
+    return ()
