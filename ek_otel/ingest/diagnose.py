@@ -305,9 +305,9 @@ def _gaps(read: Read, known: Sequence[Instrumentation]) -> tuple:
     def add(item: str, what: str, certain: bool = True, fix: Optional[str] = None) -> None:
         gaps.append(Gap(item, what, fix or _fix(item, known), certain))
 
-    if read.uncaptured_tool_calls:
+    if read.uncaptured_tool_calls and not read.executed:  # no tool span names them either
         add("tool_names", f"{_plural(read.uncaptured_tool_calls, 'model call')} asked for tools "
-                          "but recorded none of the calls")
+                          "but recorded none of the calls, and no tool execution is traced")
     why = []
     if read.args_missing:
         why.append(f"{read.args_missing} of {_plural(read.tool_calls, 'tool call')} without "
