@@ -336,8 +336,8 @@ TASK_ID = "weather-paris"
 #                                        traces.pb / logs.pb / *.jsonl into ``out``;
 # and optionally
 #   regenerate(scenario, kit) -> Path -- the whole outer step (a Node scenario, say).
-# ``kit`` is this module, so the plug-in can reuse _providers(), _write_json_lines(),
-# the fake servers and TASK_ID.
+# ``kit`` is this module, so the plug-in can reuse _providers(), plain_tools(),
+# write_outputs() (the end of every run), the fake servers and TASK_ID.
 FRAMEWORKS_DIR = Path(__file__).resolve().parent / "corpus_frameworks"
 PLUGINS: dict = {}  # scenario -> plug-in module
 
@@ -651,6 +651,26 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
 
 
+def plain_tools() -> list:
+    """The three pretend tools as plain typed Python functions with docstrings (what most
+    agent frameworks take as tools as they are, or wrap with their own decorator)."""
+    fake = _load_fake_server()
+
+    def get_weather(city: str, unit: str = "celsius") -> str:
+        """Current weather in a city."""
+        return fake.tool_result("get_weather", {"city": city, "unit": unit})
+
+    def get_time(timezone: str) -> str:
+        """Local time in a time zone."""
+        return fake.tool_result("get_time", {"timezone": timezone})
+
+    def convert_temperature(value: float, to: str) -> str:
+        """Convert a temperature."""
+        return fake.tool_result("convert_temperature", {"value": value, "to": to})
+
+    return [get_weather, get_time, convert_temperature]
+
+
 def _run_anthropic(base_url: str, stream) -> None:
     import anthropic
 
@@ -870,11 +890,19 @@ def run_scenario(scenario: str, out: Path) -> None:
                     _run_chat(server.base_url, stream=(app == "chat_stream"), langfuse=True)
             else:
                 _run_chat(server.base_url, stream=(app == "chat_stream"))
-    time.sleep(0.2)
     if langfuse:
         from langfuse import get_client
 
+        time.sleep(0.2)
         get_client().flush()
+    write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter, log_exporter)
+
+
+def write_outputs(out: Path, scenario: str, tracer_provider, logger_provider, span_exporter,
+                  log_exporter) -> None:
+    """Flush the providers, then write what the in-memory exporters hold as traces.pb and
+    logs.pb (the SDK's protobuf encoders) and traces.jsonl / logs.jsonl."""
+    time.sleep(0.2)
     for provider in (tracer_provider, logger_provider):
         if hasattr(provider, "force_flush"):
             provider.force_flush()

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .semconv.tools import is_client_call_id
 from .semconv.values import json_value, loads
 
 __all__ = [
@@ -196,6 +197,8 @@ def _is_invented_id(call_id: str, name: str) -> bool:
         >>> _is_invented_id("get_weather_0", "get_weather"), _is_invented_id("call_1", "f")
         (True, False)
     """
+    if is_client_call_id(call_id):  # Google ADK's own id (see semconv.is_client_call_id)
+        return True
     return (len(call_id) > len(name) + 1 and call_id.startswith(name)
             and call_id[len(name)] == "_" and call_id[len(name) + 1:].isdecimal())
 
@@ -268,6 +271,8 @@ def text_from_message(message: Any) -> Optional[str]:
         'hi'
         >>> text_from_message({"message": {"content": "hello"}})
         'hello'
+        >>> text_from_message({"role": "assistant", "content": [{"text": "hi"}]})  # Bedrock
+        'hi'
     """
     if isinstance(message, str):
         return message or None
@@ -290,12 +295,30 @@ def text_from_message(message: Any) -> Optional[str]:
         for part in parts:
             if (type(part) is dict or isinstance(part, Mapping)) and "message_content" in part:
                 part = part["message_content"]
-            if (type(part) is dict or isinstance(part, Mapping)) and part.get("type") in (
-                    "text", "output_text"):
+            if type(part) is not dict and not isinstance(part, Mapping):
+                continue
+            kind = part.get("type")
+            if kind in ("text", "output_text"):
                 text = part.get("content", part.get("text"))
-                if isinstance(text, str) and not calls_from_repr(text):
-                    texts.append(text)
+            elif kind is None and not part.get("thought"):
+                # an untyped block: Bedrock Converse / Strands ``{"text": ...}``, a Gemini part
+                text = part.get("text")
+            else:
+                continue
+            if isinstance(text, str) and not calls_from_repr(text):
+                texts.append(text)
     return "".join(texts) or None
+
+
+#: What packages write in place of content they did not capture (Google ADK's log events):
+#: no answer at all, never the model's text.
+CONTENT_PLACEHOLDERS = frozenset({"<elided>"})
+
+
+def _is_placeholder(message: Mapping) -> bool:
+    content = message.get("content")
+    return isinstance(content, str) and content in CONTENT_PLACEHOLDERS and not (
+        message.get("tool_calls") or message.get("parts"))
 
 
 def _messages_in(value: Any) -> Optional[list]:
@@ -315,6 +338,53 @@ def _messages_in(value: Any) -> Optional[list]:
     return None
 
 
+def _finish_reason(message: Any) -> Any:
+    return message.get("finish_reason") if isinstance(message, Mapping) else None
+
+
+def _merged_stream(messages: list) -> list:
+    """The messages of a streamed answer, its partial responses merged into the complete one.
+
+    Google ADK in SSE mode records every partial response of one model call as an output
+    message with ``finish_reason: ""`` before the complete one. What the partials hold
+    depends on the model: with LiteLlm they repeat what the complete message holds (a tool
+    call first without arguments, the text); with Gemini each holds its own part (the first
+    of two parallel calls) that the complete message does not repeat. So a partial's tool
+    call counts unless the complete message has that call id, and its text unless the
+    complete message has text.
+    """
+    if len(messages) < 2 or not any(_finish_reason(m) == "" for m in messages):
+        return messages
+    complete = [m for m in messages if _finish_reason(m) != ""]
+    if not any(_finish_reason(m) for m in complete):
+        return messages  # nothing complete: the partials are all there is
+    seen_ids = {part.get("id") for m in complete for part in _parts_of(m)
+                if part.get("type") == "tool_call" and part.get("id")}
+    has_text = any(text_from_message(m) for m in complete)
+    carried: list = []
+    for message in messages:
+        if _finish_reason(message) != "":
+            continue
+        for part in _parts_of(message):
+            kind = part.get("type")
+            if kind == "tool_call":
+                call_id = part.get("id")
+                if call_id and call_id in seen_ids:
+                    continue
+                seen_ids.add(call_id)
+                carried.append(part)
+            elif kind == "text" and not has_text:
+                carried.append(part)
+    if not carried:
+        return complete
+    return [{"role": "assistant", "parts": carried}, *complete]
+
+
+def _parts_of(message: Any) -> list:
+    parts = message.get("parts") if isinstance(message, Mapping) else None
+    return [p for p in parts if isinstance(p, Mapping)] if isinstance(parts, list) else []
+
+
 def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) -> ModelOutput:
     """The tool calls and text of a recorded answer (JSON string, list or dict).
 
@@ -327,12 +397,22 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         ((), 'done')
         >>> bool(output_of_messages("not json"))
         False
+        >>> bool(output_of_messages({"role": "assistant", "content": "<elided>"}))
+        False
+        >>> output_of_messages([  # streamed: a partial response, then the whole answer
+        ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is"}],
+        ...      "finish_reason": ""},
+        ...     {"role": "assistant", "parts": [{"type": "text", "content": "It is 18 C."}],
+        ...      "finish_reason": "stop"}]).text
+        'It is 18 C.'
     """
     messages = _messages_in(value)
     if messages is None:
         return EMPTY_OUTPUT
+    messages = _merged_stream(messages)
     calls: list = []
     texts: list = []
+    placeholders = 0
     for message in messages:
         if type(message) is not dict and not isinstance(message, Mapping):
             continue
@@ -340,6 +420,9 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         if role is None and isinstance(message.get("message"), Mapping):
             role = message["message"].get("role")
         if (role or "") not in roles:
+            continue
+        if _is_placeholder(message):
+            placeholders += 1
             continue
         for call in calls_from_message(message):
             if call.index != len(calls):  # renumbered within the whole answer
@@ -349,6 +432,8 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
         text = text_from_message(message)
         if text:
             texts.append(text)
+    if placeholders and not calls and not texts:
+        return EMPTY_OUTPUT  # the content was left out: nothing recorded
     return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
 
 

@@ -68,7 +68,7 @@ def usage_of_clusters(nodes: Mapping, clusters: Mapping) -> tuple:
     if not counted:
         for node in nodes.values():  # aggregate spans are read only when needed
             if node.role in (sc.AGENT, sc.OTHER):
-                node.usage = sc.usage_of(node.span.attributes)
+                node.usage = sc.aggregate_usage_of(node.span.attributes)
                 node.response_id = sc.response_id_of(node.span.attributes)
         aggregates = [n for n in nodes.values() if n.usage is not None and n.role != sc.TOOL]
         counted = [n for n in aggregates

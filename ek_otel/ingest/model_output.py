@@ -30,10 +30,12 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
 
     Sources, in order: ``gen_ai.output.messages``; OpenInference
     ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
-    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events; the streamed chunks
-    MLflow keeps as span events (its own rebuilt answer of a streamed call lacks the tool
-    calls); Langfuse ``langfuse.observation.output``; OpenInference's raw ``output.value``
-    response; Logfire's ``response`` object and ``output`` messages; MLflow's response object.
+    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events, and the
+    ``gen_ai.client.inference.operation.details`` span event's ``gen_ai.output.messages``
+    (Strands); the streamed chunks MLflow keeps as span events (its own rebuilt answer of a
+    streamed call lacks the tool calls); Langfuse ``langfuse.observation.output``;
+    OpenInference's raw ``output.value`` response; Logfire's ``response`` object and
+    ``output`` messages; MLflow's response object.
 
     Example:
         >>> s = SpanRecord("a" * 32, "b" * 16, attributes={
@@ -69,6 +71,11 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
         if name == sc.CHOICE_EVENT:
             output = _choice_output(ev.get(sc.CHOICE_MESSAGE, ev), ev)
+            if output:
+                return output
+        if name == sc.INFERENCE_DETAILS_EVENT and sc.OUTPUT_MESSAGES in ev:
+            # Strands with gen_ai_latest_experimental: the messages as span events
+            output = output_of_messages(ev[sc.OUTPUT_MESSAGES])
             if output:
                 return output
     if chunks:

@@ -11,7 +11,8 @@ from typing import Any
 
 from .values import attributes_of, text_or_empty
 
-__all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "MLFLOW_SPAN_TYPE", "span_role"]
+__all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "GROUPING_TOOL_NAMES", "MLFLOW_SPAN_TYPE",
+           "span_role"]
 
 
 MODEL = "model"
@@ -25,6 +26,10 @@ TRACELOOP_KIND = "traceloop.span.kind"
 TRACELOOP_REQUEST_TYPE = "llm.request.type"
 LANGFUSE_TYPE = "langfuse.observation.type"
 LOGFIRE_SPAN_TYPE = "logfire.span_type"
+TOOL_NAME = "gen_ai.tool.name"
+#: Tool names of spans that group other tool executions, not calls of their own: Google
+#: ADK's ``execute_tool (merged)`` over the tools of one answer run in parallel.
+GROUPING_TOOL_NAMES = frozenset({"(merged tools)"})
 #: MLflow's span type, JSON-encoded as every ``mlflow.*`` value: ``'"CHAT_MODEL"'``.
 MLFLOW_SPAN_TYPE = "mlflow.spanType"
 
@@ -74,11 +79,16 @@ def span_role(span: Any) -> str:
         'tool'
         >>> span_role({"gen_ai.operation.name": "embeddings"})
         'other'
+        >>> span_role({"gen_ai.operation.name": "execute_tool",
+        ...            "gen_ai.tool.name": "(merged tools)"})  # Google ADK, parallel calls
+        'other'
     """
     attributes = attributes_of(span)
     if attributes is None:
         return OTHER
     name = getattr(span, "name", "") or ""
+    if text_or_empty(attributes.get(TOOL_NAME)) in GROUPING_TOOL_NAMES:
+        return OTHER  # a span over other tool executions is no call
     for key, normalize, roles in _ROLE_BY_ATTRIBUTE:
         role = roles.get(normalize(text_or_empty(attributes.get(key))))
         if role is not None:
@@ -102,6 +112,6 @@ def span_role(span: Any) -> str:
         return MODEL
     if name == "call_llm":  # Google ADK
         return MODEL
-    if "gen_ai.tool.name" in attributes:  # a tool span whose operation name is missing
+    if TOOL_NAME in attributes:  # a tool span whose operation name is missing
         return TOOL
     return OTHER

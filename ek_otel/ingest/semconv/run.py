@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Optional
 
-from .outputs import MLFLOW_OUTPUTS
+from .outputs import MLFLOW_OUTPUTS, VERTEX_LLM_RESPONSE
 from .roles import LOGFIRE_MSG, MLFLOW_SPAN_TYPE, OPENINFERENCE_KIND, TRACELOOP_KIND
 from .values import as_float, as_int, attributes_of, first_str, first_value, json_value, text_or_empty
 
@@ -207,20 +207,32 @@ def request_model_of(attributes: Mapping) -> Optional[str]:
     )
 
 
+#: The answering model's field in Google ADK's legacy response JSON.
+_MODEL_VERSION = "model_version"
+
+
 def response_model_of(attributes: Mapping) -> Optional[str]:
     """The model that answered (``gen_ai.response.model``, OpenInference ``llm.model_name``,
-    MLflow's JSON-encoded ``mlflow.llm.model``).
+    MLflow's JSON-encoded ``mlflow.llm.model``, the ``model_version`` of Google ADK's legacy
+    ``gcp.vertex.agent.llm_response``).
 
     Example:
         >>> response_model_of({"gen_ai.response.model": "gpt-4o-2024-08-06"})
         'gpt-4o-2024-08-06'
         >>> response_model_of({"mlflow.llm.model": '"gpt-4o-mini"'})
         'gpt-4o-mini'
+        >>> response_model_of({"gcp.vertex.agent.llm_response": '{"model_version": "m-001"}'})
+        'm-001'
     """
     found = first_str(attributes, RESPONSE_MODEL_KEYS)
     if found and found[0] == '"':  # MLflow JSON-encodes its values
         decoded = json_value(found)
         return decoded if isinstance(decoded, str) else found
+    if found is None and VERTEX_LLM_RESPONSE in attributes:
+        response = json_value(attributes[VERTEX_LLM_RESPONSE])
+        version = response.get(_MODEL_VERSION) if isinstance(response, Mapping) else None
+        if isinstance(version, str) and version:
+            return version
     return found
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "TOOL_RESULT_KEYS",
     "tool_name_of",
     "tool_call_id_of",
+    "is_client_call_id",
     "tool_args_of",
     "tool_args_parsed",
     "tool_result_of",
@@ -91,6 +92,24 @@ _TOOL_CALL_ID_CARRIERS: tuple = ("traceloop.entity.input", "gen_ai.tool.call.arg
 _EMBEDDED_TOOL_CALL_ID = re.compile(r'"tool_call_id"\s*:\s*"([^"\\]{1,200})"')
 
 
+#: Google ADK's own id of a call the model gave no id (Gemini): ``adk-`` and a UUID4, made
+#: on the client and stripped before the model sees the history. Not the model's id.
+_ADK_CLIENT_CALL_ID = re.compile(
+    r"adk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def is_client_call_id(call_id: Any) -> bool:
+    """Whether ``call_id`` is one a framework made up for a call the model gave no id.
+
+    Example:
+        >>> is_client_call_id("adk-5b0c2a0e-8d3c-4a55-9a43-0f1d2b3c4d5e")
+        True
+        >>> is_client_call_id("call_weather_1")
+        False
+    """
+    return type(call_id) is str and _ADK_CLIENT_CALL_ID.fullmatch(call_id) is not None
+
+
 def tool_call_id_of(attributes: Mapping) -> Optional[str]:
     """The tool-call id on an executed-tool span (most instrumentors leave it out).
 
@@ -102,6 +121,7 @@ def tool_call_id_of(attributes: Mapping) -> Optional[str]:
         ('call_1', None)
         >>> tool_call_id_of({"output.value": '{"type": "tool", "data": {"tool_call_id": "c9"}}'})
         'c9'
+        >>> tool_call_id_of({"gen_ai.tool.call.id": "adk-5b0c2a0e-8d3c-4a55-9a43-0f1d2b3c4d5e"})
     """
     found = first_str(attributes, TOOL_CALL_ID_KEYS)
     if found is None:
@@ -111,6 +131,8 @@ def tool_call_id_of(attributes: Mapping) -> Optional[str]:
                 match = _EMBEDDED_TOOL_CALL_ID.search(value)
                 if match:
                     return match.group(1)
+    if found is not None and is_client_call_id(found):
+        return None  # a framework's own id: the model gave none
     return found
 
 
@@ -144,6 +166,19 @@ def tool_args_of(attributes: Mapping) -> tuple:
     return captured, raw
 
 
+#: Google ADK's legacy tool span with content capture off
+#: (``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false``) writes ``"{}"`` as both the arguments and
+#: the response: no arguments were recorded (a call without arguments has a response).
+_ADK_TOOL_ARGS = "gcp.vertex.agent.tool_call_args"
+_ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
+_ADK_ELIDED = "{}"
+
+
+def _elided_adk_tool_content(attributes: Mapping) -> bool:
+    return (attributes.get(_ADK_TOOL_ARGS) == _ADK_ELIDED
+            and attributes.get(_ADK_TOOL_RESPONSE) == _ADK_ELIDED)
+
+
 def tool_args_parsed(attributes: Mapping) -> tuple:
     """``(captured, raw_arguments, parsed)``: :func:`tool_args_of`, and ``json_value`` of the
     raw arguments (``raw`` itself when they are not JSON), so that they are parsed once.
@@ -154,9 +189,12 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         >>> tool_args_parsed({"gen_ai.tool.call.arguments":
         ...     '{"input_str": "x", "inputs": {"q": "x"}, "kwargs": {}}'})
         (True, {'q': 'x'}, {'q': 'x'})
+        >>> tool_args_parsed({"gcp.vertex.agent.tool_call_args": "{}",  # ADK, content off
+        ...                   "gcp.vertex.agent.tool_response": "{}"})
+        (False, None, None)
     """
     captured, raw = _present(attributes, TOOL_ARGS_KEYS)
-    if not captured:
+    if not captured or _elided_adk_tool_content(attributes):
         return False, None, None
     parsed = json_value(raw)
     if (isinstance(parsed, Mapping) and "kwargs" in parsed

@@ -22,6 +22,8 @@ __all__ = [
     "REASONING_TOKEN_KEYS",
     "RAW_USAGE_KEYS",
     "usage_of",
+    "aggregate_usage_of",
+    "AGGREGATED_USAGE_PREFIX",
     "streamed_usage_of",
     "unreadable_token_counts",
 ]
@@ -79,6 +81,7 @@ REASONING_TOKEN_KEYS: tuple = (
     "gen_ai.usage.reasoning_tokens",  # Traceloop 0.62
     "llm.usage.reasoning_tokens",  # Traceloop 0.5x
     "llm.token_count.completion_details.reasoning",  # OpenInference
+    "gen_ai.usage.details.reasoning_tokens",  # Pydantic AI (its usage details, by name)
     "ai.usage.reasoningTokens",  # Vercel AI SDK (ai.* attributes; gen_ai.* with usage: true)
     "ai.usage.outputTokenDetails.reasoningTokens",
 )
@@ -213,6 +216,32 @@ def usage_of(attributes: Mapping, extra: tuple = ()) -> Optional[Usage]:
     get = fields.get
     return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
                  max(0, get("cached_input_tokens", 0)), max(0, get("reasoning_tokens", 0)))
+
+
+#: Pydantic AI (the 2.x default) writes a run's totals on its agent span under this prefix
+#: instead of ``gen_ai.usage.`` (the same names after it), so that they are not summed with
+#: the per-call usage.
+AGGREGATED_USAGE_PREFIX = "gen_ai.aggregated_usage."
+_USAGE_PREFIX = "gen_ai.usage."
+
+
+def aggregate_usage_of(attributes: Mapping) -> Optional[Usage]:
+    """The run totals an aggregate (agent, root) span records: :func:`usage_of`, else the
+    ``gen_ai.aggregated_usage.*`` names read as their ``gen_ai.usage.*`` twins.
+
+    Example:
+        >>> aggregate_usage_of({"gen_ai.aggregated_usage.input_tokens": 9,
+        ...                     "gen_ai.aggregated_usage.output_tokens": 2,
+        ...                     "gen_ai.aggregated_usage.details.reasoning_tokens": 1})
+        Usage(input_tokens=9, output_tokens=2, cached_input_tokens=0, reasoning_tokens=1)
+    """
+    usage = usage_of(attributes)
+    if usage is not None or type(attributes) is not dict and not isinstance(attributes, Mapping):
+        return usage
+    renamed = {_USAGE_PREFIX + key[len(AGGREGATED_USAGE_PREFIX):]: value
+               for key, value in attributes.items()
+               if type(key) is str and key.startswith(AGGREGATED_USAGE_PREFIX)}
+    return usage_of(renamed) if renamed else None
 
 
 def streamed_usage_of(span: Any) -> tuple:
