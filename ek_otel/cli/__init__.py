@@ -59,7 +59,8 @@ FLAGS: dict = {
     "tls_cert": "--tls-cert", "tls_key": "--tls-key", "grace_s": "--grace",
     "max_wait_s": "--max-wait", "max_open_traces": "--max-open-traces",
     "max_pending_bytes": "--max-pending-mib", "scorer_processes": "--scorers",
-    "synchronous": "--synchronous",
+    "synchronous": "--synchronous", "phoenix_url": "--phoenix-url",
+    "mlflow_tracking_uri": "--mlflow-tracking-uri",
 }
 
 

@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional, TypeVar
@@ -35,7 +36,7 @@ from ..errors import InputError
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
            "nothing_read_error", "write_json", "scoring_options", "reading_options", "emit_options",
-           "parse_headers"]
+           "parse_headers", "parse_signals", "phoenix_api_key"]
 
 T = TypeVar("T")
 
@@ -277,7 +278,9 @@ def reading_options(command: Callable) -> Callable:
 def emit_options(command: Callable) -> Callable:
     """Decorate a command with where the scores are written back: ``--emit-file``,
     ``--emit-endpoint``, ``--emit-protocol``, ``--emit-header`` (``emit_headers``; see
-    :func:`parse_headers`), ``--emit-timeout`` and ``--phoenix``.
+    :func:`parse_headers`), ``--emit-timeout``, ``--emit-signals`` (a tuple; see
+    :func:`parse_signals`), ``--phoenix``, ``--phoenix-url``, ``--phoenix-api-key-env`` (see
+    :func:`phoenix_api_key`) and ``--mlflow-tracking-uri``.
 
     Example:
         >>> from click.testing import CliRunner
@@ -302,10 +305,67 @@ def emit_options(command: Callable) -> Callable:
         click.option("--emit-timeout", type=click.FloatRange(min=0.1), default=DEFAULT_TIMEOUT_S,
                      show_default=True, metavar="SECONDS",
                      help="How long one export may take, retries included."),
+        click.option("--emit-signals", default="spans,logs", show_default=True,
+                     metavar="SIGNALS", callback=lambda ctx, param, value: parse_signals(value),
+                     help="What --emit-endpoint/--emit-file get: evaluation spans, "
+                          "gen_ai.evaluation.result events (logs), or both. A backend without "
+                          "a logs endpoint (Phoenix, Jaeger, Tempo) is warned about once, "
+                          "not failed."),
         click.option("--phoenix", is_flag=True,
-                     help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes) "
-                          "for Phoenix."),
+                     help="Also emit OpenInference EVALUATOR spans (evaluations.* attributes; "
+                          "Phoenix shows them as spans, its annotation columns come from "
+                          "--phoenix-url)."),
+        click.option("--phoenix-url", metavar="URL",
+                     help="Write each score as a Phoenix span annotation (on the run's root "
+                          "span) and trace annotation, name ek.<metric>, through Phoenix's "
+                          "REST API (e.g. http://127.0.0.1:6006)."),
+        click.option("--phoenix-api-key-env", metavar="VAR",
+                     help="Environment variable holding the Phoenix API key (Phoenix auth)."),
+        click.option("--mlflow-tracking-uri", metavar="URI",
+                     help="Write each score as an MLflow feedback assessment on the run's trace "
+                          "(MLflow >= 3.6 ingests OTLP traces; e.g. http://127.0.0.1:5000)."),
     ], command)
+
+
+def parse_signals(text: str) -> tuple:
+    """``--emit-signals spans,logs`` as a tuple of signals; InputError otherwise.
+
+    Example:
+        >>> parse_signals("logs, spans"), parse_signals("spans")
+        (('spans', 'logs'), ('spans',))
+        >>> parse_signals("traces")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: --emit-signals: unknown signal 'traces'; use spans, logs or both
+    """
+    from ..emit.sinks import check_signals
+
+    try:
+        return check_signals([part.strip() for part in str(text).split(",") if part.strip()])
+    except ValueError as exc:
+        raise InputError(f"--emit-signals: {exc}") from None
+
+
+def phoenix_api_key(env_var: Optional[str]) -> Optional[str]:
+    """The Phoenix API key from the variable ``--phoenix-api-key-env`` names; InputError when
+    that variable is unset or empty (None when no variable is named).
+
+    Example:
+        >>> import os
+        >>> os.environ["EK_DOCTEST_PHX"] = "k3y"
+        >>> phoenix_api_key("EK_DOCTEST_PHX"), phoenix_api_key(None)
+        ('k3y', None)
+        >>> phoenix_api_key("EK_DOCTEST_UNSET_VAR")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: --phoenix-api-key-env: EK_DOCTEST_UNSET_VAR is not set (or empty)
+    """
+    if not env_var:
+        return None
+    value = os.environ.get(env_var, "").strip()
+    if not value:
+        raise InputError(f"--phoenix-api-key-env: {env_var} is not set (or empty)")
+    return value
 
 
 def parse_headers(pairs: Iterable[str]) -> dict:

@@ -5,9 +5,14 @@ a table per task, per slice and in total (and the unmatched episodes), and optio
 the scores back: ``gen_ai.evaluation.result`` events and evaluation spans, to an OTLP JSON
 Lines file (``--emit-file``), an OTLP endpoint (``--emit-endpoint``), or both.
 
-Exit codes: 0 when scoring ran (whatever the scores); 2 with one line for unreadable input,
-a gold or pricing file that cannot be used, or bad emit settings; 1 when scores could not be
-written back (the table and the JSON report are still produced).
+With ``--phoenix-url`` each score is also written as a Phoenix span annotation (on the run's
+root span) and trace annotation (see :mod:`ek_otel.emit.phoenix`); with
+``--mlflow-tracking-uri``, as an MLflow feedback assessment (:mod:`ek_otel.emit.mlflow`).
+
+Exit codes: 0 when scoring ran (whatever the scores) and everything the backends can take was
+delivered (a backend without a logs endpoint gets one warning, not a failure); 2 with one
+line for unreadable input, a gold or pricing file that cannot be used, or bad emit settings;
+1 when scores could not be written back (the table and the JSON report are still produced).
 
 Example:
     ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl
@@ -29,6 +34,7 @@ from ._common import (
     emit_options,
     nothing_read_error,
     parse_headers,
+    phoenix_api_key,
     progress,
     scoring_options,
     stderr_console,
@@ -38,7 +44,8 @@ from ._common import (
 from ._html import check_html_options, html_options
 from ._tables import groups_table, slices_table, tasks_table, unmatched_table
 
-__all__ = ["score"]
+__all__ = ["score", "emitted_dict"]
+
 
 def _check_writable(path: str, what: str) -> None:
     """Fail before any work when ``path`` cannot be written (its content is left as it is)."""
@@ -61,9 +68,10 @@ def _check_writable(path: str, what: str) -> None:
 def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy: str, matcher: str,
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
-          emit_timeout: float, phoenix: bool,
-          group_by: str, task_id_keys: tuple, ignore_tools: tuple = (),
-          html_out: Optional[str] = None, trace_url: Optional[str] = None) -> None:
+          emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
+          phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
+          task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
+          trace_url: Optional[str] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -71,6 +79,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl --json report.json
         ek-otel score dumps/ --gold tasks.jsonl --emit-file scores.jsonl \\
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
+        ek-otel score dumps/ --gold tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \\
+            --emit-signals spans --phoenix-url http://127.0.0.1:6006
     """
     from ..emit.sinks import make_sink
     from ..pipeline import score_dump
@@ -84,8 +94,12 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if emit_file is not None:
         _check_writable(emit_file, "the emit file")
     check_html_options(html_out, trace_url)
-    sink = make_sink(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
-                     headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix)
+    emit = dict(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
+                headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix,
+                signals=emit_signals, phoenix_url=phoenix_url,
+                phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
+                mlflow_tracking_uri=mlflow_tracking_uri)
+    sink = make_sink(**emit, warn=_warn)
     bad_input = BadInputReport()
     try:
         with progress("scoring episodes") as advance:
@@ -109,9 +123,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data = run.to_dict()
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
-        data["emitted"] = {"file": emit_file, "endpoint": emit_endpoint,
-                           "protocol": emit_protocol if emit_endpoint else None,
-                           "scores": run.emitted, "failed": run.emit_failures}
+        data["emitted"] = emitted_dict(run, emit)
     if json_out is not None:
         write_json(data, json_out)
     if html_out is not None:
@@ -119,7 +131,42 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
 
         write_run_page(data, html_out, source=", ".join(paths), gold_path=gold, trace_url=trace_url)
     if sink is not None:
-        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint) if w))
+        _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
+                                                 mlflow_tracking_uri) if w))
+
+
+def _warn(message: str) -> None:
+    click.echo(f"ek-otel: warning: {message}", err=True)
+
+
+def emitted_dict(run: Any, emit: dict) -> dict:
+    """The JSON report's ``emitted``: where scores went, and per signal what was delivered.
+
+    ``spans`` and ``logs`` are the OTLP endpoint's, ``file`` the emit file's,
+    ``span_annotations`` and ``trace_annotations`` Phoenix's, ``assessments`` MLflow's; each
+    counts scores as ``{sent, failed, unsupported}`` (``unsupported``: the backend has no
+    endpoint for it).
+
+    Example:
+        >>> from ek_otel.scoring.run import score_episodes
+        >>> from ek_otel.scoring.settings import ScoreSettings
+        >>> d = emitted_dict(score_episodes([], {}, ScoreSettings()), {"signals": ("spans",)})
+        >>> d["scores"], d["failed"], d["signals"]
+        (0, 0, ['spans'])
+    """
+    endpoint = emit.get("endpoint")
+    out: dict = {
+        "file": emit.get("file"),
+        "endpoint": endpoint,
+        "protocol": emit.get("protocol") if endpoint else None,
+        "phoenix_url": emit.get("phoenix_url"),
+        "mlflow_tracking_uri": emit.get("mlflow_tracking_uri"),
+        "signals": list(emit.get("signals", ())),
+        "scores": run.emitted,
+        "failed": run.emit_failures,
+    }
+    out.update(run.emit_result.to_dict())
+    return out
 
 
 def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
@@ -142,10 +189,18 @@ def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
 
 def _report_emit(run: Any, where: str) -> None:
     revised = f" ({run.revisions} revisions)" if run.revisions else ""
+    parts = []
+    for signal, count in run.emit_result.to_dict().items():
+        pieces = [f"{count['sent']} sent"]
+        pieces += [f"{count[k]} {k}" for k in ("failed", "unsupported") if count[k]]
+        parts.append(f"{signal.replace('_', ' ')}: {', '.join(pieces)}")
+    detail = f" ({'; '.join(parts)})" if parts else ""
     if run.emit_ok:
-        stderr_console().print(f"wrote {run.emitted} scores{revised} back to {where}",
+        stderr_console().print(f"wrote {run.emitted} scores{revised} back to {where}{detail}",
                                markup=False, highlight=False)
         return
+    for error in dict.fromkeys(run.emit_result.errors):
+        click.echo(f"ek-otel: error: {error}", err=True)
     click.echo(f"ek-otel: error: {run.emit_failures} of {run.emitted} scores could not be "
-               f"written to {where}", err=True)
+               f"written to {where}{detail}", err=True)
     raise SystemExit(1)

@@ -24,7 +24,7 @@ from ..serve.config import (
     ServeConfig,
     parse_hostport,
 )
-from ._common import emit_options, parse_headers, scoring_options
+from ._common import emit_options, parse_headers, phoenix_api_key, scoring_options
 
 __all__ = ["serve"]
 
@@ -113,7 +113,8 @@ def _address(value: str):
               help="SQLite durability: FULL survives power loss, NORMAL only process crashes.")
 @click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
 def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file,
-          emit_headers, emit_timeout, phoenix, grace,
+          emit_headers, emit_timeout, emit_signals, phoenix, phoenix_url, phoenix_api_key_env,
+          mlflow_tracking_uri, grace,
           max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
           pricing, task_id_keys, ignore_tools, max_open_traces, max_pending_mib, scorers,
           synchronous, verbose) -> None:
@@ -128,6 +129,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     \b
     Example:
         ek-otel serve --gold examples/tasks.jsonl --emit-file scores.jsonl
+        ek-otel serve --gold examples/tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \
+            --emit-signals spans --phoenix-url http://127.0.0.1:6006
         ek-otel report --store ek-otel.db
     """
     from ..serve.app import serve as run
@@ -156,7 +159,9 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
         emit_headers=tuple(parse_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
-        phoenix=phoenix,
+        emit_signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
+        phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
+        mlflow_tracking_uri=mlflow_tracking_uri,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, scorer_processes=scorers, synchronous=synchronous.upper(),

@@ -420,6 +420,9 @@ class RunProvenance:
 class Provenance:
     """Where an episode was read from: the trace, its root span, and the instrumentation.
 
+    ``root_end_ns`` is the root span's end time (Unix ns; 0 when unknown): scores written back
+    into the trace are placed there, so that they do not stretch the trace's duration.
+
     Example:
         >>> Provenance(trace_id="ab" * 16, root_span_id="cd" * 8).trace_id[:4]
         'abab'
@@ -435,6 +438,7 @@ class Provenance:
     instrumentation: tuple = ()
     span_count: int = 0
     args_captured: bool = True
+    root_end_ns: int = 0
 
 
 @dataclass(frozen=True)

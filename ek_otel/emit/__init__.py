@@ -5,10 +5,16 @@
 - :mod:`~ek_otel.emit.attributes`: every attribute name and value written back (pure);
 - :mod:`~ek_otel.emit.encode`: envelopes → SDK spans and ``gen_ai.evaluation.result`` records;
 - :mod:`~ek_otel.emit.otlp_json`: SDK objects → OTLP JSON requests;
+- :mod:`~ek_otel.emit.delivery`: :class:`SendResult` (what a send did, per signal) and the
+  classification of a backend's answer (sent, unsupported, retry, rejected) (pure);
+- :mod:`~ek_otel.emit.transport`: encoded bytes over HTTP (httpx) or gRPC, with the status;
 - :mod:`~ek_otel.emit.sinks`: :class:`FileSink`, :class:`OtlpSink`, :class:`ExporterSink`,
   :class:`MultiSink` and :func:`make_sink` / :func:`make_sinks` (what ``score`` and ``serve``
   build from their emit options), imported on first use: they load the OpenTelemetry SDK,
   which the pure modules above do not need;
+- :mod:`~ek_otel.emit.phoenix`: :class:`PhoenixSink`, scores as Phoenix span and trace
+  annotations;
+- :mod:`~ek_otel.emit.mlflow`: :class:`MlflowSink`, scores as MLflow feedback assessments;
 - :mod:`~ek_otel.emit.own_output`: :func:`is_own_output`, the one rule that tells ek-otel's
   own output (scores written back, received again) from the traces it scores.
 
@@ -20,6 +26,7 @@ Example:
 
 from typing import Any
 
+from .delivery import SendResult
 from .envelope import ScoreEnvelope, ScoreProvenance
 from .own_output import drop_own_output, is_own_output
 
@@ -32,6 +39,14 @@ def __getattr__(name: str) -> Any:
         from . import sinks
 
         return getattr(sinks, name)
+    if name == "PhoenixSink":
+        from .phoenix import PhoenixSink
+
+        return PhoenixSink
+    if name == "MlflowSink":
+        from .mlflow import MlflowSink
+
+        return MlflowSink
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -43,6 +58,9 @@ __all__ = [
     "ExporterSink",
     "OtlpSink",
     "MultiSink",
+    "PhoenixSink",
+    "MlflowSink",
+    "SendResult",
     "make_sink",
     "make_sinks",
     "is_own_output",

@@ -31,7 +31,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 from ..core.episode import AnyOf, as_call
@@ -51,6 +51,8 @@ __all__ = [
     "event_attributes",
     "span_attributes",
     "phoenix_attributes",
+    "annotation_metadata",
+    "iso_time",
 ]
 
 #: The event name of a semconv evaluation result (a log record's ``event_name``).
@@ -166,7 +168,24 @@ def _provenance_attributes(envelope: ScoreEnvelope) -> dict:
         attrs[f"ek.matcher.{key}"] = _scalar(value)
     if envelope.evaluated_service:
         attrs["ek.evaluated.service.name"] = envelope.evaluated_service
+    if envelope.scored_at_ns > 0:
+        attrs["ek.scored_at"] = iso_time(envelope.scored_at_ns)
     return attrs
+
+
+def iso_time(unix_ns: int) -> str:
+    """A Unix time in ns as ISO 8601 UTC with microseconds (``ek.scored_at``).
+
+    The evaluation spans sit at the evaluated root span's end (so the trace keeps its
+    duration); when the score was really made is this attribute.
+
+    Example:
+        >>> iso_time(1_764_460_800_123_456_789)
+        '2025-11-30T00:00:00.123456Z'
+    """
+    seconds, ns = divmod(int(unix_ns), 1_000_000_000)
+    stamp = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{stamp}.{ns // 1000:06d}Z"
 
 
 def event_attributes(envelope: ScoreEnvelope) -> dict:
@@ -246,7 +265,8 @@ def span_attributes(envelope: ScoreEnvelope) -> dict:
 def phoenix_attributes(envelope: ScoreEnvelope) -> dict:
     """OpenInference attributes of an EVALUATOR carrier span (Phoenix's post-hoc form).
 
-    The span holding them has exactly one Link, to the evaluated root span.
+    The span holding them is a child of the evaluated root span with exactly one Link to it;
+    ``ek.evaluated.span_id`` names the root too, for backends that drop links (Phoenix does).
 
     Example:
         >>> from ek_otel.emit.envelope import ScoreProvenance
@@ -259,27 +279,68 @@ def phoenix_attributes(envelope: ScoreEnvelope) -> dict:
     """
     score = envelope.score
     prefix = "evaluations.0.evaluation."
+    attrs = {"ek.scored_at": iso_time(envelope.scored_at_ns)} if envelope.scored_at_ns > 0 else {}
     return {
+        **attrs,
         "openinference.span.kind": "EVALUATOR",
+        "ek.evaluated.trace_id": envelope.trace_id,
+        "ek.evaluated.span_id": envelope.root_span_id,
         prefix + "name": evaluation_name(score),
         prefix + "score": score_value(score),
         prefix + "label": score.label,
         prefix + "explanation": explanation(score),
         prefix + "annotator_kind": "CODE",
-        prefix + "identifier": f"{envelope.trace_id}:{envelope.revision}",
-        prefix + "metadata": _json(
-            {
-                "task_id": envelope.task_id,
-                "revision": envelope.revision,
-                "tp": score.tp,
-                "fp": score.fp,
-                "fn": score.fn,
-                "evaluator_version": envelope.provenance.evaluator_version,
-                "gold_sha256": envelope.provenance.gold_sha256,
-                "matcher": dict(envelope.provenance.matcher),
-            }
-        ),
+        # one identifier per evaluator, not per revision: a re-score replaces the annotation
+        prefix + "identifier": EVALUATOR_NAME,
+        prefix + "metadata": _json(annotation_metadata(envelope)),
     }
+
+
+def annotation_metadata(envelope: ScoreEnvelope) -> dict:
+    """The metadata of a score written as an annotation (Phoenix, the EVALUATOR span).
+
+    The counts (tp/fp/fn), the cost, the dollars and the score's provenance: what a user
+    filtering annotations needs without opening the evaluation span.
+
+    Example:
+        >>> from ek_otel.emit.envelope import ScoreProvenance
+        >>> m = annotation_metadata(ScoreEnvelope("ab" * 16, "cd" * 8, "t",
+        ...                         EpisodeScore("t", tp=2.0, dollars=0.01),
+        ...                         ScoreProvenance("0.1.0", "ff" * 32, {"level": "call"})))
+        >>> m["tp"], m["dollars"], m["matcher"], m["evaluator"]
+        (2.0, 0.01, {'level': 'call'}, 'ek-otel')
+    """
+    score = envelope.score
+    cost = score.cost
+    meta: dict = {
+        "task_id": envelope.task_id,
+        "revision": envelope.revision,
+        "tp": float(score.tp),
+        "fp": float(score.fp),
+        "fn": float(score.fn),
+        "precision": float(score.precision),
+        "recall": float(score.recall),
+        "exact": bool(score.exact),
+        "level": score.level,
+        "cost": {
+            "input_tokens": int(cost.input_tokens),
+            "output_tokens": int(cost.output_tokens),
+            "cached_input_tokens": int(cost.cached_input_tokens),
+            "reasoning_tokens": int(cost.reasoning_tokens),
+            "retries": int(cost.retries),
+            "latency_s": None if cost.latency_s is None else float(cost.latency_s),
+        },
+        "dollars": None if score.dollars is None else float(score.dollars),
+        "evaluator": EVALUATOR_NAME,
+        "evaluator_version": envelope.provenance.evaluator_version,
+        "gold_sha256": envelope.provenance.gold_sha256,
+        "matcher": json.loads(_json(dict(envelope.provenance.matcher))),
+    }
+    if envelope.scored_at_ns > 0:
+        meta["scored_at"] = iso_time(envelope.scored_at_ns)
+    if envelope.evaluated_service:
+        meta["evaluated_service"] = envelope.evaluated_service
+    return meta
 
 
 def _call_name(call: Any) -> str:

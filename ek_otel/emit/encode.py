@@ -18,6 +18,13 @@ Span ids are **derived** from (trace id, root span id, revision), and timestamps
 envelope, so encoding the same envelope twice gives the same span: an outbox that retries after
 a partial failure re-sends an identical span rather than a duplicate.
 
+**Time.** The spans lie at the evaluated root span's end with zero duration
+(:attr:`~ek_otel.emit.envelope.ScoreEnvelope.placed_at_ns`), inside the trace's time window:
+a backend that derives a trace's duration from its spans (Jaeger, Tempo, Phoenix, Langfuse)
+shows the run's real duration, not the time until it was scored. The event's ``timestamp`` is
+the same instant and its ``observed_timestamp`` the scoring time; the scoring time is also the
+attribute ``ek.scored_at``.
+
 Example:
     >>> from ek_otel.core.scores import EpisodeScore
     >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
@@ -161,8 +168,8 @@ def _span(envelope: ScoreEnvelope, kind: str, name: str, attributes: dict, links
         attributes=attributes,
         links=tuple(links),
         kind=SpanKind.INTERNAL,
-        start_time=envelope.scored_at_ns,
-        end_time=envelope.scored_at_ns,
+        start_time=envelope.placed_at_ns,
+        end_time=envelope.placed_at_ns,
         instrumentation_scope=_scope(),
     )
 
@@ -240,8 +247,8 @@ def encode_log_records(envelopes: Sequence[ScoreEnvelope]) -> list:
             context = trace_api.set_span_in_context(NonRecordingSpan(root_span_context(envelope)))
             encoder.logger.emit(
                 ApiLogRecord(
-                    timestamp=envelope.scored_at_ns,
-                    observed_timestamp=envelope.scored_at_ns,
+                    timestamp=envelope.placed_at_ns,
+                    observed_timestamp=envelope.scored_at_ns or envelope.placed_at_ns,
                     context=context,
                     event_name=EVENT_NAME,
                     attributes=event_attributes(envelope),

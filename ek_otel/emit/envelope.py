@@ -78,8 +78,12 @@ class ScoreEnvelope:
         provenance: The :class:`ScoreProvenance`.
         revision: 0 for the first score of a trace; +1 for each re-score after late spans.
         evaluated_service: ``service.name`` of the evaluated trace, when known.
-        scored_at_ns: When the score was made (Unix ns): the timestamp of the event and span.
+        scored_at_ns: When the score was made (Unix ns), written as ``ek.scored_at``.
         response_id: ``gen_ai.response.id`` of the evaluated response, when known.
+        root_end_ns: When the evaluated root span ended (Unix ns; 0 when unknown). The
+            evaluation spans are placed there with zero duration, inside the trace's time
+            window, so that a backend deriving a trace's duration from its spans sees the
+            run's real duration; without it they fall back to ``scored_at_ns``.
 
     Raises:
         ValueError: for an id that is not lowercase hex of the right length, or a
@@ -102,6 +106,7 @@ class ScoreEnvelope:
     evaluated_service: Optional[str] = None
     scored_at_ns: int = 0
     response_id: Optional[str] = None
+    root_end_ns: int = 0
 
     def __post_init__(self) -> None:
         if not _TRACE_ID.match(self.trace_id or "") or set(self.trace_id) == {"0"}:
@@ -112,6 +117,20 @@ class ScoreEnvelope:
             )
         if self.revision < 0:
             raise ValueError(f"revision must be >= 0, got {self.revision}")
+
+    @property
+    def placed_at_ns(self) -> int:
+        """Where in time the score's spans go: the root span's end, else the scoring time.
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+            ...                     ScoreProvenance("0"), scored_at_ns=9, root_end_ns=5)
+            >>> env.placed_at_ns, ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"),
+            ...                                 ScoreProvenance("0"), scored_at_ns=9).placed_at_ns
+            (5, 9)
+        """
+        return self.root_end_ns if self.root_end_ns > 0 else self.scored_at_ns
 
     @property
     def key(self) -> tuple:
@@ -145,6 +164,7 @@ class ScoreEnvelope:
             "evaluated_service": self.evaluated_service,
             "scored_at_ns": self.scored_at_ns,
             "response_id": self.response_id,
+            "root_end_ns": self.root_end_ns,
             "provenance": {
                 "evaluator_version": self.provenance.evaluator_version,
                 "gold_sha256": self.provenance.gold_sha256,
@@ -181,6 +201,7 @@ class ScoreEnvelope:
                 evaluated_service=data.get("evaluated_service"),
                 scored_at_ns=int(data.get("scored_at_ns") or 0),
                 response_id=data.get("response_id"),
+                root_end_ns=int(data.get("root_end_ns") or 0),
                 provenance=ScoreProvenance(
                     evaluator_version=prov["evaluator_version"],
                     gold_sha256=prov.get("gold_sha256", ""),

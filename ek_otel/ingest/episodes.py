@@ -159,6 +159,7 @@ def build_episode(
         instrumentation=tuple(sorted({n.span.scope_name for n in nodes.values() if n.span.scope_name})),
         span_count=len(nodes),
         args_captured=args_captured,
+        root_end_ns=_root_end_ns(root),
     )
     return Episode(
         task_id=_task_id(roots, task_id_keys),
@@ -261,6 +262,16 @@ def _latency(root: Node, nodes: Mapping) -> float:
     start = min(s.start_ns for s in same_trace)
     end = max(s.end_ns for s in same_trace)
     return (end - start) / 1e9 if end > start else 0.0
+
+
+def _root_end_ns(root: Optional[Node]) -> int:
+    """The root span's end (Unix ns), or its start when it has no valid end; 0 without one."""
+    if root is None:
+        return 0
+    end, start = root.span.end_ns, root.span.start_ns
+    if isinstance(end, int) and end > 0 and (not isinstance(start, int) or end >= start):
+        return end
+    return start if isinstance(start, int) and start > 0 else 0
 
 
 def _first(nodes: Sequence[Node], read) -> Any:

@@ -39,6 +39,7 @@ from ..core.evaluate import (
     index_tasks,
     score_episode,
 )
+from ..emit.delivery import SendResult
 from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
 from .report import dollars_of, run_to_dict
@@ -69,6 +70,8 @@ class ScoreRun:
         emitted: How many envelopes were sent to the sink (revisions included).
         emit_failures: How many of them the sink did not accept.
         provenance: The :class:`~ek_otel.emit.envelope.ScoreProvenance` of the scores.
+        emit_result: The sink's :class:`~ek_otel.emit.delivery.SendResult`s summed: per
+            signal, the scores sent, failed, or not sent for want of the endpoint.
     """
 
     envelopes: tuple
@@ -78,6 +81,7 @@ class ScoreRun:
     emitted: int = 0
     emit_failures: int = 0
     provenance: Optional[ScoreProvenance] = None
+    emit_result: SendResult = SendResult()
 
     @property
     def emit_ok(self) -> bool:
@@ -152,6 +156,7 @@ class _Batcher:
         self.pending: list = []
         self.sent = 0
         self.failed = 0
+        self.result = SendResult()
 
     def add(self, envelope: ScoreEnvelope) -> None:
         if self.sink is None:
@@ -165,8 +170,11 @@ class _Batcher:
             return
         batch, self.pending = self.pending, []
         self.sent += len(batch)
-        if not self.sink.send(batch):
-            self.failed += len(batch)
+        result = SendResult.from_bool(self.sink.send(batch), len(batch))
+        self.result += result
+        if not result:
+            keys = set(result.failed_keys)
+            self.failed += len(keys) if keys else len(batch)
 
 
 @dataclass
@@ -251,6 +259,7 @@ def score_episodes(
         revisions=done.revisions,
         emitted=batcher.sent,
         emit_failures=batcher.failed,
+        emit_result=batcher.result,
         provenance=settings.provenance(),
     )
 

@@ -83,9 +83,8 @@ class ServeApp:
         from ..emit.sinks import make_sinks
 
         cfg = self.config
-        sinks = make_sinks(file=cfg.emit_file or None, endpoint=cfg.emit_endpoint or None,
-                           protocol=cfg.emit_protocol, headers=dict(cfg.emit_headers),
-                           timeout=cfg.emit_timeout_s, phoenix=cfg.phoenix)
+        sinks = make_sinks(**cfg.emit_options(),
+                           warn=lambda message: self.log(f"ek-otel serve: warning: {message}"))
         return {name: (sink, cfg.emit_file if name == "file" else None)
                 for name, sink in sinks.items()}
 

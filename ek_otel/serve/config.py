@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import ConfigError, InputError
@@ -91,7 +91,11 @@ class ServeConfig:
         emit_file: JSON-lines file scores are written to (None: none).
         emit_headers: ``(key, value)`` headers / metadata sent with every OTLP export.
         emit_timeout_s: Seconds one OTLP export may take, the exporter's retries included.
+        emit_signals: Which OTLP signals the endpoint and file get (``"spans"``, ``"logs"``).
         phoenix: Also emit OpenInference EVALUATOR spans (for Phoenix).
+        phoenix_url: Phoenix base URL: scores also become span and trace annotations there.
+        phoenix_api_key: Phoenix API key (when Phoenix auth is on).
+        mlflow_tracking_uri: MLflow tracking server: scores also become feedback assessments.
         grace_s: Quiet time after the root span before a trace is scored.
         max_wait_s: Backstop from the first unscored span.
         auth_token: Bearer token required from clients (None: no auth).
@@ -115,7 +119,11 @@ class ServeConfig:
     emit_file: Optional[str] = None
     emit_headers: tuple = ()
     emit_timeout_s: float = 10.0
+    emit_signals: tuple = ("spans", "logs")
     phoenix: bool = False
+    phoenix_url: Optional[str] = None
+    phoenix_api_key: Optional[str] = field(default=None, repr=False)
+    mlflow_tracking_uri: Optional[str] = None
     grace_s: float = DEFAULT_GRACE_S
     max_wait_s: float = DEFAULT_MAX_WAIT_S
     auth_token: Optional[str] = None
@@ -156,6 +164,11 @@ class ServeConfig:
         if self.emit_endpoint and not self.emit_endpoint.startswith(("http://", "https://")):
             raise ConfigError(f"{{emit_endpoint}} must be an http:// or https:// URL, "
                               f"got {self.emit_endpoint!r}", fields=("emit_endpoint",))
+        for name in ("phoenix_url", "mlflow_tracking_uri"):
+            url = getattr(self, name)
+            if url and not url.startswith(("http://", "https://")):
+                raise ConfigError(f"{{{name}}} must be an http:// or https:// URL, got {url!r}",
+                                  fields=(name,))
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ConfigError("{tls_cert} and {tls_key} go together", fields=("tls_cert", "tls_key"))
         if self.grace_s < 0 or self.max_wait_s <= 0:
@@ -174,6 +187,20 @@ class ServeConfig:
         if self.scorer_processes < 0:
             raise ConfigError("{scorer_processes} must be >= 0", fields=("scorer_processes",))
         return self
+
+    def emit_options(self) -> dict:
+        """Where scores go, as :func:`ek_otel.emit.sinks.make_sinks` takes it.
+
+        Example:
+            >>> ServeConfig(gold="g", emit_file="s.jsonl").emit_options()["file"]
+            's.jsonl'
+        """
+        return {"file": self.emit_file or None, "endpoint": self.emit_endpoint or None,
+                "protocol": self.emit_protocol, "headers": dict(self.emit_headers),
+                "timeout": self.emit_timeout_s, "phoenix": self.phoenix,
+                "signals": self.emit_signals, "phoenix_url": self.phoenix_url or None,
+                "phoenix_api_key": self.phoenix_api_key,
+                "mlflow_tracking_uri": self.mlflow_tracking_uri or None}
 
     @property
     def tls(self) -> bool:

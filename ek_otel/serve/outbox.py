@@ -10,7 +10,12 @@ crash nothing committed is lost. Delivery guarantees:
   back to that size and writes the rows again, so a torn or repeated write never stays.
 - **OTLP sink**: at least once. A crash after the endpoint accepted a batch and before the
   mark was committed re-sends that one batch; the encoding is deterministic (same span ids,
-  same attributes), so the repeat is identical and a backend can drop it.
+  same attributes), so the repeat is identical and a backend can drop it. A signal the
+  backend has no endpoint for (no ``/v1/logs``: HTTP 404/405/501, gRPC UNIMPLEMENTED) is
+  not a failure: the rows are marked exported, not retried forever.
+- **Phoenix sink**: at least once, and a repeat replaces the annotation (Phoenix upserts on
+  name + span/trace + identifier). When Phoenix lacks some spans of a batch yet, the rows it
+  did annotate are marked and only the others are retried.
 
 Example:
     >>> Backoff(initial_s=1.0, max_s=8.0, jitter=0.0).delays(5)
@@ -183,15 +188,23 @@ class OutboxExporter:
         if self.file_path is not None:
             size = os.path.getsize(self.file_path) if os.path.exists(self.file_path) else 0
             self.writer.call(lambda s, ids=ids, size=size: s.mark_sending(ids, size))
-        ok = False
+        result = None
         try:
-            ok = bool(self.sink.send(envelopes))
+            result = self.sink.send(envelopes)
         except Exception as exc:  # a sink should not raise; treat as a failure
             _log.warning("sink %s raised: %s", self.name, exc)
-        if ok:
+        if result is not None and bool(result):
             self.writer.call(lambda s, ids=ids: s.mark_exported(ids))
             self.exported += len(ids)
             return "sent"
+        failed_keys = set(getattr(result, "failed_keys", ()) or ())
+        if failed_keys and self.file_path is None:
+            # the sink wrote some of the batch (e.g. Phoenix lacks some spans yet): mark those
+            done = [row.id for row, env in zip(rows, envelopes) if env.key not in failed_keys]
+            if done:
+                self.writer.call(lambda s, done=done: s.mark_exported(done))
+                self.exported += len(done)
+                ids = [i for i in ids if i not in set(done)]
         self.failures += 1
         self.writer.call(lambda s, ids=ids: s.count_attempt(ids))
         if self.file_path is not None:

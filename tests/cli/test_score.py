@@ -218,6 +218,11 @@ def test_unusable_emit_settings_exit_2(tmp_path):
     _one_error_line(run(TRACES, "--gold", GOLD, "--emit-file", str(tmp_path / "no" / "dir.jsonl")),
                     "dir.jsonl")
     _one_error_line(run(TRACES, "--gold", GOLD, "--emit-endpoint", "localhost:4317"), "localhost:4317")
+    _one_error_line(run(TRACES, "--gold", GOLD, "--emit-signals", "spans,traces"), "'traces'")
+    _one_error_line(run(TRACES, "--gold", GOLD, "--phoenix-url", "localhost:6006"), "localhost:6006")
+    _one_error_line(run(TRACES, "--gold", GOLD, "--mlflow-tracking-uri", "databricks"), "databricks")
+    _one_error_line(run(TRACES, "--gold", GOLD, "--phoenix-url", "http://127.0.0.1:6006",
+                        "--phoenix-api-key-env", "EK_OTEL_TEST_UNSET_KEY"), "EK_OTEL_TEST_UNSET_KEY")
 
 
 def _free_port() -> int:
@@ -232,7 +237,10 @@ def test_unreachable_endpoint_exits_1_after_the_report(tmp_path):
                  "--emit-endpoint", f"http://127.0.0.1:{_free_port()}")
     assert result.exit_code == 1
     assert "could not be written" in result.stderr
-    assert json.loads(out.read_text())["emitted"]["failed"] == 9
+    emitted = json.loads(out.read_text())["emitted"]
+    assert emitted["failed"] == 9
+    assert emitted["spans"] == emitted["logs"] == {"sent": 0, "failed": 9, "unsupported": 0}
+    assert "cannot reach" in result.stderr  # what went wrong, not only that it did
     assert "total" in result.stdout
 
 
@@ -270,6 +278,34 @@ def test_emit_endpoint_grpc_delivers_the_scores():
     assert sorted((s.trace_id, s.attributes["gen_ai.evaluation.score.value"]) for s in spans) == sorted(
         (e.trace_id, e.score.f1) for e in expected.envelopes)
     assert sum(len(sl.log_records) for req in logs for rl in req.resource_logs for sl in rl.scope_logs) == 9
+
+
+def test_a_grpc_backend_without_logs_is_one_warning_and_exit_0(tmp_path):
+    """Jaeger/Tempo/Phoenix: a trace service only. The events are 'unsupported', not failed."""
+    received = []
+
+    class Traces(trace_service_pb2_grpc.TraceServiceServicer):
+        def Export(self, request, context):
+            received.append(request)
+            return trace_service_pb2.ExportTraceServiceResponse()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    out = tmp_path / "r.json"
+    try:
+        result = run(TRACES, "--gold", GOLD, "--json", str(out), "--emit-protocol", "grpc",
+                     "--emit-endpoint", f"http://127.0.0.1:{port}")
+    finally:
+        server.stop(None)
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "logs" in warnings[0] and f"127.0.0.1:{port}" in warnings[0]
+    emitted = json.loads(out.read_text())["emitted"]
+    assert emitted["spans"] == {"sent": 9, "failed": 0, "unsupported": 0}
+    assert emitted["logs"] == {"sent": 0, "failed": 0, "unsupported": 9}
+    assert received
 
 
 def test_matcher_bfcl_needs_bfcl_gold():

@@ -117,12 +117,71 @@ def test_a_failing_exporter_makes_send_return_false():
             raise ConnectionError("backend down")
 
     sink = ExporterSink(Failing(), InMemoryLogs())
-    assert sink.send([_envelope()]) is False
+    assert not sink.send([_envelope()])
 
 
 def test_a_closed_sink_refuses_to_send(exporters):
     sink, spans, _ = exporters
     sink.close()
     sink.close()  # twice is harmless
-    assert sink.send([_envelope()]) is False
+    assert not sink.send([_envelope()])
     assert spans.get_finished_spans() == ()
+
+
+# ---------------------------------------------------------------------------
+# Time: the scores do not stretch the traces they score
+# ---------------------------------------------------------------------------
+
+
+def _windows(spans) -> dict:
+    out: dict = {}
+    for span in spans:
+        start, end = out.get(span.trace_id, (span.start_ns, span.end_ns))
+        out[span.trace_id] = (min(start, span.start_ns), max(end, span.end_ns))
+    return out
+
+
+def test_a_scored_trace_keeps_its_duration(tmp_path):
+    """Score the example dumps, write the scores to a file, read agent spans and score spans
+    back together: every trace's window (first start, last end) is what it was."""
+    import os
+
+    from ek_otel.emit.sinks import FileSink
+    from ek_otel.ingest.bad_input import BadInputReport
+    from ek_otel.ingest.dumps import read_dump
+    from ek_otel.ingest.records import SpanRecord
+    from ek_otel.pipeline import score_dump
+    from ek_otel.scoring.link import load_settings
+
+    examples = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+    traces, gold = os.path.join(examples, "traces.jsonl"), os.path.join(examples, "tasks.jsonl")
+    report = BadInputReport()
+    agent_spans = [r for r in read_dump([traces], report=report) if isinstance(r, SpanRecord)]
+    before = _windows(agent_spans)
+    tasks, settings = load_settings(gold)
+    out = tmp_path / "scores.jsonl"
+    sink = FileSink(str(out), phoenix=True)
+    run = score_dump([traces], tasks, settings, report=BadInputReport(), sink=sink)
+    sink.close()
+    assert len(run.envelopes) == 9
+    score_spans = [r for r in read_dump([str(out)], report=BadInputReport())
+                   if isinstance(r, SpanRecord)]
+    assert len(score_spans) == 18  # evaluation + EVALUATOR span per score
+    assert _windows(agent_spans + score_spans) == {t: before[t] for t in before}
+    roots = {(s.trace_id, s.span_id): s for s in agent_spans}
+    for span in score_spans:
+        root = roots[(span.trace_id, span.parent_span_id)]
+        assert span.start_ns == span.end_ns == root.end_ns  # at the root's end, zero duration
+        scored_at = span.attributes["ek.scored_at"]
+        assert scored_at.endswith("Z") and scored_at > "2026-12"  # the real scoring time
+
+
+def test_without_the_root_end_the_spans_fall_back_to_the_scoring_time():
+    (span,) = encode_spans([_envelope()])
+    assert span.start_time == span.end_time == SCORED_AT
+    (placed,) = encode_spans([ScoreEnvelope.from_dict({**_envelope().to_dict(), "root_end_ns": 42})])
+    assert placed.start_time == placed.end_time == 42
+    (record,) = encode_log_records([ScoreEnvelope.from_dict({**_envelope().to_dict(),
+                                                             "root_end_ns": 42})])
+    assert record.log_record.timestamp == 42
+    assert record.log_record.observed_timestamp == SCORED_AT

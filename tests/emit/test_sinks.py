@@ -3,16 +3,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import gzip
 import json
 import socket
-import threading
 from concurrent import futures
 
 import grpc
 import pytest
-from aiohttp import web
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
@@ -21,6 +17,8 @@ from ek_otel.core.scores import ArgDiff, EpisodeScore
 from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
 from ek_otel.emit.sinks import FileSink, MultiSink, OtlpSink
 from ek_otel.ingest.otlp import decode
+
+from local_servers import HttpServer
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 ROOT = "b7ad6b7169203331"
@@ -117,7 +115,7 @@ def test_file_sink_appends_across_instances_and_reports_write_failures(tmp_path)
         assert sink.send([_envelope()])
         sink.close()
     assert len(path.read_text().splitlines()) == 4
-    assert FileSink(str(tmp_path)).send([_envelope()]) is False  # a directory
+    assert not FileSink(str(tmp_path)).send([_envelope()])  # a directory
 
 
 # ---------------------------------------------------------------------------
@@ -125,68 +123,21 @@ def test_file_sink_appends_across_instances_and_reports_write_failures(tmp_path)
 # ---------------------------------------------------------------------------
 
 
-class HttpEndpoint:
-    """A tiny OTLP/HTTP server in a thread: records each request, answers ``status``."""
-
-    def __init__(self, status: int = 200):
-        self.status = status
-        self.requests: list = []
-        self.loop = asyncio.new_event_loop()
-        self.port = 0
-        self._ready = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    async def _handle(self, request: web.Request) -> web.Response:
-        body = await request.read()
-        if request.headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        self.requests.append((request.path, request.headers.get("Content-Type"),
-                              request.headers.get("x-token"), body))
-        if self.status != 200:
-            return web.Response(status=self.status, body=b"")
-        response = (trace_service_pb2.ExportTraceServiceResponse()
-                    if request.path == "/v1/traces" else logs_service_pb2.ExportLogsServiceResponse())
-        return web.Response(body=response.SerializeToString(), content_type="application/x-protobuf")
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        app = web.Application()
-        app.router.add_post("/v1/traces", self._handle)
-        app.router.add_post("/v1/logs", self._handle)
-        self.runner = web.AppRunner(app)
-        self.loop.run_until_complete(self.runner.setup())
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        self.loop.run_until_complete(web.SockSite(self.runner, sock).start())
-        self._ready.set()
-        self.loop.run_forever()
-
-    def __enter__(self) -> "HttpEndpoint":
-        self._thread.start()
-        assert self._ready.wait(30)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(30)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+def _otlp_ok() -> dict:
+    return {"/v1/traces": [(200, trace_service_pb2.ExportTraceServiceResponse().SerializeToString())],
+            "/v1/logs": [(200, logs_service_pb2.ExportLogsServiceResponse().SerializeToString())]}
 
 
 def test_otlp_http_sink_delivers_spans_and_events():
-    with HttpEndpoint() as server:
+    with HttpServer(_otlp_ok()) as server:
         sink = OtlpSink(server.url, "http", headers={"x-token": "s3cret"}, timeout=5)
         assert sink.send([_envelope()])
         sink.close()
-    paths = sorted(r[0] for r in server.requests)
+    paths = sorted(server.paths())
     assert paths == ["/v1/logs", "/v1/traces"]
-    for path, content_type, token, body in server.requests:
-        assert content_type == "application/x-protobuf"
-        assert token == "s3cret"
+    for path, _, body, headers in server.requests:
+        assert headers["content-type"] == "application/x-protobuf"
+        assert headers["x-token"] == "s3cret"
         if path == "/v1/traces":
             (span,) = decode(body, "protobuf", signal="traces")
             _check_span(span)
@@ -196,9 +147,9 @@ def test_otlp_http_sink_delivers_spans_and_events():
 
 
 def test_otlp_http_sink_reports_a_rejected_export():
-    with HttpEndpoint(status=400) as server:
+    with HttpServer({"/v1/traces": [(400, b"")], "/v1/logs": [(400, b"")]}) as server:
         sink = OtlpSink(server.url, "http", timeout=5)
-        assert sink.send([_envelope()]) is False
+        assert not sink.send([_envelope()])
         sink.close()
     assert server.requests  # it did try
 
@@ -211,7 +162,7 @@ def _free_port() -> int:
 
 def test_otlp_sink_reports_an_unreachable_endpoint():
     sink = OtlpSink(f"http://127.0.0.1:{_free_port()}", "http", timeout=1)
-    assert sink.send([_envelope()]) is False
+    assert not sink.send([_envelope()])
     sink.close()
 
 
@@ -285,7 +236,7 @@ def test_multi_sink_writes_the_file_and_the_endpoint(grpc_endpoint, tmp_path):
 def test_multi_sink_is_false_when_one_sink_fails(tmp_path):
     sink = MultiSink([FileSink(str(tmp_path / "ok.jsonl")),
                       OtlpSink(f"http://127.0.0.1:{_free_port()}", "grpc", timeout=1)])
-    assert sink.send([_envelope()]) is False
+    assert not sink.send([_envelope()])
     sink.close()
     assert (tmp_path / "ok.jsonl").read_text()  # the working sink still got the scores
 

@@ -1,0 +1,6 @@
+"""The emit tests' helpers (``local_servers.py``) are importable by name."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
