@@ -335,9 +335,13 @@ TASK_ID = "weather-paris"
 #   run_scenario(scenario, out, kit)  -- inside the venv: run the framework and write
 #                                        traces.pb / logs.pb / *.jsonl into ``out``;
 # and optionally
-#   regenerate(scenario, kit) -> Path -- the whole outer step (a Node scenario, say).
+#   regenerate(scenario, kit) -> Path -- the whole outer step (a Node scenario, say);
+#   expected(scenario, kit) -> dict    -- the ground truth to write instead of the fake
+#                                        server's default expected_summary() (another
+#                                        script, and the scenario's metadata at top level).
 # ``kit`` is this module, so the plug-in can reuse _providers(), plain_tools(),
-# write_outputs() (the end of every run), the fake servers and TASK_ID.
+# write_outputs() (the end of every run), run_framework() (a whole run in the app's task
+# span), the fake servers and TASK_ID.
 FRAMEWORKS_DIR = Path(__file__).resolve().parent / "corpus_frameworks"
 PLUGINS: dict = {}  # scenario -> plug-in module
 
@@ -448,16 +452,20 @@ def regenerate(scenario: str, root: Path) -> Path:
     freeze = subprocess.run([str(python), "-m", "pip", "freeze"], check=True,
                             capture_output=True, text=True).stdout
     (out / "versions.txt").write_text(freeze)
-    write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env)
+    summary = (plugin.expected(scenario, sys.modules[__name__])
+               if plugin is not None and hasattr(plugin, "expected") else None)
+    write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env,
+                   summary=summary)
     return out
 
 
 def write_expected(out: Path, scenario: str, fake, environment: str, requirements: list,
-                   env: dict) -> None:
-    """expected.json: what ``fake`` returned and what the package records (EXPECT); a
-    framework scenario's ``framework`` and ``mode`` also at the top level."""
+                   env: dict, summary: dict = None) -> None:
+    """expected.json: what ``fake`` returned (or the plug-in's ``summary`` of it, another
+    script's) and what the package records (EXPECT); a framework scenario's ``framework``
+    and ``mode`` also at the top level."""
     records = EXPECT[scenario]
-    expected = fake.expected_summary()
+    expected = dict(summary) if summary is not None else fake.expected_summary()
     expected.update({"scenario": scenario, "task_id": TASK_ID, "environment": environment,
                      "requirements": requirements, "env": env, "records": records})
     expected.update({key: records[key] for key in ("framework", "mode") if key in records})
@@ -907,17 +915,38 @@ def write_outputs(out: Path, scenario: str, tracer_provider, logger_provider, sp
         if hasattr(provider, "force_flush"):
             provider.force_flush()
 
+    spans = span_exporter.get_finished_spans()
+    logs = log_exporter.get_finished_logs() if log_exporter is not None else ()
+    write_records(out, spans, logs)
+    print(f"{scenario}: {len(spans)} spans, {len(logs)} log records -> {out}")
+
+
+def run_framework(scenario: str, out: Path, run, instrument=None, server=None) -> None:
+    """Inside the venv, for a framework plug-in: the usual providers, ``instrument(tracer
+    provider, logger provider)``, then ``run(base_url)`` inside the app's task span against
+    ``server`` (default: a fresh fake OpenAI server), and the records written to ``out``."""
+    from opentelemetry import trace
+
+    tracer_provider, logger_provider, span_exporter, log_exporter = _providers()
+    if instrument is not None:
+        instrument(tracer_provider, logger_provider)
+    tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
+    with (server if server is not None else _load_fake_server().FakeOpenAI()) as fake:
+        with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
+            run(fake.base_url)
+    write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter, log_exporter)
+
+
+def write_records(out: Path, spans, logs=()) -> None:
+    """traces.pb (and logs.pb) with the SDK's OTLP protobuf encoders, and the JSON Lines."""
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-    spans = span_exporter.get_finished_spans()
     (out / "traces.pb").write_bytes(encode_spans(spans).SerializeToString())
-    logs = log_exporter.get_finished_logs() if log_exporter is not None else ()
     if logs:
         from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
 
         (out / "logs.pb").write_bytes(encode_logs(logs).SerializeToString())
     _write_json_lines(out, spans, logs)
-    print(f"{scenario}: {len(spans)} spans, {len(logs)} log records -> {out}")
 
 
 def main(argv=None) -> int:

@@ -20,7 +20,9 @@ order. Arguments: the model's requested arguments, else the executed span's; whe
 was captured the step keeps its tool name with ``args={}`` and ``args_captured=False``.
 A failed tool span (status ERROR, ``error.type``, an ``exception`` event, Langfuse level
 ERROR) sets ``Step.error``. Each step records its nearest agent ancestor (``invoke_agent``,
-OpenInference AGENT, Traceloop agent, ...) as ``agent``/``agent_span_id``.
+OpenInference AGENT, Traceloop agent, ...) as ``agent``/``agent_span_id``. A tool span
+inside another tool span of the same tool is the same execution seen from the other side
+of a call (an MCP server's span under the client's): one step.
 
 **One model call, several spans.** An agent instrumentor and a client instrumentor report
 the same call twice (the client span nested under the agent's model span). Nested model
@@ -31,18 +33,22 @@ one call.
 **Tokens** are counted on leaf model-call spans (no model-call descendant) and deduplicated
 by ``gen_ai.response.id``. A cluster whose leaves carry no usage falls back to its deepest
 model span with usage. When no model span carries usage at all, the outermost aggregate
-spans with usage (``invoke_agent``, Logfire's task span) are used instead, never summed
-with their descendants. A failed leaf model call followed by another model call counts as
-one ``Cost.retries``.
+spans with usage (``invoke_agent``, Logfire's task span, a recorded run total such as
+CrewAI's ``token_usage``) are used instead, never summed with their descendants. A failed
+leaf model call followed by another model call counts as one ``Cost.retries``.
 
 **Task id**: the first of ``task_id_keys`` found on the root span, then on its resource
 (see :data:`~ek_otel.ingest.semconv.DEFAULT_TASK_ID_KEYS`); ``""`` when none. A
 JSON-encoded string (Langfuse metadata: ``'"t1"'``) is decoded.
 
-**Run provenance**: ``model`` is the response model of the first model call (else its
-request model); ``temperature`` and ``seed`` are the first requested values; ``scaffold``
-is the outermost agent's name, else the resource's ``service.name`` (what identifies the
-harness across runs). **Provenance**: trace and root span ids, conversation (or session)
+**Answer**: the text of the last model answer; else the root span's recorded output; else
+the outermost agent's, when it is plain text (smolagents ends a run in its ``final_answer``
+tool and records the answer on its agent span).
+
+**Run provenance**: ``model`` is the response model of the first model call, read from its
+innermost span (else its request model); ``temperature`` and ``seed`` are the first
+requested values; ``scaffold`` is the outermost agent's name, else the resource's
+``service.name`` (what identifies the harness across runs). **Provenance**: trace and root span ids, conversation (or session)
 id, ``service.name``/``service.version``, the outermost agent's name, the instrumentation
 scope names, the span count, and ``args_captured=False`` when any step lacks arguments or
 a model asked for tools whose calls were not captured at all (``meta["uncaptured_tool_calls"]``),
@@ -85,7 +91,7 @@ from .model_calls import clusters_of, distinct_calls, requested_calls, usage_of_
 from .model_output import model_output_of_span
 from .records import LogRecord, SpanRecord
 from .span_tree import MISSING_PARENT, Node, build_tree, by_time, outermost_agent, roots_of
-from .steps import merge_steps
+from .steps import merge_steps, tool_executions
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
@@ -141,7 +147,7 @@ def build_episode(
     clusters = clusters_of(nodes)
     usage, retries = usage_of_clusters(nodes, clusters)
     requested, final_text, uncaptured, unrecorded = requested_calls(clusters, logs, nodes)
-    steps = merge_steps(requested, by_time(n for n in nodes.values() if n.role == sc.TOOL))
+    steps = merge_steps(requested, tool_executions(nodes))
     agent = outermost_agent(nodes)
     agent_name = sc.agent_name_of(agent.span) if agent is not None else None
     service_name, service_version = _service(root)
@@ -164,7 +170,8 @@ def build_episode(
     return Episode(
         task_id=_task_id(roots, task_id_keys),
         trajectory=Trajectory(steps),
-        output=final_text if final_text is not None else _root_output(root),
+        output=final_text if final_text is not None else (
+            _root_output(root) or _agent_output(agent)),
         cost=_cost(usage, retries, roots, nodes),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
@@ -211,8 +218,10 @@ def _cost(usage: sc.Usage, retries: int, roots: Sequence[Node], nodes: Mapping) 
 def _run(clusters: Mapping, scaffold: str) -> RunProvenance:
     """The model (response model of the first model call, else its request model), and the
     first requested seed and temperature, read leaf spans first."""
-    model_nodes = by_time(n for members in clusters.values() for n in members)
-    leaves_first = sorted(model_nodes, key=lambda n: (n.span.start_ns, -n.depth))
+    # model calls in time order; within one (an agent's span around a client's), the
+    # innermost span first: it saw the request and the response closest to the wire
+    leaves_first = [n for members in sorted(clusters.values(), key=lambda m: m[0].order)
+                    for n in sorted(members, key=lambda n: (-n.depth, n.order))]
     model = _first(leaves_first, sc.response_model_of) or _first(leaves_first, sc.request_model_of)
     return RunProvenance(
         seed=_first(leaves_first, sc.seed_of),
@@ -292,6 +301,18 @@ def _root_output(root: Optional[Node]) -> Optional[str]:
         return output.text
     value = root.span.attributes.get(sc.ROOT_OUTPUT_KEY)
     return value if isinstance(value, str) and value else None
+
+
+def _agent_output(agent: Optional[Node]) -> Optional[str]:
+    """The outermost agent's answer, when it recorded one as plain text (smolagents, whose
+    run ends in its ``final_answer`` tool, records the answer on its agent span only); a
+    recorded object (JSON) is not an answer."""
+    if agent is None:
+        return None
+    value = agent.span.attributes.get(sc.ROOT_OUTPUT_KEY)
+    if isinstance(value, str) and value and isinstance(sc.json_value(value), str):
+        return value
+    return None
 
 
 # ---------------------------------------------------------------------------

@@ -18,9 +18,38 @@ from typing import Optional
 from ..core.episode import Step
 from . import semconv as sc
 from .messages import parse_arguments
-from .span_tree import Node, nearest_agent
+from .span_tree import Node, by_time, nearest_agent
 
-__all__ = ["merge_steps"]
+__all__ = ["merge_steps", "tool_executions"]
+
+
+def tool_executions(nodes) -> list:
+    """The executed-tool spans that are executions of their own, in time order.
+
+    A tool span inside another tool span of the same tool is the same execution seen from
+    the other side of a call: an MCP server's span (FastMCP under OpenLLMetry's MCP
+    instrumentation) under the client's, joined by the trace context the request carries.
+
+    Example:
+        >>> from ek_otel.ingest.span_tree import build_tree
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> T = "ab" * 16
+        >>> client = SpanRecord(T, "0" * 15 + "1", name="get_time.tool", start_ns=1, end_ns=9,
+        ...     attributes={"traceloop.span.kind": "tool", "traceloop.entity.name": "get_time"})
+        >>> server = SpanRecord(T, "0" * 15 + "2", "0" * 15 + "1", "get_time.tool", start_ns=2,
+        ...     end_ns=8, attributes={"traceloop.span.kind": "tool",
+        ...                           "traceloop.entity.name": "get_time"})
+        >>> nodes, _ = build_tree([client, server], [], None)
+        >>> [n.span_id for n in tool_executions(nodes)] == [client.span_id]
+        True
+    """
+    tools = [n for n in nodes.values() if n.role == sc.TOOL]
+    executions = []
+    for node in tools:
+        outer = next((a for a in node.ancestors() if a.role == sc.TOOL), None)
+        if outer is None or sc.tool_name_of(outer.span) != sc.tool_name_of(node.span):
+            executions.append(node)
+    return by_time(executions)
 
 
 def _agent_of(node: Optional[Node]) -> tuple:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from ._fake_server import (FakeServer, ScriptCall, ScriptHandler, ScriptTurn, summary_calls,
                            summary_tail, tool_result, tool_specs)
@@ -44,6 +44,10 @@ __all__ = [
     "CHAT_TOOLS",
     "tool_result",
     "run_chat_loop",
+    "final_answer_script",
+    "renamed_script",
+    "named_script",
+    "STREAM_USAGE_CHOICES",
 ]
 
 #: The model name the server reports (a request for ``gpt-4o-mini`` gets this back).
@@ -92,6 +96,70 @@ DEFAULT_SCRIPT: tuple = (
         text="It is 18.5 C (65.3 F) in Paris and 14:00 there.",
     ),
 )
+
+
+def final_answer_script(tool: str = "final_answer", key: str = "answer",
+                        script: tuple = DEFAULT_SCRIPT) -> tuple:
+    """``script`` with its final text answer given as a call of a framework's own answer tool.
+
+    Agent frameworks that end a run only through a tool (smolagents' ``final_answer``) need
+    the model to call it; the response ids and usage stay those of ``script``, so the token
+    totals are the same and only one more call (``call_final_answer``) is requested.
+
+    Example:
+        >>> s = final_answer_script()
+        >>> [c["tool"] for c in expected_summary(s)["calls"]][-1], s[-1].text
+        ('final_answer', '')
+        >>> expected_summary(s)["usage"] == expected_summary()["usage"]
+        True
+    """
+    last = script[-1]
+    final = Turn(last.response_id, last.usage,
+                 calls=(ScriptedCall(f"call_{tool}", tool, {key: last.text}),))
+    return tuple(script[:-1]) + (final,)
+
+
+def renamed_script(names: dict, script: tuple = DEFAULT_SCRIPT) -> tuple:
+    """``script`` with its tools renamed (``{old: new}``), for frameworks that expose tools
+    under names of their own (Semantic Kernel's ``Plugin-function``); ids, arguments and
+    usage stay the same.
+
+    Example:
+        >>> s = renamed_script({"get_time": "Clock-get_time"})
+        >>> [c["tool"] for c in expected_summary(s)["calls"]]
+        ['get_weather', 'Clock-get_time', 'convert_temperature']
+    """
+    return tuple(
+        Turn(turn.response_id, turn.usage, text=turn.text, calls=tuple(
+            ScriptedCall(c.call_id, names.get(c.name, c.name), dict(c.arguments))
+            for c in turn.calls))
+        for turn in script)
+
+
+#: Semantic Kernel's names for the tools of a plugin called ``Weather``.
+SEMANTIC_KERNEL_NAMES = {name: f"Weather-{name}" for name, _, _ in tool_specs()}
+
+
+def named_script(name: str) -> tuple:
+    """A script by the name a corpus scenario records (``expected.json`` ``script``):
+    ``default``, ``final_answer`` (:func:`final_answer_script`) or ``semantic_kernel``
+    (:func:`renamed_script` with :data:`SEMANTIC_KERNEL_NAMES`).
+
+    Example:
+        >>> named_script("semantic_kernel")[1].calls[0].name
+        'Weather-convert_temperature'
+        >>> named_script("nope")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown script 'nope' (default, final_answer, semantic_kernel)
+    """
+    if name == "default":
+        return DEFAULT_SCRIPT
+    if name == "final_answer":
+        return final_answer_script()
+    if name == "semantic_kernel":
+        return renamed_script(SEMANTIC_KERNEL_NAMES)
+    raise ValueError(f"unknown script {name!r} (default, final_answer, semantic_kernel)")
 
 
 def expected_summary(script: tuple = DEFAULT_SCRIPT) -> dict:
@@ -268,6 +336,9 @@ class _Handler(ScriptHandler):
             turn = script[_turn_index_for_chat(body, script)]
             if body.get("stream"):
                 chunks = chat_completion_chunks(turn)
+                if getattr(self.server, "stream_usage", "always") == "requested" and not (
+                        body.get("stream_options") or {}).get("include_usage"):
+                    chunks = chunks[:-1]  # as the real API: usage only when asked for
                 self.send_stream([*(f"data: {json.dumps(c)}\n\n" for c in chunks), "data: [DONE]\n\n"])
             else:
                 self.send_json(200, chat_completion(turn))
@@ -281,16 +352,41 @@ class _Handler(ScriptHandler):
             self.send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
 
 
+#: When a streamed chat completion ends with its usage chunk: ``"always"`` (the default), or
+#: ``"requested"``, as the real API, only with ``stream_options: {"include_usage": true}``.
+STREAM_USAGE_CHOICES = ("always", "requested")
+
+
 class FakeOpenAI(FakeServer):
     """A running fake server; use it as a context manager, or call start()/stop().
 
     ``base_url`` ends with ``/v1`` (what ``openai.OpenAI(base_url=...)`` expects) and
-    ``requests`` lists every ``(path, json_body)`` received.
+    ``requests`` lists every ``(path, json_body)`` received. ``stream_usage`` is one of
+    :data:`STREAM_USAGE_CHOICES`.
+
+    Example:
+        >>> with FakeOpenAI(stream_usage="requested") as server:
+        ...     server.base_url.endswith("/v1")
+        True
     """
 
     handler = _Handler
     base_path = "/v1"
     default_script = DEFAULT_SCRIPT
+
+    def __init__(self, script: Optional[tuple] = None, host: str = "127.0.0.1", port: int = 0,
+                 *, stream_usage: str = "always"):
+        if stream_usage not in STREAM_USAGE_CHOICES:
+            raise ValueError(f"stream_usage must be one of {STREAM_USAGE_CHOICES}, "
+                             f"not {stream_usage!r}")
+        super().__init__(script, host, port)
+        self.stream_usage = stream_usage
+
+    def start(self) -> "FakeOpenAI":
+        """Bind a random loopback port and serve in a daemon thread."""
+        super().start()
+        self._server.stream_usage = self.stream_usage
+        return self
 
 
 # ---------------------------------------------------------------------------

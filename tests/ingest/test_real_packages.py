@@ -22,7 +22,7 @@ from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
 from ek_otel.ingest.episodes import build_episodes
 from ek_otel.testing import fake_anthropic, fake_gemini
-from ek_otel.testing.fake_openai import DEFAULT_SCRIPT, expected_summary
+from ek_otel.testing.fake_openai import DEFAULT_SCRIPT, expected_summary, named_script
 
 CORPUS = Path(__file__).parent / "corpus"
 SCENARIOS = sorted(p.name for p in CORPUS.iterdir() if (p / "expected.json").exists())
@@ -40,12 +40,13 @@ def server_summary(scenario: str) -> dict:
         return fake_anthropic.expected_summary()
     if server == "gemini":
         return fake_gemini.expected_summary()
-    return expected_summary()
+    return expected_summary(named_script(expected(scenario).get("script", "default")))
 
 
 def script_of(scenario: str) -> tuple:
+    exp = expected(scenario)
     return {"anthropic": fake_anthropic.ANTHROPIC_SCRIPT, "gemini": fake_gemini.GEMINI_SCRIPT}.get(
-        expected(scenario).get("server"), DEFAULT_SCRIPT)
+        exp.get("server"), named_script(exp.get("script", "default")))
 
 
 def tool_turns(scenario: str) -> int:
@@ -88,6 +89,7 @@ def test_corpus_matches_the_fake_server_script(scenario):
     now = server_summary(scenario)
     assert (exp["calls"], exp["usage"], exp["response_ids"]) == (
         now["calls"], now["usage"], now["response_ids"])
+
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))

@@ -107,6 +107,10 @@ ROOT_OUTPUT_KEY = "output.value"
 _FINISH_REASONS = "gen_ai.response.finish_reasons"
 _OPENINFERENCE_FINISH_REASON = "llm.finish_reason"
 _ANTHROPIC_STOP_REASON = "anthropic.message.stop_reason"
+#: Semantic Kernel: one string, the choices' ``FinishReason`` enum members joined by ","
+#: (``"FinishReason.TOOL_CALLS"``), read as ``tool_calls``.
+_SEMANTIC_KERNEL_FINISH_REASON = "gen_ai.response.finish_reason"
+_SEMANTIC_KERNEL_ENUM = "FinishReason."
 #: Finish reasons that say the model asked for tools (the last: Vercel AI SDK, Mastra).
 TOOL_FINISH_REASONS = frozenset({"tool_calls", "tool_call", "function_call", "tool_use",
                                  "tool-calls"})
@@ -122,10 +126,17 @@ def finish_reasons_of(attributes: Mapping) -> tuple:
         ('tool_use',)
         >>> finish_reasons_of({"gen_ai.response.finish_reasons": '["tool-calls"]'})
         ('tool-calls',)
+        >>> finish_reasons_of({"gen_ai.response.finish_reason": "FinishReason.TOOL_CALLS"})
+        ('tool_calls',)
     """
     value = attributes.get(_FINISH_REASONS, attributes.get(_OPENINFERENCE_FINISH_REASON))
     if value is None:  # the anthropic SDK's own spans (2.x): only its stop reason
         value = attributes.get(_ANTHROPIC_STOP_REASON)
+    if value is None:
+        value = attributes.get(_SEMANTIC_KERNEL_FINISH_REASON)
+        if isinstance(value, str) and _SEMANTIC_KERNEL_ENUM in value:
+            return tuple(reason.strip().removeprefix(_SEMANTIC_KERNEL_ENUM).lower()
+                         for reason in value.split(","))
     if isinstance(value, str) and value.startswith("["):  # Mastra: a JSON list
         value = json_value(value)
     if isinstance(value, str):

@@ -59,6 +59,10 @@ _VERCEL_AGENT_SPANS = frozenset({"ai.generateText", "ai.streamText", "ai.generat
 _LOGFIRE_MODEL_PREFIXES = ("chat completion with", "responses api with", "completion with")
 LOGFIRE_TAGS = "logfire.tags"
 LOGFIRE_MSG = "logfire.msg"
+#: Spans an instrumentor marks as model calls that are none: LlamaIndex's
+#: ``<LLM class>._prepare_chat_with_tools`` (OpenInference kind LLM) builds the request of
+#: the ``achat``/``astream_chat`` call that follows it; it calls no model.
+_NOT_MODEL_CALL_SUFFIXES = ("._prepare_chat_with_tools",)
 
 
 def span_role(span: Any) -> str:
@@ -82,11 +86,16 @@ def span_role(span: Any) -> str:
         >>> span_role({"gen_ai.operation.name": "execute_tool",
         ...            "gen_ai.tool.name": "(merged tools)"})  # Google ADK, parallel calls
         'other'
+        >>> span_role(SpanRecord("a" * 32, "b" * 16, name="OpenAI._prepare_chat_with_tools",
+        ...                      attributes={"openinference.span.kind": "LLM"}))
+        'other'
     """
     attributes = attributes_of(span)
     if attributes is None:
         return OTHER
     name = getattr(span, "name", "") or ""
+    if name.endswith(_NOT_MODEL_CALL_SUFFIXES):
+        return OTHER
     if text_or_empty(attributes.get(TOOL_NAME)) in GROUPING_TOOL_NAMES:
         return OTHER  # a span over other tool executions is no call
     for key, normalize, roles in _ROLE_BY_ATTRIBUTE:

@@ -112,6 +112,11 @@ LANGFUSE_LEVEL = "langfuse.observation.level"
 LANGFUSE_STATUS = "langfuse.observation.status_message"
 
 
+#: OpenInference names a framework's agent span ``<agent name>.<method>``: smolagents
+#: ``WeatherAgent.run``, CrewAI ``WeatherAgent._execute_core``.
+_AGENT_METHOD_SUFFIXES = (".run", "._execute_core")
+
+
 def agent_name_of(span: Any) -> Optional[str]:
     """An agent span's name: attributes, else the ``invoke_agent X``/``Agent run: X`` template.
 
@@ -121,6 +126,8 @@ def agent_name_of(span: Any) -> Optional[str]:
         'Planner'
         >>> agent_name_of({"agent.name": "Triage"})
         'Triage'
+        >>> agent_name_of(SpanRecord("a" * 32, "b" * 16, name="WeatherAgent.run"))
+        'WeatherAgent'
     """
     attributes = attributes_of(span)
     if attributes is None:
@@ -141,6 +148,8 @@ def agent_name_of(span: Any) -> Optional[str]:
     for prefix in ("invoke_agent ", "create_agent ", "Agent run: "):
         if span_name.startswith(prefix):
             return span_name[len(prefix):].strip().strip("'\"") or None
+    if span_name.endswith(_AGENT_METHOD_SUFFIXES):
+        return span_name.rsplit(".", 1)[0] or None
     return span_name or None
 
 

@@ -146,6 +146,8 @@ def _present(attributes: Mapping, keys: tuple) -> tuple:
 #: A recorded Python call (Traceloop entity input, OpenInference smolagents TOOL input):
 #: ``{"args": [...], "kwargs": {...}}``, unwrapped to the keyword arguments.
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
+#: OpenLLMetry's MCP instrumentation records a tool call as ``{"tool_name", "arguments"}``.
+_MCP_CALL_KEYS = frozenset({"tool_name", "arguments"})
 
 
 def tool_args_of(attributes: Mapping) -> tuple:
@@ -192,6 +194,9 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         >>> tool_args_parsed({"gcp.vertex.agent.tool_call_args": "{}",  # ADK, content off
         ...                   "gcp.vertex.agent.tool_response": "{}"})
         (False, None, None)
+        >>> tool_args_parsed({"traceloop.entity.input":
+        ...     '{"tool_name": "search", "arguments": {"q": "x"}}'})
+        (True, {'q': 'x'}, {'q': 'x'})
     """
     captured, raw = _present(attributes, TOOL_ARGS_KEYS)
     if not captured or _elided_adk_tool_content(attributes):
@@ -211,6 +216,11 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         # Traceloop's LangChain tool input: the callback's arguments, the call's in "inputs"
         inputs = dict(parsed["inputs"])
         return True, inputs, inputs
+    if (isinstance(parsed, Mapping) and set(parsed) == _MCP_CALL_KEYS
+            and isinstance(parsed.get("arguments"), Mapping)):
+        # Traceloop's MCP tool input (client and FastMCP server): the call's in "arguments"
+        arguments = dict(parsed["arguments"])
+        return True, arguments, arguments
     return True, raw, parsed
 
 

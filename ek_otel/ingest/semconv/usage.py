@@ -143,7 +143,8 @@ def _raw_usage_fields(raw: Any) -> dict:
         raw.get("output"), raw.get("completionTokens"))
     put("cached_input_tokens", input_details.get("cached_tokens"),
         raw.get("cache_read_input_tokens"), raw.get("input_cached_tokens"),
-        raw.get("input_cache_read"), raw.get("cached_tokens"))
+        raw.get("input_cache_read"), raw.get("cached_tokens"),
+        raw.get("cached_prompt_tokens"))  # CrewAI's UsageMetrics
     put("reasoning_tokens", output_details.get("reasoning_tokens"),
         raw.get("output_reasoning_tokens"), raw.get("reasoning_tokens"),
         raw.get("output_reasoning"))
@@ -218,6 +219,12 @@ def usage_of(attributes: Mapping, extra: tuple = ()) -> Optional[Usage]:
                  max(0, get("cached_input_tokens", 0)), max(0, get("reasoning_tokens", 0)))
 
 
+#: Run totals inside a recorded output object, read only as an aggregate (when no model
+#: call carries usage): ``(attribute, field)``. OpenInference's crewai instrumentor records
+#: the kickoff's CrewOutput as JSON in ``output.value``; its ``token_usage`` is CrewAI's
+#: UsageMetrics (``prompt_tokens``, ``completion_tokens``, ``cached_prompt_tokens``,
+#: ``reasoning_tokens``).
+AGGREGATE_USAGE_FIELDS: tuple = (("output.value", "token_usage"),)
 #: Pydantic AI (the 2.x default) writes a run's totals on its agent span under this prefix
 #: instead of ``gen_ai.usage.`` (the same names after it), so that they are not summed with
 #: the per-call usage.
@@ -227,13 +234,19 @@ _USAGE_PREFIX = "gen_ai.usage."
 
 def aggregate_usage_of(attributes: Mapping) -> Optional[Usage]:
     """The run totals an aggregate (agent, root) span records: :func:`usage_of`, else the
-    ``gen_ai.aggregated_usage.*`` names read as their ``gen_ai.usage.*`` twins.
+    ``gen_ai.aggregated_usage.*`` names read as their ``gen_ai.usage.*`` twins, else the
+    run totals inside a recorded output object (:data:`AGGREGATE_USAGE_FIELDS`).
 
     Example:
         >>> aggregate_usage_of({"gen_ai.aggregated_usage.input_tokens": 9,
         ...                     "gen_ai.aggregated_usage.output_tokens": 2,
         ...                     "gen_ai.aggregated_usage.details.reasoning_tokens": 1})
         Usage(input_tokens=9, output_tokens=2, cached_input_tokens=0, reasoning_tokens=1)
+        >>> aggregate_usage_of({"output.value": '{"raw": "done", "token_usage": {'
+        ...     '"prompt_tokens": 90, "completion_tokens": 9, "cached_prompt_tokens": 40}}'})
+        Usage(input_tokens=90, output_tokens=9, cached_input_tokens=40, reasoning_tokens=0)
+        >>> aggregate_usage_of({"output.value": "token_usage: 90"}) is None
+        True
     """
     usage = usage_of(attributes)
     if usage is not None or type(attributes) is not dict and not isinstance(attributes, Mapping):
@@ -241,7 +254,21 @@ def aggregate_usage_of(attributes: Mapping) -> Optional[Usage]:
     renamed = {_USAGE_PREFIX + key[len(AGGREGATED_USAGE_PREFIX):]: value
                for key, value in attributes.items()
                if type(key) is str and key.startswith(AGGREGATED_USAGE_PREFIX)}
-    return usage_of(renamed) if renamed else None
+    if renamed:
+        return usage_of(renamed)
+    for key, field in AGGREGATE_USAGE_FIELDS:
+        value = attributes.get(key)
+        if type(value) is not str or f'"{field}"' not in value:
+            continue
+        holder = json_value(value)
+        if isinstance(holder, Mapping):
+            fields = _raw_usage_fields(holder.get(field))
+            if "input_tokens" in fields or "output_tokens" in fields:
+                get = fields.get
+                return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
+                             max(0, get("cached_input_tokens", 0)),
+                             max(0, get("reasoning_tokens", 0)))
+    return None
 
 
 def streamed_usage_of(span: Any) -> tuple:
