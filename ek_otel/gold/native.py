@@ -89,6 +89,35 @@ JsonYamlLoader.add_implicit_resolver(
     list("-+0123456789."))
 
 
+class JsonYamlDumper(yaml.SafeDumper):
+    """Writes YAML that :class:`JsonYamlLoader` reads back as written.
+
+    PyYAML's own dumper quotes a string only when YAML 1.1 would read it as something else,
+    so a string such as ``0E0`` (no number in YAML 1.1, a number in JSON) stays plain and comes
+    back as ``0.0``. This dumper quotes every string that the JSON-like loader would not read
+    back as that string.
+
+    Example:
+        >>> text = yaml.dump(["0E0", "yes", "1", "x"], Dumper=JsonYamlDumper)
+        >>> print(text, end="")
+        - '0E0'
+        - 'yes'
+        - '1'
+        - x
+        >>> yaml.load(text, JsonYamlLoader)
+        ['0E0', 'yes', '1', 'x']
+    """
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    tag = JsonYamlLoader.resolve(JsonYamlLoader, yaml.ScalarNode, data, (True, False))
+    style = "'" if tag != "tag:yaml.org,2002:str" else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+JsonYamlDumper.add_representer(str, _represent_str)
+
+
 # ---------------------------------------------------------------------------
 # dict <-> TaskSpec
 # ---------------------------------------------------------------------------
@@ -563,7 +592,7 @@ def dump_tasks(tasks, path: PathLike) -> None:
     objs = [task_to_dict(t) for t in tasks]
     name = str(path).lower()
     if name.endswith(_YAML_SUFFIXES):
-        text = yaml.safe_dump(objs, sort_keys=False)  # ASCII escapes: raw U+0085 would not survive
+        text = yaml.dump(objs, Dumper=JsonYamlDumper, sort_keys=False)  # ASCII escapes: raw U+0085 would not survive
     elif name.endswith(".json"):
         text = "[\n" + ",\n".join(json.dumps(o, ensure_ascii=False) for o in objs) + "\n]\n"
     else:
