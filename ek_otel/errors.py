@@ -29,6 +29,7 @@ __all__ = [
     "DecodeError",
     "GoldFileError",
     "UnknownTaskError",
+    "IgnoredGoldCallError",
     "PricingError",
     "BfclDataError",
     "BfclDataNotFound",
@@ -152,6 +153,23 @@ class UnknownTaskError(GoldFileError):
     def __init__(self, path: str, task_id: str):
         self.task_id = task_id
         super().__init__(path, None, f"task {task_id!r} is not a task of this gold file")
+
+
+class IgnoredGoldCallError(GoldFileError):
+    """Tools to ignore (``ignore_tools``) that match a call the gold file expects: that
+    call could never be matched.
+
+    Example:
+        >>> e = IgnoredGoldCallError("gold.jsonl", "t1", "final_answer", "final_*")
+        >>> e.pattern, str(e)
+        ('final_*', "gold.jsonl: task 't1' expects a call to 'final_answer', which ignore_tools 'final_*' removes from every run")
+    """
+
+    def __init__(self, path: str, task_id: str, tool: str, pattern: str, *,
+                 option: str = "ignore_tools"):
+        self.task_id, self.tool, self.pattern = task_id, tool, pattern
+        super().__init__(path, None, f"task {task_id!r} expects a call to {tool!r}, which "
+                                     f"{option} {pattern!r} removes from every run")
 
 
 class PricingError(InputError):

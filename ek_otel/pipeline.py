@@ -7,6 +7,8 @@
   (:func:`~ek_otel.ingest.assemble.group_traces`), late records merged with their trace
   (:class:`~ek_otel.ingest.assemble.LateRecords`), built into episodes
   (:func:`~ek_otel.ingest.episodes.build_episodes`).
+- :func:`diagnose_dumps` says why they are what they are (``ek-otel doctor``:
+  :mod:`ek_otel.ingest.diagnose`).
 - :func:`score_dump` scores them with :func:`ek_otel.scoring.score_episodes` (linking,
   revisions, the corpus report: :mod:`ek_otel.scoring`, which ``ek-otel serve`` shares).
 
@@ -45,7 +47,7 @@ from .scoring.link import LATE_EVICTED, Unmatched
 from .scoring.run import DEFAULT_BATCH, ScoreRun, score_episodes
 from .scoring.settings import ScoreSettings
 
-__all__ = ["read_episodes", "score_dump"]
+__all__ = ["read_episodes", "score_dump", "diagnose_dumps"]
 
 
 def read_episodes(
@@ -154,6 +156,57 @@ def score_dump(
     if evicted:
         run = replace(run, unmatched=run.unmatched + tuple(evicted))
     return run
+
+
+def diagnose_dumps(
+    paths: Sequence[str],
+    *,
+    report: Any,
+    group_by: str = "trace",
+    task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+    on_episode: Optional[Callable[[Episode], None]] = None,
+) -> Any:
+    """Why the traces of dump files give the episodes they give (``ek-otel doctor``): the
+    :class:`~ek_otel.ingest.diagnose.Diagnosis` of the episodes :func:`read_episodes` reads.
+    Every trace is held until the end of the input (a diagnosis is not a stream);
+    ``on_episode`` is called with each episode as it is diagnosed (progress bars).
+
+    Raises:
+        InputError: a path does not exist (checked before anything is read).
+
+    Example:
+        >>> from ek_otel.ingest.bad_input import BadInputReport
+        >>> d = diagnose_dumps(["tests/ingest/corpus/openai-v2-2.4b0-no_content/traces.pb"],
+        ...                    report=BadInputReport())
+        >>> d.traces[0].framework, d.traces[0].gap("arguments").fix[:50]
+        ('OpenAI client', 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT')
+    """
+    from .ingest.assemble import group_traces
+    from .ingest.diagnose import diagnose
+    from .ingest.dumps import expand_paths, read_dump
+    from .ingest.episodes import build_episodes
+
+    if group_by not in GROUP_BY_CHOICES:
+        raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
+    expand_paths(paths)
+    groups = list(group_traces(_not_ours(read_dump(paths, report=report)), close_after=None))
+    by_trace = {group.trace_id: group for group in groups}
+    episodes = _real_episodes(build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
+                                             source=", ".join(paths), report=report))
+
+    def records(episode: Episode) -> tuple:
+        spans: list = []
+        logs: list = []
+        for trace_id in episode.meta.get("trace_ids", ()):
+            group = by_trace.get(trace_id)
+            if group is not None:
+                spans.extend(group.spans)
+                logs.extend(group.logs)
+        if on_episode is not None:
+            on_episode(episode)
+        return episode, spans, logs
+
+    return diagnose(records(episode) for episode in episodes)
 
 
 def _not_ours(records: Iterable[Any], on_own: Optional[Callable[[Any], None]] = None) -> Iterator[Any]:

@@ -12,7 +12,7 @@ code 2, never a traceback; :func:`error_line` words them in terms of the command
 
 Example:
     >>> sorted(COMMANDS)
-    ['bfcl', 'compare', 'episodes', 'gold', 'report', 'score', 'serve']
+    ['bfcl', 'compare', 'doctor', 'episodes', 'gold', 'report', 'score', 'serve']
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from typing import Optional
 import click
 
 from .._version import __version__
-from ..errors import BfclDataNotFound, ConfigError, EkOtelError, GoldFileError, UnknownTaskError
+from ..errors import (BfclDataNotFound, ConfigError, EkOtelError, GoldFileError,
+                      IgnoredGoldCallError, UnknownTaskError)
 
 __all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "error_line"]
 
@@ -33,6 +34,7 @@ COMMANDS: dict = {
     "gold": "gold:gold",
     "bfcl": "bfcl:bfcl",
     "episodes": "episodes:episodes",
+    "doctor": "doctor:doctor",
     "score": "score:score",
     "serve": "serve:serve",
     "report": "report:report",
@@ -69,9 +71,14 @@ def error_line(exc: EkOtelError) -> str:
     Example:
         >>> error_line(UnknownTaskError("g.jsonl", "t9"))
         "g.jsonl: --task 't9' is not a task of this gold file"
+        >>> error_line(IgnoredGoldCallError("g.jsonl", "t1", "think", "think"))
+        "g.jsonl: task 't1' expects a call to 'think', which --ignore-tool 'think' removes from every run"
         >>> error_line(ConfigError("{tls_cert} and {tls_key} go together", fields=("tls_cert", "tls_key")))
         '--tls-cert and --tls-key go together'
     """
+    if isinstance(exc, IgnoredGoldCallError):
+        return str(IgnoredGoldCallError(exc.path, exc.task_id, exc.tool, exc.pattern,
+                                        option="--ignore-tool"))
     if isinstance(exc, UnknownTaskError):
         exc = GoldFileError(exc.path, exc.line, f"--task {exc.task_id!r} is not a task of this gold file")
     elif isinstance(exc, ConfigError):

@@ -7,6 +7,7 @@
 - :func:`echo_errors`: print each error as one ``FILE:LINE: message`` line on stderr;
 - :func:`nothing_read_error`: the one-line error of a command that could read nothing at all;
 - :func:`write_json`: write a JSON report to a file, or to stdout for ``-``;
+- :func:`reading_options`: ``--group-by`` and ``--task-id-key`` of ``episodes`` and ``doctor``;
 - :func:`scoring_options` / :func:`emit_options`: the option bundles ``score`` and ``serve``
   share (``--task``, ``--level``, ... and ``--emit-*``), defined once with their help and
   validation; :func:`parse_headers` reads ``--emit-header``.
@@ -36,8 +37,8 @@ if TYPE_CHECKING:  # rich is imported by the functions that draw (help screens n
     from rich.console import Console
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
-           "nothing_read_error", "write_json", "scoring_options", "emit_options", "parse_headers",
-           "parse_signals", "phoenix_api_key"]
+           "nothing_read_error", "write_json", "scoring_options", "reading_options", "emit_options",
+           "parse_headers", "parse_signals", "phoenix_api_key"]
 
 T = TypeVar("T")
 
@@ -229,15 +230,17 @@ def _apply(options: list, command: Callable) -> Callable:
 def scoring_options(command: Callable) -> Callable:
     """Decorate a command with how runs are linked to tasks and scored: ``--task``
     (``task_id``), ``--level``, ``--strategy``, ``--matcher``, ``--pricing`` and
-    ``--task-id-key`` (``task_id_keys``), as :func:`~ek_otel.scoring.link.load_settings` takes them.
+    ``--task-id-key`` (``task_id_keys``) and ``--ignore-tool`` (``ignore_tools``), as
+    :func:`~ek_otel.scoring.link.load_settings` takes them.
 
     Example:
         >>> from click.testing import CliRunner
         >>> @click.command()
         ... @scoring_options
         ... def show(**values): click.echo(sorted(values.items()))
-        >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k"]).output)
-        [('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
+        >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k",
+        ...                                 "--ignore-tool", "final_answer"]).output)
+        [('ignore_tools', ('final_answer',)), ('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
     """
     from ..core.toolcalls import LEVELS
     from ..scoring.settings import MATCHERS, SCORE_STRATEGIES
@@ -255,6 +258,44 @@ def scoring_options(command: Callable) -> Callable:
         click.option("--pricing", metavar="FILE", help="A pricing file, for dollars."),
         click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
                      help="Attribute key holding the task id (repeatable; tried before the defaults)."),
+        click.option("--ignore-tool", "ignore_tools", multiple=True, metavar="NAME",
+                     callback=_check_ignore_tools,
+                     help="A framework-internal tool whose calls are neither true nor false "
+                          "positives, e.g. final_answer (repeatable; '*' matches any run of "
+                          "characters: 'transfer_to_*'; added to each task's ignore_tools)."),
+    ], command)
+
+
+def _check_ignore_tools(_ctx: Any, _param: Any, value: tuple) -> tuple:
+    from ..core.ignore import check_ignore_patterns
+
+    try:
+        return check_ignore_patterns(value, name="--ignore-tool")
+    except ValueError as exc:
+        raise click.BadParameter(str(exc).split(": ", 1)[-1]) from None
+
+
+def reading_options(command: Callable) -> Callable:
+    """Decorate a command that reads episodes without scoring them (``episodes``,
+    ``doctor``) with ``--group-by`` and ``--task-id-key`` (``task_id_keys``).
+
+    Example:
+        >>> from click.testing import CliRunner
+        >>> @click.command()
+        ... @reading_options
+        ... def show(**values): click.echo(sorted(values.items()))
+        >>> print(CliRunner().invoke(show, ["--group-by", "session"]).output)
+        [('group_by', 'session'), ('task_id_keys', ())]
+    """
+    from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
+
+    return _apply([
+        click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace",
+                     show_default=True,
+                     help="One episode per trace, or per gen_ai.conversation.id / session.id."),
+        click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
+                     help="Attribute key holding the task id (repeatable; tried before the "
+                          "defaults: " + ", ".join(DEFAULT_TASK_ID_KEYS) + ")."),
     ], command)
 
 

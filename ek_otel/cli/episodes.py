@@ -23,10 +23,9 @@ from rich.table import Table
 from ..core.episode import Episode
 from ..ingest.bad_input import BadInputReport
 from ..ingest.episode_dict import episode_to_json
-from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_CHOICES
 from ..pipeline import read_episodes
 from ..scoring.settings import task_id_key_list
-from ._common import nothing_read_error, stderr_console, stdout_console
+from ._common import nothing_read_error, reading_options, stderr_console, stdout_console
 
 __all__ = ["episodes", "episodes_table"]
 
@@ -73,12 +72,7 @@ def episodes_table(episodes: Iterable[Episode]) -> Table:
 @click.command("episodes")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--table", "as_table", is_flag=True, help="Print a table instead of JSON lines.")
-@click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace",
-              show_default=True,
-              help="One episode per trace, or per gen_ai.conversation.id / session.id.")
-@click.option("--task-id-key", "task_id_keys", multiple=True, metavar="KEY",
-              help="Attribute key holding the task id (repeatable; tried before the "
-                   "defaults: " + ", ".join(DEFAULT_TASK_ID_KEYS) + ").")
+@reading_options
 def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -> None:
     """Print the episodes read from trace dumps (files, directories, globs, or - for stdin).
 

@@ -83,6 +83,8 @@ def _task_row(task: TaskSpec) -> list[str]:
         )
     else:
         calls = "\n".join(format_call(c) for c in task.gold) or "(no call expected)"
+    if task.ignore_tools:
+        calls += "\nignored: " + ", ".join(task.ignore_tools)
     tools = ", ".join(t.name + (" !" if t.destructive else "") for t in task.tools)
     if isinstance(task.input, list) and all(isinstance(x, str) for x in task.input):
         text = " / ".join(task.input)  # one user message per turn

@@ -18,6 +18,7 @@ Example:
     ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl
     ek-otel score dumps/ --gold tasks.jsonl --level arg --json report.json \\
         --emit-file scores.jsonl --emit-endpoint http://127.0.0.1:4318 --emit-protocol http
+    ek-otel score smolagents.jsonl --gold tasks.jsonl --ignore-tool final_answer
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
-          task_id_keys: tuple, html_out: Optional[str] = None,
+          task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
           trace_url: Optional[str] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
@@ -86,7 +87,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
 
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
-                                    group_by=group_by)
+                                    group_by=group_by, ignore_tools=ignore_tools)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
@@ -178,6 +179,11 @@ def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
         out.print(groups_table(run))
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
+    ignored = sum(e.score.settings.get("ignored_calls", 0) for e in run.envelopes)
+    if ignored:
+        stderr_console().print(f"{ignored} call(s) to framework-internal tools were ignored "
+                               "(--ignore-tool / ignore_tools): neither TP nor FP",
+                               markup=False, highlight=False)
     if not bad_input.ok:
         stderr_console().print(bad_input.summary(), markup=False, highlight=False)
 

@@ -117,8 +117,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
           emit_headers, emit_timeout, emit_signals, phoenix, phoenix_url, phoenix_api_key_env,
           mlflow_tracking_uri, grace,
           max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
-          pricing, task_id_keys, max_open_traces, max_pending_mib, scorers, synchronous,
-          verbose) -> None:
+          pricing, task_id_keys, ignore_tools, max_open_traces, max_pending_mib, scorers,
+          synchronous, verbose) -> None:
     """Receive OTLP traces, score each finished run against the gold tasks, export the scores.
 
     A run (one trace) is scored once its root span has arrived and --grace seconds passed
@@ -154,7 +154,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
 
     # A bad gold file or option fails now, with one line; the settings travel as JSON.
     _, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
-                                matcher=matcher, pricing=pricing, task_id_keys=task_id_keys)
+                                matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
+                                ignore_tools=ignore_tools)
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,

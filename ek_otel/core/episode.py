@@ -169,6 +169,9 @@ class TaskSpec:
         ordered: Whether call order matters.
         turns: For multi-turn tasks, one gold call sequence per user turn.
         meta: Free-form metadata from the gold file.
+        ignore_tools: Framework-internal tools whose calls are neither true nor false
+            positives (names; ``*`` matches any run of characters; see
+            :mod:`ek_otel.core.ignore`).
 
     Example:
         >>> t = TaskSpec("t1", gold=[("search", {"q": "cats"})], tools=[ToolSpec("search")])
@@ -185,9 +188,11 @@ class TaskSpec:
     ordered: bool = False
     turns: Optional[Sequence[Sequence[Any]]] = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    ignore_tools: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tools", tuple(self.tools))
+        object.__setattr__(self, "ignore_tools", tuple(self.ignore_tools))
         if isinstance(self.gold, (list, tuple)):
             object.__setattr__(self, "gold", tuple(as_call(c) for c in self.gold))
         if self.turns is not None:

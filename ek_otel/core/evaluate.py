@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Optional, Union
@@ -31,6 +32,7 @@ from .cost import ModelPrice, PriceTable, dollars as price_dollars
 from .episode import AnyOf, Cost, RunProvenance, TaskSpec
 from .fields import normalise_type, precision_recall_f1
 from .grammar import GraphGrammar
+from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
 from .scores import EpisodeScore
 from .toolcalls import LEVELS, STRATEGIES, align_calls, calls_of, explain_alignment
 
@@ -172,6 +174,7 @@ def score_episode(
     strategy: str = "optimal",
     prices: Prices = None,
     reasoning_in_output: bool = True,
+    ignore_tools: Sequence[str] = (),
 ) -> EpisodeScore:
     """Score one episode against its task.
 
@@ -186,6 +189,10 @@ def score_episode(
     - ``success`` equals ``exact``: every gold call matched exactly, nothing extra called.
     - ``dollars`` is set only when ``prices`` knows ``episode.run.model`` and the episode
       recorded a cost; it is None otherwise, never a made-up 0.
+    - Calls to ``ignore_tools`` and to the task's own ``ignore_tools`` (framework-internal
+      tools: smolagents' ``final_answer``, the Agents SDK's ``transfer_to_*`` handoffs; see
+      :mod:`ek_otel.core.ignore`) are removed before matching: neither true nor false
+      positives. The explanation names them, and ``settings["ignored_calls"]`` counts them.
 
     Example:
         >>> from ek_otel.core.episode import (AnyOf, Cost, Episode, RunProvenance, Step,
@@ -201,13 +208,23 @@ def score_episode(
         (0.0, 1.0, 2.0, False, 0.002)
         >>> s.missing_calls
         (('notify', {}),)
+        >>> done = Episode("r1", Trajectory([Step("refund", {"amount": 10}), Step("notify"),
+        ...                                  Step("final_answer", {"text": "done"})]))
+        >>> s = score_episode(done, task, ignore_tools=["final_answer"])
+        >>> s.fp, s.exact, s.explanation
+        (0.0, True, '2/2 calls matched exactly; ignored: final_answer')
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    if ignore_tools:
+        ignore_tools = check_ignore_patterns(ignore_tools)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
     grammar, gold_calls, has_types = _task_parts(task)
     used_strategy = "ordered" if task.ordered else strategy
+    ignore = merge_ignore_patterns(ignore_tools, task.ignore_tools) if (
+        ignore_tools or task.ignore_tools) else ()
+    episode, ignored = without_ignored(episode, ignore)
     alignment = align_calls(
         episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar
     )
@@ -217,6 +234,9 @@ def score_episode(
     explanation = explain_alignment(alignment)
     steps = getattr(getattr(episode, "trajectory", None), "steps", ())
     args_captured = all(getattr(s, "args_captured", True) for s in steps)
+    if ignored:
+        explanation += "; ignored: " + ", ".join(
+            f"{tool} x{n}" if n > 1 else tool for tool, n in Counter(ignored).items())
     if not args_captured:
         explanation += " (arguments were not captured by the instrumentation)"
 
@@ -247,7 +267,7 @@ def score_episode(
         cost=cost,
         dollars=episode_dollars,
         settings=_settings(level, used_strategy, bool(task.ordered), canonicalizer_name(canonicalizer),
-                           has_types, task.turns is not None, args_captured),
+                           has_types, task.turns is not None, args_captured, ignore, len(ignored)),
         calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns]),
     )
 
@@ -270,8 +290,9 @@ _SETTINGS: dict = {}
 
 
 def _settings(level: str, strategy: str, ordered: bool, canonicalizer: str, type_checks: bool,
-              multi_turn: bool, args_captured: bool) -> dict:
-    key = (level, strategy, ordered, canonicalizer, type_checks, multi_turn, args_captured)
+              multi_turn: bool, args_captured: bool, ignore: tuple = (), ignored: int = 0) -> dict:
+    key = (level, strategy, ordered, canonicalizer, type_checks, multi_turn, args_captured,
+           ignore, ignored)
     settings = _SETTINGS.get(key)
     if settings is None:
         if len(_SETTINGS) >= 1024:
@@ -285,6 +306,8 @@ def _settings(level: str, strategy: str, ordered: bool, canonicalizer: str, type
             "multi_turn": multi_turn,
             "args_captured": args_captured,
         }
+        if ignore:  # only when used: scores without it keep their exact shape
+            settings.update(ignore_tools=list(ignore), ignored_calls=ignored)
     return settings
 
 
@@ -623,6 +646,7 @@ def evaluate(
     k: Optional[int] = None,
     group_by_provenance: bool = False,
     canonicalizer: Any = None,
+    ignore_tools: Sequence[str] = (),
 ) -> EvaluationReport:
     """Score a corpus of episodes against their tasks and aggregate.
 
@@ -635,7 +659,8 @@ def evaluate(
     Args:
         episodes: The episodes (any order; several per task are repeated trials).
         tasks: TaskSpecs, or a mapping task_id -> TaskSpec.
-        level, strategy, canonicalizer: As in :func:`score_episode`.
+        level, strategy, canonicalizer, ignore_tools: As in :func:`score_episode`
+            (``ignore_tools`` adds to each task's own; the report's ``settings`` records it).
         prices: A :class:`PriceTable` (or a mapping model -> ModelPrice) for dollars.
         k: The k of pass@k and pass^k (default: :func:`default_k`).
         group_by_provenance: Allow episodes with different ``run.comparability_key()``;
@@ -657,11 +682,18 @@ def evaluate(
         >>> r = evaluate(eps, [TaskSpec("t")], group_by_provenance=True)
         >>> [g.report.n_episodes for g in r.groups], tuple(u.task_id for u in r.unmatched)
         ([1, 1], ('zzz',))
+        >>> from ek_otel.core.episode import Step, Trajectory
+        >>> run = Episode("t", Trajectory([Step("search"), Step("transfer_to_billing")]))
+        >>> r = evaluate([run], [TaskSpec("t", gold=[("search", {})])],
+        ...              ignore_tools=["transfer_to_*"])
+        >>> r.f1, r.settings["ignore_tools"]
+        (1.0, ['transfer_to_*'])
     """
     from ..scoring.run import evaluate_corpus  # the one corpus loop, shared with `score`
 
     return evaluate_corpus(episodes, tasks, level=level, strategy=strategy, prices=prices, k=k,
-                           group_by_provenance=group_by_provenance, canonicalizer=canonicalizer)
+                           group_by_provenance=group_by_provenance, canonicalizer=canonicalizer,
+                           ignore_tools=ignore_tools)
 
 
 def aggregate_scores(

@@ -277,6 +277,7 @@ def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
         ordered=obj.get("ordered", False),
         turns=turns,
         meta=copy.deepcopy(dict(obj.get("meta", {}))),
+        ignore_tools=tuple(dict.fromkeys(obj.get("ignore_tools", ()))),
     )
 
 
@@ -308,6 +309,8 @@ def task_to_dict(task: TaskSpec) -> dict:
         out["value"] = task.value
     if task.meta:
         out["meta"] = copy.deepcopy(dict(task.meta))
+    if task.ignore_tools:
+        out["ignore_tools"] = list(task.ignore_tools)
     return out
 
 

@@ -28,6 +28,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
+from ..core.ignore import is_ignored, pattern_problem
+
 __all__ = [
     "TASK_KEYS",
     "TOOL_KEYS",
@@ -41,7 +43,8 @@ __all__ = [
 ]
 
 #: Every top-level key a gold task may carry.
-TASK_KEYS = ("task_id", "input", "calls", "turns", "ordered", "tools", "slice", "value", "meta")
+TASK_KEYS = ("task_id", "input", "calls", "turns", "ordered", "tools", "slice", "value", "meta",
+             "ignore_tools")
 
 #: Every key of a tool in the flat (canonical) shape. ``type`` may only be ``"function"``.
 TOOL_KEYS = ("name", "description", "parameters", "importance", "destructive", "type")
@@ -315,6 +318,25 @@ def _gold_calls(obj: Mapping[str, Any]) -> list[tuple[str, str, Mapping]]:
     return found
 
 
+def _ignore_tools_problems(obj: Mapping[str, Any]) -> list[str]:
+    """``ignore_tools``: a list of tool names (``*`` globs) that match no gold call."""
+    patterns = obj["ignore_tools"]
+    if not isinstance(patterns, list):
+        return [f'ignore_tools must be a list of tool names, e.g. ["final_answer"], '
+                f"got {json_type_name(patterns)}"]
+    problems = [f"ignore_tools[{i}]: {problem}" for i, pattern in enumerate(patterns)
+                if (problem := pattern_problem(pattern))]
+    if problems:
+        return problems
+    for where, tool, _ in _gold_calls(obj):
+        for pattern in patterns:
+            if is_ignored(tool, (pattern,)):
+                problems.append(f"{where}: the task expects a call to '{tool}', which "
+                                f"ignore_tools '{pattern}' removes from every run")
+                break
+    return problems
+
+
 # ---------------------------------------------------------------------------
 # A whole task
 # ---------------------------------------------------------------------------
@@ -334,6 +356,8 @@ def task_problems(obj: Any) -> list[str]:
         ["calls[0].refund: argument 'amout' is not in the tool's parameters (did you mean 'amount'?)"]
         >>> task_problems([])
         ['a task must be a JSON object, got array']
+        >>> task_problems({"task_id": "t", "ignore_tools": ["final_answer", ""]})
+        ['ignore_tools[1]: a tool name must be a non-empty string, got ""']
     """
     if not isinstance(obj, Mapping):
         return [f"a task must be a JSON object, got {json_type_name(obj)}"]
@@ -376,7 +400,7 @@ def _calls_and_turns_problems(obj: Mapping) -> list[str]:
 
 
 def _scalar_field_problems(obj: Mapping) -> list[str]:
-    """``ordered``, ``slice``, ``value`` and ``meta``."""
+    """``ordered``, ``slice``, ``value``, ``meta`` and ``ignore_tools``."""
     problems: list[str] = []
     if "ordered" in obj and not isinstance(obj["ordered"], bool):
         problems.append(f"ordered must be true or false, got {_short(obj['ordered'])}")
@@ -386,6 +410,8 @@ def _scalar_field_problems(obj: Mapping) -> list[str]:
         problems.append(f"value must be a number > 0, got {_short(obj['value'])}")
     if "meta" in obj and not isinstance(obj["meta"], Mapping):
         problems.append(f"meta must be an object, got {json_type_name(obj['meta'])}")
+    if "ignore_tools" in obj:
+        problems.extend(_ignore_tools_problems(obj))
     return problems
 
 

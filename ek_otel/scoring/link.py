@@ -29,9 +29,11 @@ from typing import Any, Optional, Union
 
 from ..core.episode import TaskSpec
 from ..core.evaluate import score_episode
+from ..core.ignore import is_ignored, merge_ignore_patterns, without_ignored
+from ..core.toolcalls import calls_of
 from ..core.scores import EpisodeScore
 from ..emit.envelope import ScoreEnvelope
-from ..errors import GoldFileError, UnknownTaskError
+from ..errors import GoldFileError, IgnoredGoldCallError, UnknownTaskError
 from .settings import ScoreSettings, file_sha256, task_id_key_list
 
 __all__ = [
@@ -129,12 +131,15 @@ def load_settings(
     pricing: Optional[str] = None,
     task_id_keys: Iterable[str] = (),
     group_by: str = "trace",
+    ignore_tools: Iterable[str] = (),
 ) -> tuple:
     """``(tasks, ScoreSettings)`` from a gold file and the scoring options.
 
     Raises:
-        GoldFileError: a broken or empty gold file, a ``task_id`` not in it, or tasks the
-            matcher cannot score; InputError: a pricing file that cannot be used.
+        GoldFileError: a broken or empty gold file, a ``task_id`` not in it, tasks the
+            matcher cannot score, or an ``ignore_tools`` pattern that matches a gold call
+            (:class:`~ek_otel.errors.IgnoredGoldCallError`); InputError: a pricing file that
+            cannot be used; ValueError: a bad ``ignore_tools`` pattern.
 
     Example:
         >>> import os, tempfile
@@ -153,9 +158,9 @@ def load_settings(
     settings = ScoreSettings(
         level=level, strategy=strategy, matcher=matcher, prices=prices,
         default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
-        task_id_keys=task_id_key_list(task_id_keys),
+        task_id_keys=task_id_key_list(task_id_keys), ignore_tools=tuple(ignore_tools),
     )
-    check_tasks(tasks, settings)
+    check_tasks(tasks, settings, path=gold)
     return tasks, settings
 
 
@@ -182,7 +187,7 @@ def load_scoring(gold: str, settings_json: str = "") -> tuple:
         return load_settings(gold)
     settings = ScoreSettings.from_json(settings_json)
     tasks, _ = load_gold(gold)
-    check_tasks(tasks, settings)
+    check_tasks(tasks, settings, path=gold)
     return tasks, settings
 
 
@@ -213,14 +218,18 @@ def link_task(
     return task
 
 
-def check_tasks(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> None:
+def check_tasks(tasks: Mapping[str, TaskSpec], settings: ScoreSettings, *, path: str = "") -> None:
     """Check, before anything is read, that the matcher can score every task.
 
     The ``bfcl`` matcher needs gold made by ``ek-otel gold from-bfcl`` (single-turn
-    categories); the ``ek`` matcher scores any task.
+    categories); the ``ek`` matcher scores any task. No ``settings.ignore_tools`` pattern
+    may match a gold call (that call could never be matched); a task's own
+    ``ignore_tools`` are checked with the gold file.
 
     Raises:
-        BfclDataError: a task the BFCL checker cannot check, named.
+        BfclDataError: a task the BFCL checker cannot check, named;
+            IgnoredGoldCallError: an ignored tool that a task expects (``path`` names the
+            gold file).
 
     Example:
         >>> check_tasks({"t": TaskSpec("t")}, ScoreSettings())
@@ -228,7 +237,18 @@ def check_tasks(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> None:
         Traceback (most recent call last):
         ...
         ek_otel.errors.BfclDataError: task t: meta.bfcl_category is missing (make the gold with `ek-otel gold from-bfcl`)
+        >>> check_tasks({"t": TaskSpec("t", gold=[("think", {})])},
+        ...             ScoreSettings(ignore_tools=["th*"]), path="g.jsonl")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.IgnoredGoldCallError: g.jsonl: task 't' expects a call to 'think', which ignore_tools 'th*' removes from every run
     """
+    if settings.ignore_tools:
+        for task in tasks.values():
+            for tool, _ in calls_of(task):
+                for pattern in settings.ignore_tools:
+                    if is_ignored(tool, (pattern,)):
+                        raise IgnoredGoldCallError(path, task.task_id, tool, pattern)
     if settings.matcher != "bfcl":
         return
     from ..bfcl.matcher import entry_from_task
@@ -241,7 +261,8 @@ def score_linked(episode: Any, task: TaskSpec, settings: ScoreSettings) -> Episo
     """Score an episode against the task it is linked to, with the settings' matcher.
 
     With the ``bfcl`` matcher the official checker's verdict decides success; the ek
-    matcher's counts stay as detail.
+    matcher's counts stay as detail. Ignored tools (``settings.ignore_tools`` and the
+    task's) are removed before either matcher sees the calls.
 
     Example:
         >>> from ek_otel.core.episode import Episode, Step, Trajectory
@@ -251,12 +272,16 @@ def score_linked(episode: Any, task: TaskSpec, settings: ScoreSettings) -> Episo
         (1.0, 'arg', 'tool_call')
     """
     base = score_episode(episode, task, level=settings.level, strategy=settings.strategy,
-                         canonicalizer=settings.canonicalizer, prices=settings.prices)
+                         canonicalizer=settings.canonicalizer, prices=settings.prices,
+                         ignore_tools=settings.ignore_tools)
     if settings.matcher != "bfcl":
         return base
     from ..bfcl.matcher import bfcl_verdict_for_episode
 
-    verdict = bfcl_verdict_for_episode(episode, task)
+    # the official checker sees the calls the ek matcher sees: ignored tools removed
+    checked, _ = without_ignored(episode, merge_ignore_patterns(settings.ignore_tools,
+                                                                task.ignore_tools))
+    verdict = bfcl_verdict_for_episode(checked, task)
     if verdict.valid:
         why = "BFCL: valid"
     else:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 from ..core.episode import TaskSpec
+from ..core.ignore import check_ignore_patterns
 from ..core.evaluate import (
     EvaluationReport,
     aggregate_scores,
@@ -274,7 +275,7 @@ def evaluate_corpus(
     """:func:`ek_otel.core.evaluate.evaluate` (documented there): every episode is its own
     trial, linked by its task id alone; nothing is written back. ``scoring`` holds the
     keyword arguments of :func:`~ek_otel.core.evaluate.score_episode` (``level``,
-    ``strategy``, ``prices``, ``canonicalizer``).
+    ``strategy``, ``prices``, ``canonicalizer``, ``ignore_tools``).
 
     Example:
         >>> from ek_otel.core.episode import Episode, TaskSpec
@@ -299,8 +300,12 @@ def evaluate_corpus(
     scored = list(done.latest.values())
     if not group_by_provenance:
         check_comparable(key for _, key in scored)
+    if scoring.get("ignore_tools"):
+        scoring["ignore_tools"] = check_ignore_patterns(scoring["ignore_tools"])
     settings = {"level": scoring.get("level", "call"), "strategy": scoring.get("strategy", "optimal"),
                 "canonicalizer": canonicalizer_name(scoring.get("canonicalizer")),
                 "priced": scoring.get("prices") is not None}
+    if scoring.get("ignore_tools"):  # only when used: the default report keeps its shape
+        settings["ignore_tools"] = list(scoring["ignore_tools"])
     return aggregate_scores(scored, by_id, k=k, unmatched=done.unmatched, settings=settings,
                             group_by_provenance=group_by_provenance)

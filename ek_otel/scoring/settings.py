@@ -19,6 +19,7 @@ from typing import Any, Optional
 from .._version import __version__
 from ..core.cost import ModelPrice, PriceTable
 from ..core.evaluate import canonicalizer_name
+from ..core.ignore import check_ignore_patterns
 from ..core.toolcalls import LEVELS, STRATEGIES
 from ..emit.envelope import ScoreProvenance
 from ..ingest.episodes import GROUP_BY_CHOICES
@@ -61,13 +62,19 @@ class ScoreSettings:
         group_by: One of :data:`GROUP_BY_CHOICES`.
         task_id_keys: Attribute keys tried for the task id, in order.
         scored_at_ns: A fixed score timestamp (tests); None means "now".
+        ignore_tools: Framework-internal tools whose calls are removed before matching
+            (with each task's own ``ignore_tools``; :mod:`ek_otel.core.ignore`). Recorded in
+            the provenance only when given, so default scores keep their exact shape.
 
     Raises:
-        ValueError: for an unknown level, strategy, matcher or grouping.
+        ValueError: for an unknown level, strategy, matcher or grouping, or a bad
+            ``ignore_tools`` pattern.
 
     Example:
         >>> ScoreSettings(level="arg").provenance().matcher
         {'matcher': 'ek', 'level': 'arg', 'strategy': 'optimal', 'canonicalizer': 'default'}
+        >>> ScoreSettings(ignore_tools=["transfer_to_*"]).provenance().matcher["ignore_tools"]
+        ['transfer_to_*']
         >>> ScoreSettings(level="word")
         Traceback (most recent call last):
         ...
@@ -85,6 +92,7 @@ class ScoreSettings:
     group_by: str = "trace"
     task_id_keys: tuple = DEFAULT_TASK_ID_KEYS
     scored_at_ns: Optional[int] = None
+    ignore_tools: tuple = ()
 
     def __post_init__(self) -> None:
         for name, value, choices in (
@@ -96,6 +104,7 @@ class ScoreSettings:
             if value not in choices:
                 raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
         object.__setattr__(self, "task_id_keys", tuple(self.task_id_keys))
+        object.__setattr__(self, "ignore_tools", check_ignore_patterns(self.ignore_tools))
 
     def canonicalizer_name(self) -> str:
         """The canonicalizer's name as recorded in provenance (``"default"`` when None).
@@ -115,15 +124,18 @@ class ScoreSettings:
         """
         cached = self.__dict__.get("_provenance")
         if cached is None:
+            matcher = {
+                "matcher": self.matcher,
+                "level": self.level,
+                "strategy": self.strategy,
+                "canonicalizer": self.canonicalizer_name(),
+            }
+            if self.ignore_tools:  # only when used: default provenance keeps its bytes
+                matcher["ignore_tools"] = list(self.ignore_tools)
             cached = ScoreProvenance(
                 evaluator_version=self.evaluator_version,
                 gold_sha256=self.gold_sha256,
-                matcher={
-                    "matcher": self.matcher,
-                    "level": self.level,
-                    "strategy": self.strategy,
-                    "canonicalizer": self.canonicalizer_name(),
-                },
+                matcher=matcher,
             )
             object.__setattr__(self, "_provenance", cached)  # one per settings, shared by scores
         return cached
@@ -150,13 +162,16 @@ class ScoreSettings:
         if self.prices is not None:
             prices = {model: {name: getattr(price, name) for name in _PRICE_FIELDS}
                       for model, price in self.prices.models.items()}
-        return json.dumps({
+        data = {
             "level": self.level, "strategy": self.strategy, "matcher": self.matcher,
             "prices": prices, "default_task_id": self.default_task_id,
             "gold_sha256": self.gold_sha256, "evaluator_version": self.evaluator_version,
             "group_by": self.group_by, "task_id_keys": list(self.task_id_keys),
             "scored_at_ns": self.scored_at_ns,
-        })
+        }
+        if self.ignore_tools:
+            data["ignore_tools"] = list(self.ignore_tools)
+        return json.dumps(data)
 
     @classmethod
     def from_json(cls, text: str) -> "ScoreSettings":
@@ -183,14 +198,15 @@ class ScoreSettings:
         if prices is not None:
             data["prices"] = PriceTable({model: ModelPrice(**fields)
                                          for model, fields in prices.items()})
-        if "task_id_keys" in data:
-            data["task_id_keys"] = tuple(data["task_id_keys"])
+        for key in ("task_id_keys", "ignore_tools"):
+            if key in data:
+                data[key] = tuple(data[key])
         return cls(**data)
 
 
 _JSON_KEYS = frozenset({"level", "strategy", "matcher", "prices", "default_task_id",
                         "gold_sha256", "evaluator_version", "group_by", "task_id_keys",
-                        "scored_at_ns"})
+                        "scored_at_ns", "ignore_tools"})
 
 
 def file_sha256(path: str) -> str:

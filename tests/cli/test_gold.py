@@ -80,3 +80,18 @@ def test_show_refuses_a_bad_file_with_one_line(tmp_path):
     assert result.exit_code == 2
     assert result.stderr == f'ek-otel: error: {bad}:1: value must be a number > 0, got "high"\n'
     assert result.stdout == ""
+
+
+def test_show_lists_the_ignored_tools_of_a_task(tmp_path):
+    gold = write(tmp_path, "g.jsonl", '{"task_id": "a", "calls": [{"search": {}}], '
+                                      '"ignore_tools": ["final_answer", "transfer_to_*"]}\n')
+    result = CliRunner().invoke(cli, ["gold", "show", str(gold)], env={"COLUMNS": "240"})
+    assert result.exit_code == 0, result.stderr
+    assert "ignored: final_answer, transfer_to_*" in result.stdout
+
+
+def test_validate_names_the_line_of_a_bad_ignore_tools(tmp_path):
+    gold = write(tmp_path, "g.jsonl", '{"task_id": "a"}\n{"task_id": "b", "ignore_tools": ["*"]}\n')
+    result = run("gold", "validate", str(gold))
+    assert result.exit_code == 2
+    assert f"{gold}:2: ignore_tools[0]: '*' would ignore every call" in result.stderr

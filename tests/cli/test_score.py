@@ -312,7 +312,8 @@ def test_matcher_bfcl_needs_bfcl_gold():
     _one_error_line(run(TRACES, "--gold", GOLD, "--matcher", "bfcl"), "bfcl_category")
 
 
-def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
+def _bfcl_gold(tmp_path) -> Path:
+    """A BFCL simple_python task (as `ek-otel gold from-bfcl` writes it): get_weather(city)."""
     from ek_otel.core.episode import AnyOf, TaskSpec, ToolSpec
     from ek_otel.gold.native import dump_tasks
 
@@ -322,6 +323,11 @@ def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
                              "type": "dict", "required": ["city"],
                              "properties": {"city": {"type": "string"}}})],
                          meta={"bfcl_category": "simple_python"})], str(gold))
+    return gold
+
+
+def test_matcher_bfcl_scores_traces_against_bfcl_gold(tmp_path):
+    gold = _bfcl_gold(tmp_path)
     dump = tmp_path / "d.jsonl"
     dump.write_text("\n".join([
         _untagged_trace_line("a" * 32, {"city": "Paris"}, task_id="simple_python_0"),
@@ -391,3 +397,82 @@ def test_a_model_the_pricing_file_does_not_price_is_a_warning_not_a_silent_dash(
     assert "ek-otel: warning: 9 of 9 scored episodes have no dollars: " in result.stderr
     priced = run(TRACES, "--gold", GOLD, "--pricing", str(ROOT / "examples" / "pricing.yaml"))
     assert "warning" not in priced.stderr
+
+
+# -- --ignore-tool / gold ignore_tools ---------------------------------------------------------
+
+AGENTS = str(ROOT / "tests" / "ingest" / "corpus" / "agents-otel-v2-alone" / "traces.jsonl")
+
+
+def _agents_gold(tmp_path, **extra):
+    """The Agents SDK run (real spans) calls get_weather, get_time and convert_temperature; this
+    gold expects the first two only, so convert_temperature stands for a framework tool."""
+    gold = tmp_path / "agents.jsonl"
+    task = {"task_id": "weather-paris", "calls": [{"get_weather": {"city": ["Paris"], "unit": ["celsius"]}},
+                                                 {"get_time": {"timezone": ["Europe/Paris"]}}]}
+    gold.write_text(json.dumps({**task, **extra}) + "\n")
+    return str(gold)
+
+
+def _json_report(*args):
+    result = run(*args, "--json", "-")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_ignore_tool_removes_the_calls_from_matching_and_records_itself(tmp_path):
+    gold = _agents_gold(tmp_path)
+    plain = _json_report(AGENTS, "--gold", gold)
+    (episode,) = plain["episodes"]
+    assert (episode["fp"], episode["success"]) == (1.0, False)
+    ignored = _json_report(AGENTS, "--gold", gold, "--ignore-tool", "convert_*",
+                           "--ignore-tool", "think")
+    (episode,) = ignored["episodes"]
+    assert (episode["tp"], episode["fp"], episode["fn"], episode["success"]) == (2.0, 0.0, 0.0, True)
+    assert episode["spurious_calls"] == [] and "ignored: convert_temperature" in episode["explanation"]
+    assert ignored["provenance"]["matcher"]["ignore_tools"] == ["convert_*", "think"]
+    assert "1 call(s) to framework-internal tools were ignored" in run(
+        AGENTS, "--gold", gold, "--ignore-tool", "convert_*").stderr
+
+
+def test_without_ignore_tool_the_json_report_has_no_trace_of_it(tmp_path):
+    """The default report keeps the shape it had before --ignore-tool existed (byte-identical
+    output for the same input): the key comes only with the option."""
+    data = _json_report(AGENTS, "--gold", _agents_gold(tmp_path))
+    assert list(data["provenance"]["matcher"]) == ["matcher", "level", "strategy", "canonicalizer"]
+    assert "ignore" not in json.dumps(data)
+
+
+def test_gold_ignore_tools_scores_as_the_option_does(tmp_path):
+    data = _json_report(AGENTS, "--gold", _agents_gold(tmp_path, ignore_tools=["convert_temperature"]))
+    (episode,) = data["episodes"]
+    assert (episode["fp"], episode["success"]) == (0.0, True)
+    assert "ignore_tools" not in data["provenance"]["matcher"]  # the gold's hash covers it
+
+
+def test_ignore_tool_matching_a_gold_call_is_one_line(tmp_path):
+    _one_error_line(run(AGENTS, "--gold", _agents_gold(tmp_path), "--ignore-tool", "get_*"),
+                    "agents.jsonl", "'weather-paris'", "--ignore-tool 'get_*'")
+
+
+@pytest.mark.parametrize("pattern, message", [("*", "would ignore every call"),
+                                              ("", "non-empty")])
+def test_bad_ignore_tool_is_one_line(tmp_path, pattern, message):
+    result = run(AGENTS, "--gold", _agents_gold(tmp_path), "--ignore-tool", pattern)
+    assert result.exit_code == 2 and "--ignore-tool" in result.stderr and message in result.stderr
+
+
+def test_ignore_tool_also_applies_to_the_bfcl_matcher(tmp_path):
+    gold = _bfcl_gold(tmp_path)
+    line = json.loads(_untagged_trace_line("a" * 32, {"city": "Paris"}, task_id="simple_python_0"))
+    spans = line["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans.append({**spans[1], "spanId": "3" * 16, "name": "execute_tool final_answer", "attributes": [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+        {"key": "gen_ai.tool.name", "value": {"stringValue": "final_answer"}}]})
+    dump = tmp_path / "d.jsonl"
+    dump.write_text(json.dumps(line) + "\n")
+    before = _json_report(str(dump), "--gold", str(gold), "--matcher", "bfcl")
+    after = _json_report(str(dump), "--gold", str(gold), "--matcher", "bfcl",
+                         "--ignore-tool", "final_answer")
+    assert before["episodes"][0]["success"] is False
+    assert after["episodes"][0]["success"] is True

@@ -62,6 +62,8 @@ def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file, monke
     (["--max-open-traces", "0"], "--max-open-traces must be positive"),
     (["--emit-endpoint", "127.0.0.1:4317"], "http:// or https://"),
     (["--emit-header", "novalue"], "KEY=VALUE"),
+    (["--ignore-tool", "*"], "would ignore every call"),
+    (["--ignore-tool", "get_*"], "expects a call to 'get_weather', which --ignore-tool 'get_*' removes"),
 ])
 def test_bad_options_are_one_line_and_exit_2(gold_file, args, message):
     args = [a.replace("{gold}", gold_file) for a in args]

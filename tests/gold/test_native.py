@@ -181,6 +181,12 @@ def canonical_tasks(draw):
         task["value"] = draw(st.floats(min_value=0.001, max_value=1e6).filter(lambda v: v != 1.0))
     if draw(st.booleans()):
         task["meta"] = draw(st.dictionaries(st.text(max_size=4), JSON, min_size=1, max_size=3))
+    if draw(st.booleans()):
+        called = {name for call in calls for name in call}
+        ignored = draw(st.lists(NAMES.filter(lambda n: n not in called), min_size=1, max_size=2,
+                                unique=True))
+        if ignored:
+            task["ignore_tools"] = ignored
     return task
 
 
@@ -277,6 +283,10 @@ def test_jsonl_error_names_the_line(tmp_path, bad_line):
         ({"task_id": "t", "tools": [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"importance": -1}}}}]}, "argument 'a': importance must be a number >= 0"),
         ({"task_id": "t", "tools": [{"name": "f", "parameters": {"properties": {}, "required": ["a"]}}]}, "required argument 'a' is not among the properties"),
         ("just a string", "a task must be a JSON object, got string"),
+        ({"task_id": "t", "ignore_tools": "final_answer"}, 'ignore_tools must be a list of tool names, e.g. ["final_answer"], got string'),
+        ({"task_id": "t", "ignore_tools": ["think", 3]}, "ignore_tools[1]: a tool name must be a non-empty string, got 3"),
+        ({"task_id": "t", "ignore_tools": ["*"]}, "ignore_tools[0]: '*' would ignore every call"),
+        ({"task_id": "t", "calls": [{"final_answer": {}}], "ignore_tools": ["final_*"]}, "calls[0]: the task expects a call to 'final_answer', which ignore_tools 'final_*' removes from every run"),
     ],
 )
 def test_each_problem_is_refused_with_file_line_and_message(tmp_path, task, message):
@@ -405,3 +415,18 @@ def test_yaml_words_are_not_booleans_in_typed_keys(tmp_path):
     path.write_text("- task_id: t\n  ordered: yes\n")
     with pytest.raises(GoldFileError, match=r'g.yaml:1: ordered must be true or false, got "yes"'):
         load_tasks(path)
+
+
+def test_ignore_tools_round_trip_and_reach_the_task(tmp_path):
+    path = write(tmp_path, "g.yaml", "- task_id: t\n  calls: [{search: {}}]\n"
+                                     "  ignore_tools: [final_answer, transfer_to_*]\n")
+    (task,) = load_tasks(path)
+    assert task.ignore_tools == ("final_answer", "transfer_to_*")
+    assert task_to_dict(task)["ignore_tools"] == ["final_answer", "transfer_to_*"]
+
+
+def test_a_bad_ignore_tools_in_yaml_names_the_line(tmp_path):
+    path = write(tmp_path, "g.yaml", "- task_id: ok\n- task_id: t\n  ignore_tools: [\"\"]\n")
+    with pytest.raises(GoldFileError) as info:
+        load_tasks(path)
+    assert str(info.value) == f'{path}:2: ignore_tools[0]: a tool name must be a non-empty string, got ""'

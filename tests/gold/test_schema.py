@@ -99,6 +99,11 @@ STRUCTURALLY_BAD = [
     {"task_id": "t", "tools": [{"type": "tool", "name": "f"}]},
     {"task_id": "t", "tools": [{"type": "function", "function": {"name": "f", "params": {}}}]},
     {"task_id": "t", "tools": [{"type": "function", "function": []}]},
+    {"task_id": "t", "ignore_tools": "final_answer"},
+    {"task_id": "t", "ignore_tools": [""]},
+    {"task_id": "t", "ignore_tools": [3]},
+    {"task_id": "t", "ignore_tools": ["*"]},
+    {"task_id": "t", "ignore_tools": [" ** "]},
     [],
     "task",
 ]
@@ -150,3 +155,17 @@ def test_helpers():
     assert did_you_mean("slise", TASK_KEYS) == " (did you mean 'slice'?)"
     assert json_type_name(1.5) == "number"
     assert json_type_name("x") == "string"
+
+
+def test_ignore_tools_is_valid_in_both_checks():
+    task = {"task_id": "t", "calls": [{"search": {}}], "ignore_tools": ["final_answer", "transfer_to_*"]}
+    assert task_problems(task) == []
+    assert list(VALIDATOR.iter_errors(task)) == []
+
+
+def test_ignore_tools_that_remove_an_expected_call_are_refused_by_the_hand_checks():
+    task = {"task_id": "t", "turns": [[{"search": {}}], [{"transfer_to_billing": {}}]],
+            "ignore_tools": ["transfer_to_*"]}
+    assert task_problems(task) == [
+        "turns[1][0]: the task expects a call to 'transfer_to_billing', which ignore_tools "
+        "'transfer_to_*' removes from every run"]

@@ -53,3 +53,15 @@ def test_from_json_validates_like_the_constructor():
 def test_a_canonicalizer_does_not_travel():
     with pytest.raises(ValueError, match="cannot travel"):
         ScoreSettings(canonicalizer=str.lower).to_json()
+
+
+def test_ignore_tools_travel_as_json_and_only_when_given():
+    import json
+
+    from ek_otel.scoring.settings import ScoreSettings
+
+    s = ScoreSettings(ignore_tools=["final_answer", "transfer_to_*"])
+    assert s.ignore_tools == ("final_answer", "transfer_to_*")
+    assert ScoreSettings.from_json(s.to_json()) == s
+    assert "ignore_tools" not in json.loads(ScoreSettings().to_json())
+    assert "ignore_tools" not in ScoreSettings().provenance().matcher

@@ -321,6 +321,35 @@ def test_kill_9_with_the_otlp_sink_delivers_every_score_with_the_same_span_ids(
         sink.stop()
 
 
+def test_ignore_tools_reach_the_scoring_worker_process(otlp_sink, start_server):
+    """--ignore-tool travels in ScoreSettings JSON to a worker process: the run's `think`
+    call is neither TP nor FP there, and the exported score records the ignored tools."""
+    from ek_otel.scoring.settings import ScoreSettings
+
+    settings = ScoreSettings(ignore_tools=("think", "transfer_to_*")).to_json()
+    server = start_server(emit_endpoint=otlp_sink.endpoint, emit_protocol="grpc", grace_s=0.2,
+                          scorer_processes=1, score_settings=settings)
+    t = tid(2, 0x12)
+    req = ExportTraceServiceRequest.FromString(run_request([t]))
+    spans = req.resource_spans[0].scope_spans[0].spans
+    for n, name in enumerate(("think", "transfer_to_billing")):
+        extra = spans.add()
+        extra.CopyFrom(spans[2])  # the execute_tool span, renamed
+        extra.span_id = bytes([0x03 + n]) + extra.span_id[1:]
+        extra.name = f"execute_tool {name}"
+        del extra.attributes[:]
+        attributes_to_pb({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+                         extra.attributes)
+    assert post(server.http_url + "/v1/traces", req.SerializeToString()) == 200
+    wait_for(lambda: len(otlp_sink.scores()) >= 1, 60, "the score exported")
+    ((trace_id, _, attrs),) = otlp_sink.scores()
+    assert trace_id == t
+    assert attrs["ek.success"].bool_value is True and attrs["ek.fp"].double_value == 0.0
+    assert json.loads(attrs["ek.matcher.ignore_tools"].string_value) == ["think", "transfer_to_*"]
+    (row,) = server.app.writer.call(lambda s: s.latest_scores())
+    assert "ignored: think, transfer_to_billing" in json.loads(row.envelope)["score"]["explanation"]
+
+
 def test_scoring_workers_start_ready_and_exit_when_the_server_is_killed(tmp_path, gold,
                                                                         server_processes):
     """By default one scoring worker per core, started (warmed up) before any span arrives;

@@ -10,8 +10,9 @@ names an attribute itself; ``tests/ingest/test_semconv.py`` keeps it so.
 
 One module per job: :mod:`.roles` (model call, tool, agent), :mod:`.usage` (tokens),
 :mod:`.tools` (tool name, call id, arguments, result), :mod:`.outputs` (where a model's
-answer is), :mod:`.run` (task, conversation, agent, model, parameters, errors), and
-:mod:`.values` (reading values of any type).
+answer is), :mod:`.run` (task, conversation, agent, model, parameters, errors),
+:mod:`.conventions` (which conventions attribute names follow), and :mod:`.values` (reading
+values of any type).
 
 Accessors take an attribute mapping (or a :class:`~ek_otel.ingest.records.SpanRecord`) and
 never raise on values of unexpected types: a value that cannot be read counts as absent.
@@ -27,6 +28,8 @@ Example:
 
 from __future__ import annotations
 
+from .conventions import *  # noqa: F401,F403
+from .conventions import __all__ as _conventions
 from .outputs import *  # noqa: F401,F403
 from .outputs import __all__ as _outputs
 from .roles import *  # noqa: F401,F403
@@ -40,4 +43,4 @@ from .usage import __all__ as _usage
 from .values import *  # noqa: F401,F403
 from .values import __all__ as _values
 
-__all__ = [*_roles, *_usage, *_tools, *_outputs, *_run, *_values]
+__all__ = [*_roles, *_usage, *_tools, *_outputs, *_run, *_values, *_conventions]

@@ -1,0 +1,429 @@
+"""Why a trace gives the episode it gives: the data behind ``ek-otel doctor``.
+
+:func:`diagnose_episode` looks at one episode beside the records it was built from and says:
+
+- **which instrumentations** made the spans: each scope name and version, the package and
+  conventions :mod:`ek_otel.ingest.instrumentations` recognises it as, and the **framework**
+  of the trace (its agent framework when one is found, else its model client);
+- **what was read** (:class:`Read`): model calls (and those without a token count), tool
+  calls (executed, or only requested by a model), arguments captured or not, call ids, and
+  tokens by kind;
+- **each gap** (:class:`Gap`): an item of the support matrix
+  (:data:`~ek_otel.ingest.instrumentations.SUPPORT_ITEMS`) the trace lacks, what shows it,
+  and the setting that fixes it. A *certain* gap is seen in the data (a tool call without
+  arguments, a model call without usage); a *possible* one is a token kind that reads 0
+  where the package is known never to record it;
+- the **spans read as nothing**: neither a model call, a tool call, an agent, nor the root.
+
+:func:`diagnose` does it for many episodes and adds a :class:`Total`. Everything is plain
+data (``to_dict()`` for JSON); nothing here prints.
+
+Example:
+    >>> from ek_otel.ingest.episodes import build_episode
+    >>> from ek_otel.ingest.records import SpanRecord
+    >>> chat = SpanRecord("ab" * 16, "0" * 15 + "1", name="chat gpt-4o",
+    ...     scope_name="opentelemetry.util.genai.handler", scope_version="1.1b0",
+    ...     attributes={"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 10,
+    ...                 "gen_ai.usage.output_tokens": 2,
+    ...                 "gen_ai.response.finish_reasons": ["tool_calls"]})
+    >>> d = diagnose_episode(build_episode([chat]), [chat])
+    >>> d.framework, d.read.model_calls, [g.item for g in d.gaps]
+    ('OpenAI client', 1, ['tool_names', 'arguments', 'cached_tokens', 'reasoning_tokens'])
+    >>> d.gaps[1].fix
+    'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental: span_only or span_and_event)'
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Optional
+
+from . import semconv as sc
+from .instrumentations import (
+    CLIENT,
+    FRAMEWORK,
+    GENERIC_FIXES,
+    TOKEN_ITEMS,
+    Instrumentation,
+    recognise,
+)
+from .records import SpanRecord
+
+__all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "Total", "Diagnosis",
+           "diagnose_episode", "diagnose"]
+
+
+@dataclass(frozen=True)
+class ScopeSeen:
+    """One instrumentation scope of a trace and what it is known as ("" when unknown).
+
+    Example:
+        >>> ScopeSeen("pydantic-ai", "2.68.0", 7).to_dict()["framework"]
+        'pydantic-ai'
+    """
+
+    name: str
+    version: str
+    spans: int = 0
+    conventions: tuple = ()
+
+    @property
+    def known(self) -> Optional[Instrumentation]:
+        """The table's entry for this scope, or None."""
+        return recognise(self.name)
+
+    def to_dict(self) -> dict:
+        known = self.known
+        return {"name": self.name, "version": self.version, "spans": self.spans,
+                "package": known.package if known else "",
+                "convention": known.convention if known else "",
+                "framework": known.framework if known else "",
+                "kind": known.kind if known else "",
+                "attributes_of": list(self.conventions)}
+
+
+@dataclass(frozen=True)
+class Read:
+    """What an episode was read as (sums over traces in a :class:`Total`).
+
+    Attributes:
+        model_calls / model_calls_without_usage: Model calls, and those with no token count.
+        tool_calls: The episode's steps; ``executed`` of them come from a tool-execution
+            span, ``requested_only`` only from a model's answer.
+        args_captured / args_missing: Steps with and without recorded arguments.
+        call_ids: Steps with a tool-call id.
+        uncaptured_tool_calls: Model calls that asked for tools without recording the calls.
+        unrecorded_model_outputs: Model calls whose answer was not recorded at all.
+        input_tokens / output_tokens / cached_tokens / reasoning_tokens: Tokens by kind.
+
+    Example:
+        >>> (Read(tool_calls=2, call_ids=1) + Read(tool_calls=1)).to_dict()["tool_calls"]
+        3
+    """
+
+    model_calls: int = 0
+    model_calls_without_usage: int = 0
+    tool_calls: int = 0
+    executed: int = 0
+    requested_only: int = 0
+    args_captured: int = 0
+    args_missing: int = 0
+    call_ids: int = 0
+    uncaptured_tool_calls: int = 0
+    unrecorded_model_outputs: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    def __add__(self, other: "Read") -> "Read":
+        return Read(**{f.name: getattr(self, f.name) + getattr(other, f.name)
+                       for f in fields(self)})
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Gap:
+    """An item the trace lacks (one of ``SUPPORT_ITEMS``), what shows it, and its fix.
+
+    ``certain`` is False for a token kind that reads 0 where the package never records it
+    (the model may also have used none).
+
+    Example:
+        >>> Gap("arguments", "2 of 2 tool calls without arguments", "TRACELOOP_TRACE_CONTENT=true").to_dict()["certain"]
+        True
+    """
+
+    item: str
+    what: str
+    fix: str
+    certain: bool = True
+
+    def to_dict(self) -> dict:
+        return {"item": self.item, "what": self.what, "fix": self.fix, "certain": self.certain}
+
+
+@dataclass(frozen=True)
+class TraceDiagnosis:
+    """The diagnosis of one episode (one trace, or one conversation of several).
+
+    Attributes:
+        trace_id / task_id / service: Of the episode.
+        framework: The agent framework recognised from the scopes, else the model client,
+            else None.
+        scopes: Every :class:`ScopeSeen`, most spans first.
+        spans / logs: Records the episode was built from.
+        read: The :class:`Read`.
+        gaps: Every :class:`Gap`.
+        unread_spans: ``(span name, count)`` of the spans read as nothing, most first.
+    """
+
+    trace_id: str
+    task_id: str
+    service: Optional[str]
+    framework: Optional[str]
+    scopes: tuple
+    spans: int
+    logs: int
+    read: Read
+    gaps: tuple
+    unread_spans: tuple
+
+    @property
+    def unread_count(self) -> int:
+        """How many spans were read as nothing."""
+        return sum(n for _, n in self.unread_spans)
+
+    def gap(self, item: str) -> Optional[Gap]:
+        """The gap of an item, or None.
+
+        Example:
+            >>> TraceDiagnosis("t", "", None, None, (), 0, 0, Read(), (), ()).gap("arguments") is None
+            True
+        """
+        for gap in self.gaps:
+            if gap.item == item:
+                return gap
+        return None
+
+    def to_dict(self) -> dict:
+        return {"trace_id": self.trace_id, "task_id": self.task_id, "service": self.service,
+                "framework": self.framework, "scopes": [s.to_dict() for s in self.scopes],
+                "spans": self.spans, "logs": self.logs, "read": self.read.to_dict(),
+                "gaps": [g.to_dict() for g in self.gaps],
+                "unread_spans": {"count": self.unread_count,
+                                 "names": dict(self.unread_spans)}}
+
+
+@dataclass(frozen=True)
+class Total:
+    """Every trace together: counts, sums, and each gap with the number of traces it hits.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> diagnose([(Episode("t"), [], [])]).total.to_dict()["frameworks"]
+        {'(none recognised)': 1}
+    """
+
+    traces: int
+    frameworks: tuple  # (framework, traces)
+    scopes: tuple      # ScopeSeen, spans summed
+    read: Read
+    gaps: tuple        # (Gap, traces)
+    unread_spans: tuple
+
+    def to_dict(self) -> dict:
+        return {"traces": self.traces, "frameworks": dict(self.frameworks),
+                "scopes": [s.to_dict() for s in self.scopes], "read": self.read.to_dict(),
+                "gaps": [{**g.to_dict(), "traces": n} for g, n in self.gaps],
+                "unread_spans": {"count": sum(n for _, n in self.unread_spans),
+                                 "names": dict(self.unread_spans)}}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Per trace, and in total.
+
+    Example:
+        >>> sorted(diagnose([]).to_dict())
+        ['total', 'traces']
+    """
+
+    traces: tuple
+    total: Total
+
+    def to_dict(self) -> dict:
+        return {"traces": [t.to_dict() for t in self.traces], "total": self.total.to_dict()}
+
+
+# -- one episode -----------------------------------------------------------------------------
+
+
+def _scopes(spans: Sequence[Any]) -> tuple:
+    counts: Counter = Counter()
+    keys: dict = {}
+    for span in spans:
+        scope = (span.scope_name or "", span.scope_version or "")
+        counts[scope] += 1
+        attributes = span.attributes if isinstance(span.attributes, Mapping) else {}
+        keys.setdefault(scope, set()).update(attributes)
+    return tuple(ScopeSeen(name, version, n, sc.conventions_of(keys[(name, version)]))
+                 for (name, version), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _known(scopes: Iterable[ScopeSeen]) -> list:
+    """The recognised instrumentations, agent frameworks first, in table order."""
+    from .instrumentations import INSTRUMENTATIONS
+
+    found = {id(k): k for s in scopes if (k := s.known) is not None}
+    ordered = [i for i in INSTRUMENTATIONS if id(i) in found]
+    return [i for i in ordered if i.kind == FRAMEWORK] + [i for i in ordered if i.kind == CLIENT]
+
+
+def _read(episode: Any, spans: Sequence[Any]) -> Read:
+    meta = episode.meta or {}
+    steps = tuple(episode.trajectory.steps)
+    tool_spans = {s.span_id for s in spans if sc.span_role(s) == sc.TOOL}
+    executed = sum(1 for s in steps if s.span_id in tool_spans)
+    cost = episode.cost
+    return Read(
+        model_calls=int(meta.get("model_calls", 0)),
+        model_calls_without_usage=int(meta.get("model_calls_without_usage", 0)),
+        tool_calls=len(steps),
+        executed=executed,
+        requested_only=len(steps) - executed,
+        args_captured=sum(1 for s in steps if s.args_captured),
+        args_missing=sum(1 for s in steps if not s.args_captured),
+        call_ids=sum(1 for s in steps if s.call_id),
+        uncaptured_tool_calls=int(meta.get("uncaptured_tool_calls", 0)),
+        unrecorded_model_outputs=int(meta.get("unrecorded_model_outputs", 0)),
+        input_tokens=cost.input_tokens if cost else 0,
+        output_tokens=cost.output_tokens if cost else 0,
+        cached_tokens=cost.cached_input_tokens if cost else 0,
+        reasoning_tokens=cost.reasoning_tokens if cost else 0,
+    )
+
+
+def _fix(item: str, known: Sequence[Instrumentation]) -> str:
+    for instrumentation in known:
+        if item in instrumentation.fixes:
+            return instrumentation.fixes[item]
+    return GENERIC_FIXES[item]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _gaps(read: Read, known: Sequence[Instrumentation]) -> tuple:
+    gaps: list = []
+
+    def add(item: str, what: str, certain: bool = True, fix: Optional[str] = None) -> None:
+        gaps.append(Gap(item, what, fix or _fix(item, known), certain))
+
+    if read.uncaptured_tool_calls and not read.executed:  # no tool span names them either
+        add("tool_names", f"{_plural(read.uncaptured_tool_calls, 'model call')} asked for tools "
+                          "but recorded none of the calls, and no tool execution is traced")
+    why = []
+    if read.args_missing:
+        why.append(f"{read.args_missing} of {_plural(read.tool_calls, 'tool call')} without "
+                   "arguments")
+    if read.uncaptured_tool_calls:
+        why.append(f"{read.uncaptured_tool_calls} model answers with tool calls not recorded")
+    if read.unrecorded_model_outputs:
+        why.append(f"{_plural(read.unrecorded_model_outputs, 'model answer')} not recorded at "
+                   "all (they may hide tool calls)")
+    if why:
+        add("arguments", "; ".join(why))
+    if read.tool_calls and not read.call_ids:
+        add("call_ids", f"none of the {_plural(read.tool_calls, 'tool call')} has a call id "
+                        "(some models give none: Gemini)")
+    tokens = read.input_tokens + read.output_tokens + read.cached_tokens + read.reasoning_tokens
+    if not tokens and not read.model_calls:
+        for item in TOKEN_ITEMS:
+            add(item, "no model call is traced, and no span carries a token count")
+    elif not tokens:
+        for item in TOKEN_ITEMS:
+            add(item, f"{read.model_calls_without_usage} of "
+                      f"{_plural(read.model_calls, 'model call')} recorded no token count")
+    else:
+        for item in ("cached_tokens", "reasoning_tokens"):
+            if getattr(read, item):
+                continue
+            for instrumentation in known:
+                if item in instrumentation.limits:
+                    kind = item.split("_")[0]
+                    add(item, f"no {kind} tokens read, and {instrumentation.package} does not "
+                              f"record them", certain=False, fix=instrumentation.limits[item])
+                    break
+    return tuple(gaps)
+
+
+def _unread(episode: Any, spans: Sequence[Any]) -> tuple:
+    root = getattr(episode.provenance, "root_span_id", "") if episode.provenance else ""
+    stepped = {s.span_id for s in episode.trajectory.steps if s.span_id}
+    names = Counter(
+        s.name or "(no name)" for s in spans
+        if isinstance(s, SpanRecord) and s.span_id != root and s.span_id not in stepped
+        and sc.span_role(s) == sc.OTHER)
+    return tuple(sorted(names.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = ()) -> TraceDiagnosis:
+    """The :class:`TraceDiagnosis` of one episode built from ``spans`` and ``logs``
+    (see the module doc).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> diagnose_episode(Episode("t"), []).framework is None
+        True
+    """
+    spans = [s for s in spans if isinstance(s, SpanRecord)]
+    scopes = _scopes(spans)
+    known = _known(scopes)
+    read = _read(episode, spans)
+    provenance = episode.provenance
+    return TraceDiagnosis(
+        trace_id=getattr(provenance, "trace_id", "") or "",
+        task_id=episode.task_id or "",
+        service=getattr(provenance, "service_name", None),
+        framework=known[0].framework if known else None,
+        scopes=scopes,
+        spans=len(spans),
+        logs=len(logs),
+        read=read,
+        gaps=_gaps(read, known),
+        unread_spans=_unread(episode, spans),
+    )
+
+
+def diagnose(items: Iterable[tuple]) -> Diagnosis:
+    """Diagnose ``(episode, spans, logs)`` triples and total them.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> d = diagnose([(Episode("a"), [], []), (Episode("b"), [], [])])
+        >>> d.total.traces, d.total.read.tool_calls
+        (2, 0)
+    """
+    traces = tuple(diagnose_episode(episode, spans, logs) for episode, spans, logs in items)
+    return Diagnosis(traces, _total(traces))
+
+
+def _total(traces: Sequence[TraceDiagnosis]) -> Total:
+    frameworks = Counter(t.framework or "(none recognised)" for t in traces)
+    scope_spans: Counter = Counter()
+    scope_conventions: dict = {}
+    gaps: Counter = Counter()
+    gap_of: dict = {}
+    unread: Counter = Counter()
+    read = Read()
+    for trace in traces:
+        read = read + trace.read
+        for scope in trace.scopes:
+            scope_spans[(scope.name, scope.version)] += scope.spans
+            scope_conventions.setdefault((scope.name, scope.version), set()).update(
+                scope.conventions)
+        for gap in trace.gaps:
+            key = (gap.item, gap.fix, gap.certain)
+            gaps[key] += 1
+            gap_of.setdefault(key, Gap(gap.item, "", gap.fix, gap.certain))
+        unread.update(dict(trace.unread_spans))
+    return Total(
+        traces=len(traces),
+        frameworks=tuple(frameworks.most_common()),
+        scopes=tuple(ScopeSeen(name, version, n, _in_marker_order(scope_conventions[(name, version)]))
+                     for (name, version), n in
+                     sorted(scope_spans.items(), key=lambda kv: (-kv[1], kv[0]))),
+        read=read,
+        gaps=tuple((gap_of[key], n) for key, n in gaps.most_common()),
+        unread_spans=tuple(sorted(unread.items(), key=lambda kv: (-kv[1], kv[0]))),
+    )
+
+
+def _in_marker_order(names: set) -> tuple:
+    return tuple(name for _, name in sc.CONVENTION_MARKERS if name in names)

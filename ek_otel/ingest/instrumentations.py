@@ -1,0 +1,278 @@
+"""What ek-otel knows about the instrumentations it reads: one table, in semantic-convention
+terms, behind ``ek-otel doctor`` (:mod:`ek_otel.ingest.diagnose`) and ``docs/frameworks.md``.
+
+Each :class:`Instrumentation` is recognised by the OTel **instrumentation scope** names its
+spans carry (the ``scope.name`` of OTLP; a trailing ``*`` matches a prefix), and says:
+
+- ``package``: the package that emits the spans, and ``convention``: the attribute
+  conventions they follow (OTel GenAI, OpenInference, OpenLLMetry, Logfire, or the
+  framework's own);
+- ``framework``: what users call what is instrumented (``"pydantic-ai"``, ``"OpenAI client"``)
+  and whether it is an agent ``framework`` or a model ``client`` (the framework of a trace is
+  its agent framework when one is found);
+- ``fixes``: for each item the package may leave out of its telemetry, the setting that makes
+  it record it (``doctor`` prints it beside a gap it finds);
+- ``limits``: items the package never records whatever its settings (only token kinds: a
+  cached or reasoning count of 0 is then no proof the model used none), with what to add.
+
+The items are the :data:`SUPPORT_ITEMS` of the support matrix: tool names, arguments, call
+ids, and input/output/cached/reasoning tokens.
+
+Example:
+    >>> hit = recognise("opentelemetry.util.genai.handler")
+    >>> hit.package, hit.convention
+    ('opentelemetry-instrumentation-openai-v2 (2.4+, through opentelemetry-util-genai)', 'OTel GenAI')
+    >>> recognise("pydantic-ai").fixes["arguments"]
+    'Agent(instrument=InstrumentationSettings(include_content=True))'
+    >>> recognise("my.own.tracer") is None
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Optional
+
+__all__ = [
+    "SUPPORT_ITEMS",
+    "TOKEN_ITEMS",
+    "FRAMEWORK",
+    "CLIENT",
+    "Instrumentation",
+    "INSTRUMENTATIONS",
+    "recognise",
+    "GENERIC_FIXES",
+]
+
+#: The items of the support matrix, in its column order.
+SUPPORT_ITEMS = ("tool_names", "arguments", "call_ids", "input_tokens", "output_tokens",
+                 "cached_tokens", "reasoning_tokens")
+#: The token items (a subset of :data:`SUPPORT_ITEMS`).
+TOKEN_ITEMS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+
+#: ``Instrumentation.kind`` of an agent framework, and of a model client (or a gateway).
+FRAMEWORK = "framework"
+CLIENT = "client"
+
+
+@dataclass(frozen=True)
+class Instrumentation:
+    """One instrumentation package, as its spans show it (module doc).
+
+    Example:
+        >>> Instrumentation(("a.b*",), "a", "OTel GenAI", "A", CLIENT).matches("a.b.c")
+        True
+    """
+
+    scopes: tuple
+    package: str
+    convention: str
+    framework: str
+    kind: str
+    fixes: Mapping[str, str] = field(default_factory=dict)
+    limits: Mapping[str, str] = field(default_factory=dict)
+
+    def matches(self, scope_name: str) -> bool:
+        """True when a scope name is one of this package's (``*``: a prefix)."""
+        for scope in self.scopes:
+            if scope.endswith("*"):
+                if scope_name.startswith(scope[:-1]):
+                    return True
+            elif scope_name == scope:
+                return True
+        return False
+
+
+# -- the settings that fix a gap, named once --------------------------------------------------
+
+_OTEL_CONTENT = ("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (with "
+                 "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental: span_only or "
+                 "span_and_event)")
+_TRACELOOP_CONTENT = "TRACELOOP_TRACE_CONTENT=true (the default)"
+_OPENINFERENCE_CONTENT = ("OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTPUTS unset or "
+                          "false (and OPENINFERENCE_HIDE_INPUT_MESSAGES / "
+                          "OPENINFERENCE_HIDE_OUTPUT_MESSAGES)")
+_STREAM_USAGE = ('streaming without usage: pass stream_options={"include_usage": True} to the '
+                 "OpenAI call (or do not stream)")
+_ADD_CLIENT = ("add a model-client instrumentor (opentelemetry-instrumentation-openai-v2, "
+               "openinference-instrumentation-openai, ...): its spans carry the model calls")
+_GEMINI_IDS = ("none: Gemini models give no tool-call ids (calls are joined by name and "
+               "order)")
+
+
+def _content(fix: str) -> dict:
+    """Content capture gates the model's requested calls: their names, arguments and ids."""
+    return {"tool_names": fix, "arguments": fix, "call_ids": fix}
+
+
+_OTHER_OPENAI = ("not recorded by this instrumentation: the OpenInference and OpenLLMetry "
+                 "OpenAI instrumentors record them")
+
+#: Every instrumentation ek-otel recognises, agent frameworks first (the corpus in
+#: ``tests/ingest/corpus`` holds spans of each, made by the real package).
+INSTRUMENTATIONS: tuple = (
+    # -- agent frameworks, their own telemetry ------------------------------------------------
+    Instrumentation(("pydantic-ai", "pydantic_ai*"), "pydantic-ai (Agent(instrument=...))",
+                    "OTel GenAI", "pydantic-ai", FRAMEWORK,
+                    fixes={"arguments": "Agent(instrument=InstrumentationSettings(include_content=True))"}),
+    Instrumentation(("strands.telemetry.tracer", "strands*"), "strands-agents", "OTel GenAI",
+                    "Strands Agents", FRAMEWORK),
+    Instrumentation(("gcp.vertex.agent",), "google-adk", "OTel GenAI (+ gcp.vertex.agent.*)",
+                    "Google ADK", FRAMEWORK,
+                    fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+                                        "SPAN_ONLY (or the legacy schema, "
+                                        "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1, with "
+                                        "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true)",
+                           "call_ids": _GEMINI_IDS}),
+    Instrumentation(("openinference.instrumentation.smolagents",),
+                    "openinference-instrumentation-smolagents", "OpenInference", "smolagents",
+                    FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT},
+                    limits={"cached_tokens": "add openinference-instrumentation-openai: its "
+                                             "client spans carry them",
+                            "reasoning_tokens": "add openinference-instrumentation-openai: its "
+                                                "client spans carry them"}),
+    Instrumentation(("openinference.instrumentation.llama_index",),
+                    "openinference-instrumentation-llama-index", "OpenInference", "LlamaIndex",
+                    FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT,
+                                      **dict.fromkeys(TOKEN_ITEMS,
+                                                      'streaming without usage: pass additional_kwargs='
+                                                      '{"stream_options": {"include_usage": True}} to '
+                                                      "llama_index.llms.openai.OpenAI (or do not stream)")}),
+    Instrumentation(("openinference.instrumentation.crewai",),
+                    "openinference-instrumentation-crewai", "OpenInference", "CrewAI", FRAMEWORK,
+                    fixes={"call_ids": "the crewai instrumentors trace no model call: "
+                                       + _ADD_CLIENT}),
+    Instrumentation(("opentelemetry.instrumentation.crewai*",),
+                    "opentelemetry-instrumentation-crewai (OpenLLMetry)", "OpenLLMetry",
+                    "CrewAI", FRAMEWORK,
+                    fixes=dict.fromkeys(SUPPORT_ITEMS, "recorded only as Python reprs, which are "
+                                        "never read: use openinference-instrumentation-crewai, "
+                                        "or " + _ADD_CLIENT)),
+    Instrumentation(("openinference.instrumentation.openai_agents",),
+                    "openinference-instrumentation-openai-agents", "OpenInference",
+                    "OpenAI Agents SDK", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
+    Instrumentation(("opentelemetry.instrumentation.openai_agents",),
+                    "opentelemetry-instrumentation-openai-agents (OTel contrib or OpenLLMetry)",
+                    "OTel GenAI / OpenLLMetry", "OpenAI Agents SDK", FRAMEWORK,
+                    fixes=_content(f"{_OTEL_CONTENT}; OpenLLMetry's: {_TRACELOOP_CONTENT}"),
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "the OTel contrib instrumentor does not record them: "
+                                         "add an OpenAI client instrumentor that does "
+                                         "(OpenInference, OpenLLMetry)")),
+    Instrumentation(("logfire.openai_agents",), "logfire (instrument_openai_agents)", "Logfire",
+                    "OpenAI Agents SDK", FRAMEWORK),
+    Instrumentation(("openinference.instrumentation.langchain",),
+                    "openinference-instrumentation-langchain", "OpenInference",
+                    "LangChain / LangGraph", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
+    Instrumentation(("opentelemetry.instrumentation.langchain",),
+                    "opentelemetry-instrumentation-langchain (OpenLLMetry)", "OpenLLMetry",
+                    "LangChain / LangGraph", FRAMEWORK, fixes=_content(_TRACELOOP_CONTENT)),
+    Instrumentation(("semantic_kernel*",), "semantic-kernel", "OTel GenAI", "Semantic Kernel",
+                    FRAMEWORK,
+                    fixes={"arguments": "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
+                                        "_SENSITIVE=true"},
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "Semantic Kernel records input and output tokens only: "
+                                         "add an OpenAI client instrumentor")),
+    Instrumentation(("autogen-core", "autogen*"), "autogen-agentchat / autogen-core", "OTel GenAI",
+                    "AutoGen", FRAMEWORK,
+                    fixes=dict.fromkeys(SUPPORT_ITEMS, "AutoGen traces no model call: " + _ADD_CLIENT)),
+    Instrumentation(("opentelemetry.instrumentation.mcp*",),
+                    "opentelemetry-instrumentation-mcp (OpenLLMetry)", "OpenLLMetry", "MCP",
+                    FRAMEWORK, fixes={"arguments": _TRACELOOP_CONTENT}),
+    Instrumentation(("mcp-python-sdk", "mcp.*"), "mcp (the SDK's own telemetry)", "OTel GenAI",
+                    "MCP", FRAMEWORK),
+    Instrumentation(("@mastra/*", "mastra*"), "@mastra/otel-exporter", "Mastra (mastra.*)",
+                    "Mastra", FRAMEWORK,
+                    fixes={"arguments": "tracingOptions hideInput/hideOutput false (the default)"}),
+    Instrumentation(("mlflow*",), "mlflow (tracing exported over OTLP)", "MLflow (mlflow.*)",
+                    "MLflow", FRAMEWORK,
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "with MLFLOW_ENABLE_OTEL_GENAI_SEMCONV=true MLflow drops "
+                                         "them: leave it unset (mlflow.* attributes)")),
+    Instrumentation(("ai",), "ai (Vercel AI SDK telemetry, ai.* attributes)", "Vercel AI (ai.*)",
+                    "Vercel AI SDK", FRAMEWORK,
+                    fixes={"arguments": "experimental_telemetry: { recordInputs: true, "
+                                        "recordOutputs: true } (the defaults)"}),
+    Instrumentation(("gen_ai",), "@ai-sdk/otel (Vercel AI SDK 7, registerTelemetry(new "
+                    "OpenTelemetry()))", "OTel GenAI", "Vercel AI SDK", FRAMEWORK,
+                    fixes={"arguments": "telemetry: { recordInputs: true, recordOutputs: true } "
+                                        "(the defaults)"},
+                    limits={"reasoning_tokens": "new OpenTelemetry({ usage: true })"}),
+    Instrumentation(("langfuse-sdk", "langfuse*"), "langfuse (OpenAI integration)", "Langfuse",
+                    "Langfuse", FRAMEWORK),
+    # -- model clients and gateways --------------------------------------------------------
+    Instrumentation(("opentelemetry.instrumentation.openai_v2",),
+                    "opentelemetry-instrumentation-openai-v2", "OTel GenAI", "OpenAI client",
+                    CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
+                                   **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)},
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"), _OTHER_OPENAI)),
+    Instrumentation(("opentelemetry.util.genai*",),
+                    "opentelemetry-instrumentation-openai-v2 (2.4+, through opentelemetry-util-genai)",
+                    "OTel GenAI", "OpenAI client", CLIENT,
+                    fixes={**_content(_OTEL_CONTENT), **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)},
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"), _OTHER_OPENAI)),
+    Instrumentation(("opentelemetry.instrumentation.google_genai",),
+                    "opentelemetry-instrumentation-google-genai", "OTel GenAI", "Google GenAI client",
+                    CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
+                                              "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
+                                              "gen_ai_latest_experimental"),
+                                   "call_ids": _GEMINI_IDS}),
+    Instrumentation(("opentelemetry.instrumentation.openai*",),
+                    "opentelemetry-instrumentation-openai (OpenLLMetry)", "OpenLLMetry",
+                    "OpenAI client", CLIENT, fixes=_content(_TRACELOOP_CONTENT),
+                    limits={"reasoning_tokens": "opentelemetry-instrumentation-openai 0.52 or later "
+                                                "records them, for calls that are not streamed"}),
+    Instrumentation(("opentelemetry.instrumentation.anthropic",),
+                    "opentelemetry-instrumentation-anthropic (OpenLLMetry)", "OpenLLMetry",
+                    "Anthropic client", CLIENT, fixes=_content(_TRACELOOP_CONTENT)),
+    Instrumentation(("openinference.instrumentation.openai",),
+                    "openinference-instrumentation-openai", "OpenInference", "OpenAI client",
+                    CLIENT, fixes={**_content(_OPENINFERENCE_CONTENT),
+                                   **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)}),
+    Instrumentation(("openinference.instrumentation.anthropic",),
+                    "openinference-instrumentation-anthropic", "OpenInference", "Anthropic client",
+                    CLIENT, fixes=_content(_OPENINFERENCE_CONTENT)),
+    Instrumentation(("com.anthropic.sdk*",), "anthropic (the SDK's own telemetry)", "OTel GenAI",
+                    "Anthropic client", CLIENT,
+                    fixes=_content("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content")),
+    Instrumentation(("logfire.openai", "logfire.anthropic", "logfire*"),
+                    "logfire (instrument_openai / instrument_anthropic)", "Logfire",
+                    "OpenAI client", CLIENT),
+    Instrumentation(("litellm",), "litellm (OpenTelemetry callback)", "OpenLLMetry-like",
+                    "LiteLLM", CLIENT,
+                    fixes={"arguments": "litellm.turn_off_message_logging=False (the default)"}),
+    Instrumentation(("openinference.instrumentation.*",), "an OpenInference instrumentor",
+                    "OpenInference", "OpenInference", CLIENT,
+                    fixes={"arguments": _OPENINFERENCE_CONTENT}),
+    Instrumentation(("opentelemetry.instrumentation.*",), "an OpenLLMetry or OTel contrib instrumentor",
+                    "OTel GenAI / OpenLLMetry", "an instrumented library", CLIENT,
+                    fixes={"arguments": f"{_OTEL_CONTENT}; OpenLLMetry's: {_TRACELOOP_CONTENT}"}),
+)
+
+#: The fix of a gap when no recognised instrumentation names one.
+GENERIC_FIXES = {
+    "arguments": f"turn content capture on: {_OTEL_CONTENT}; OpenLLMetry: {_TRACELOOP_CONTENT}; "
+                 f"OpenInference: {_OPENINFERENCE_CONTENT}",
+    "tool_names": "turn content capture on (the model's requested calls are message content)",
+    "call_ids": _ADD_CLIENT,
+    **dict.fromkeys(TOKEN_ITEMS, f"{_ADD_CLIENT}; when streaming, {_STREAM_USAGE}"),
+}
+
+
+def recognise(scope_name: str) -> Optional[Instrumentation]:
+    """The :class:`Instrumentation` of a scope name, or None (the first match in the table).
+
+    Example:
+        >>> recognise("openinference.instrumentation.langchain").framework
+        'LangChain / LangGraph'
+        >>> recognise("openinference.instrumentation.somethingnew").package
+        'an OpenInference instrumentor'
+    """
+    if not isinstance(scope_name, str) or not scope_name:
+        return None
+    for instrumentation in INSTRUMENTATIONS:
+        if instrumentation.matches(scope_name):
+            return instrumentation
+    return None
