@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from .episode import as_call
-from .toolcalls import hungarian_max, weighted_lcs
+from .assignment import hungarian_max, weighted_lcs
 
 __all__ = ["ToolCall", "ToolCallParams", "ModelTestCase", "LLMTestCase", "ToolCorrectnessMetric"]
 
