@@ -60,7 +60,7 @@ FLAGS: dict = {
     "max_wait_s": "--max-wait", "max_open_traces": "--max-open-traces",
     "max_pending_bytes": "--max-pending-mib", "scorer_processes": "--scorers",
     "synchronous": "--synchronous", "phoenix_url": "--phoenix-url",
-    "mlflow_tracking_uri": "--mlflow-tracking-uri",
+    "mlflow_tracking_uri": "--mlflow-tracking-uri", "trace_url": "--trace-url",
 }
 
 

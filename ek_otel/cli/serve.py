@@ -112,13 +112,16 @@ def _address(value: str):
 @click.option("--synchronous", type=click.Choice(["FULL", "NORMAL"], case_sensitive=False),
               default="FULL", show_default=True,
               help="SQLite durability: FULL survives power loss, NORMAL only process crashes.")
+@click.option("--trace-url", "trace_url", metavar="TEMPLATE", default=None,
+              help="Link each trace id on the live page (GET /) with this URL template, e.g. "
+                   "'https://jaeger.example/trace/{trace_id}'.")
 @click.option("-v", "--verbose", is_flag=True, help="Log warnings and progress to stderr.")
 def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file,
           emit_headers, emit_timeout, emit_signals, phoenix, phoenix_url, phoenix_api_key_env,
           mlflow_tracking_uri, grace,
           max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
           pricing, task_id_keys, ignore_tools, max_open_traces, max_pending_mib, scorers,
-          synchronous, verbose) -> None:
+          synchronous, trace_url, verbose) -> None:
     """Receive OTLP traces, score each finished run against the gold tasks, export the scores.
 
     A run (one trace) is scored once its root span has arrived and --grace seconds passed
@@ -162,7 +165,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         emit_headers=tuple(parse_headers(emit_headers).items()), emit_timeout_s=emit_timeout,
         emit_signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
         phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
-        mlflow_tracking_uri=mlflow_tracking_uri,
+        mlflow_tracking_uri=mlflow_tracking_uri, trace_url=trace_url,
         grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, synchronous=synchronous.upper(),

@@ -114,6 +114,8 @@ class ServeConfig:
         phoenix_url: Phoenix base URL: scores also become span and trace annotations there.
         phoenix_api_key: Phoenix API key (when Phoenix auth is on).
         mlflow_tracking_uri: MLflow tracking server: scores also become feedback assessments.
+        trace_url: Link template for the trace ids on the live page (``GET /``), with one
+            ``{trace_id}`` placeholder (None: trace ids without links).
         grace_s: Quiet time after the root span before a trace is scored.
         max_wait_s: Backstop from the first unscored span.
         auth_token: Bearer token required from clients (None: no auth).
@@ -143,6 +145,7 @@ class ServeConfig:
     phoenix_url: Optional[str] = None
     phoenix_api_key: Optional[str] = field(default=None, repr=False)
     mlflow_tracking_uri: Optional[str] = None
+    trace_url: Optional[str] = None
     grace_s: float = DEFAULT_GRACE_S
     max_wait_s: float = DEFAULT_MAX_WAIT_S
     auth_token: Optional[str] = None
@@ -188,6 +191,14 @@ class ServeConfig:
             if url and not url.startswith(("http://", "https://")):
                 raise ConfigError(f"{{{name}}} must be an http:// or https:// URL, got {url!r}",
                                   fields=(name,))
+        if self.trace_url is not None:
+            from ..report.html import validate_trace_url
+
+            try:
+                validate_trace_url(self.trace_url)
+            except InputError as exc:
+                raise ConfigError(str(exc).replace("--trace-url", "{trace_url}", 1),
+                                  fields=("trace_url",)) from None
         if bool(self.tls_cert) != bool(self.tls_key):
             raise ConfigError("{tls_cert} and {tls_key} go together", fields=("tls_cert", "tls_key"))
         if self.grace_s < 0 or self.max_wait_s <= 0:

@@ -50,7 +50,8 @@ PAGE_HEADERS = {
 def add_report_page(app: web.Application, config: ServeConfig, *,
                     authorized: Callable[[web.Request], bool]) -> None:
     """Add ``GET /`` (the live report) to the receiver's application."""
-    live = LivePage(config.store, gold=config.gold or None, min_interval_s=MIN_RENDER_INTERVAL_S)
+    live = LivePage(config.store, gold=config.gold or None, trace_url=config.trace_url,
+                    min_interval_s=MIN_RENDER_INTERVAL_S)
     executor = ThreadPoolExecutor(1, thread_name_prefix="ek-otel-report")
 
     async def index(request: web.Request) -> web.Response:

@@ -51,7 +51,9 @@ def test_the_live_page_is_read_only_behind_the_token_and_follows_the_scores(
     store = tmp_path / "s.db"
     server = ServerProcess(["--gold", str(gold), "--store", str(store), "--http", "127.0.0.1:0",
                             "--grpc", "127.0.0.1:0", "--grace", "0.2",
-                            "--auth-token-env", "EK_OTEL_TEST_TOKEN"], str(tmp_path / "log"))
+                            "--auth-token-env", "EK_OTEL_TEST_TOKEN",
+                            "--trace-url", "https://jaeger.example/trace/{trace_id}"],
+                           str(tmp_path / "log"))
     url = f"http://127.0.0.1:{server.http_port}/"
     try:
         status, headers, _ = _get(url)
@@ -68,6 +70,8 @@ def test_the_live_page_is_read_only_behind_the_token_and_follows_the_scores(
         assert headers["Cache-Control"] == "no-store"
         assert "default-src 'none'" in headers["Content-Security-Policy"]
         assert b"ek-otel live report" in body and b'id="auto-refresh"' in body
+        data = body.split(b'<script type="application/json" id="ek-data">', 1)[1].split(b"</script>")[0]
+        assert json.loads(data)["trace_url"] == "https://jaeger.example/trace/{trace_id}"
 
         # More runs are scored: the page follows (rendered again at most every few seconds).
         _send(server.http_port, [(3, None), (4, "nowhere")])
@@ -95,3 +99,15 @@ def test_the_live_page_is_read_only_behind_the_token_and_follows_the_scores(
     finally:
         assert server.terminate() == 0
         server.close()
+
+
+def test_serve_refuses_a_trace_url_that_is_no_http_template(tmp_path):
+    from ek_otel.cli import cli
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(t) + "\n" for t in GOLD_TASKS))
+    result = CliRunner().invoke(cli, ["serve", "--gold", str(gold), "--store", str(tmp_path / "s.db"),
+                                      "--trace-url", "javascript:alert({trace_id})"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1] == (
+        "ek-otel: error: --trace-url must be an http:// or https:// URL, got 'javascript:alert({trace_id})'")
