@@ -57,7 +57,7 @@ FLAGS: dict = {
     "gold": "--gold", "store": "--store", "http": "--http", "grpc": "--grpc",
     "emit_protocol": "--emit-protocol", "emit_endpoint": "--emit-endpoint",
     "tls_cert": "--tls-cert", "tls_key": "--tls-key", "grace_s": "--grace",
-    "max_wait_s": "--max-wait", "max_open_traces": "--max-open-traces",
+    "max_wait_s": "--max-wait", "export_give_up_s": "--export-give-up", "max_open_traces": "--max-open-traces",
     "max_pending_bytes": "--max-pending-mib", "scorer_processes": "--scorers",
     "synchronous": "--synchronous", "phoenix_url": "--phoenix-url",
     "mlflow_tracking_uri": "--mlflow-tracking-uri", "trace_url": "--trace-url",

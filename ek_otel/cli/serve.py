@@ -16,6 +16,7 @@ import click
 
 from ..errors import InputError
 from ..serve.config import (
+    DEFAULT_EXPORT_GIVE_UP_S,
     DEFAULT_GRACE_S,
     DEFAULT_MAX_OPEN_TRACES,
     DEFAULT_MAX_PENDING_BYTES,
@@ -95,6 +96,11 @@ def _address(value: str):
               help="Seconds with no new span, after the root span, before a run is scored.")
 @click.option("--max-wait", default=DEFAULT_MAX_WAIT_S, show_default=True, type=float,
               help="Seconds from a run's first span after which it is scored anyway.")
+@click.option("--export-give-up", "export_give_up", default=DEFAULT_EXPORT_GIVE_UP_S,
+              show_default=True, type=float, metavar="SECONDS",
+              help="Give up a score a backend refuses for good (401/403/400/422) or whose run it "
+                   "does not have (Phoenix/MLflow 404) this long after its first failed attempt: "
+                   "one warning, counted as failed. 5xx and connection errors retry forever.")
 @click.option("--auth-token-env", default=None, metavar="VAR",
               help="Require 'Authorization: Bearer <token>', the token read from this variable.")
 @click.option("--tls-cert", default=None, type=click.Path(exists=True, dir_okay=False),
@@ -119,7 +125,7 @@ def _address(value: str):
 def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_file,
           emit_headers, emit_timeout, emit_signals, phoenix, phoenix_url, phoenix_api_key_env,
           mlflow_tracking_uri, grace,
-          max_wait, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
+          max_wait, export_give_up, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
           pricing, task_id_keys, ignore_tools, max_open_traces, max_pending_mib, scorers,
           synchronous, trace_url, verbose) -> None:
     """Receive OTLP traces, score each finished run against the gold tasks, export the scores.
@@ -166,7 +172,8 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
         emit_signals=emit_signals, phoenix=phoenix, phoenix_url=phoenix_url,
         phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
         mlflow_tracking_uri=mlflow_tracking_uri, trace_url=trace_url,
-        grace_s=grace, max_wait_s=max_wait, auth_token=token, tls_cert=tls_cert,
+        grace_s=grace, max_wait_s=max_wait, export_give_up_s=export_give_up, auth_token=token,
+        tls_cert=tls_cert,
         tls_key=tls_key, max_open_traces=max_open_traces,
         max_pending_bytes=max_pending_mib * 2**20, synchronous=synchronous.upper(),
         **({} if scorers is None else {"scorer_processes": scorers}),

@@ -151,6 +151,9 @@ class SendResult:
         failed_keys: The :attr:`~ek_otel.emit.envelope.ScoreEnvelope.key` of each score that
             failed, when the sink knows which (a sink that writes some scores of a batch and
             not others); empty when it does not (then every score of a failed send failed).
+        unknown_keys: The keys, among ``failed_keys``, of scores whose run the backend said it
+            does not have (Phoenix 404 "... do not exist", MLflow ``RESOURCE_DOES_NOT_EXIST``):
+            not a transient failure, so an outbox gives them up after a bounded time.
 
     Example:
         >>> r = SendResult.of("spans", failed=2, error="HTTP 503 from http://x")
@@ -164,6 +167,7 @@ class SendResult:
     retryable: bool = True
     errors: tuple = field(default=(), compare=False)
     failed_keys: tuple = field(default=(), compare=False)
+    unknown_keys: tuple = field(default=(), compare=False)
 
     @classmethod
     def of(cls, signal: str, *, sent: int = 0, failed: int = 0, unsupported: int = 0,
@@ -220,7 +224,8 @@ class SendResult:
             merged[name] = merged.get(name, SignalCount()) + count
         retryable = (self.retryable or not self.failed) and (other.retryable or not other.failed)
         return SendResult(tuple(merged.items()), retryable, self.errors + other.errors,
-                          self.failed_keys + other.failed_keys)
+                          self.failed_keys + other.failed_keys,
+                          self.unknown_keys + other.unknown_keys)
 
     def to_dict(self) -> dict:
         """``{signal: {sent, failed, unsupported}}`` for the JSON report.

@@ -140,6 +140,7 @@ class MlflowSink:
         deadline = time.monotonic() + self.timeout
         waiting = list(latest.values())
         failed: dict = {}  # trace id -> (error, retryable)
+        unknown: set = set()  # trace ids MLflow says it does not have
         attempt = 0
         while waiting:
             missing = []
@@ -161,6 +162,7 @@ class MlflowSink:
                     failed[envelope.trace_id] = (
                         f"MLflow {self.url} has no trace {mlflow_trace_id(envelope.trace_id)} "
                         "(yet): are the traces sent to this MLflow?", True)
+                    unknown.add(envelope.trace_id)
                 break
             if missing:
                 time.sleep(delay)
@@ -169,7 +171,8 @@ class MlflowSink:
         errors = tuple(dict.fromkeys(error for error, _ in failed.values()))
         retryable = all(can for _, can in failed.values())
         counted = SendResult.of(SIGNAL, sent=n - len(keys), failed=len(keys))
-        return SendResult(counted.counts, retryable, errors, keys)
+        return SendResult(counted.counts, retryable, errors, keys,
+                          tuple(e.key for e in envelopes if e.trace_id in unknown))
 
     def _upsert(self, envelope: ScoreEnvelope, deadline: float) -> Answer:
         """GET the trace, then PATCH our assessment or POST a new one; outcome ``"missing"``

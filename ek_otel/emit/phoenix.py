@@ -18,7 +18,8 @@ replaces the annotation instead of adding one; a re-sent batch is harmless.
 **Synchronous, so nothing is dropped.** With ``sync=true`` Phoenix answers 404 naming the spans
 or traces it does not have (yet): those are retried with backoff (their traces may still be on
 their way) and the rest is written at once. In ``serve`` a score still unwritten when the send
-times out stays in the durable outbox and is tried again later. Phoenix's default asynchronous
+times out stays in the durable outbox and is tried again later, until ``--export-give-up``
+after its first failure (the result's ``unknown_keys`` name such scores). Phoenix's default asynchronous
 mode would answer 200 and drop an annotation whose span never arrives, or is lost on a restart.
 
 **Errors.** 5xx, 408/429 and connection errors are retried with backoff within ``timeout``;
@@ -155,6 +156,7 @@ class PhoenixSink:
         counts: dict = {}
         errors: list = []
         failed_keys: set = set()
+        unknown_keys: set = set()
         retryable = True
         for kind, (path, id_field, _) in ANNOTATION_KINDS.items():
             if kind in self._unsupported:
@@ -164,10 +166,13 @@ class PhoenixSink:
             for envelope in envelopes:  # the last (newest) score of a span or trace wins
                 by_id[envelope.root_span_id if id_field == "span_id" else envelope.trace_id] = envelope
             outcome = self._post_all(kind, path, id_field, by_id, deadline)
-            sent_ids, failed_ids, unsupported, error, can_retry = outcome
+            sent_ids, failed_ids, unsupported, error, can_retry, unknown_ids = outcome
             keys_failed = {e.key for e in envelopes
                            if (e.root_span_id if id_field == "span_id" else e.trace_id) in failed_ids}
             failed_keys |= keys_failed
+            unknown_keys |= {e.key for e in envelopes
+                             if (e.root_span_id if id_field == "span_id" else e.trace_id)
+                             in unknown_ids}
             if unsupported:
                 counts[kind] = (0, 0, n)
             else:
@@ -175,11 +180,15 @@ class PhoenixSink:
             if error:
                 errors.append(error)
                 retryable = retryable and can_retry
-        return _result(counts, retryable, tuple(errors), tuple(sorted(failed_keys)))
+        # a score is "unknown" only when no kind failed it for another reason
+        return _result(counts, retryable, tuple(errors), tuple(sorted(failed_keys)),
+                       tuple(sorted(unknown_keys)))
 
     def _post_all(self, kind: str, path: str, id_field: str, by_id: dict,
                   deadline: float) -> tuple:
-        """Post every annotation of one kind; ``(sent, failed, unsupported, error, retryable)``."""
+        """Post every annotation of one kind;
+        ``(sent, failed, unsupported, error, retryable, unknown)`` where ``unknown`` are the ids
+        Phoenix still said it does not have when the time ran out."""
         pending = dict(by_id)  # id -> envelope, to post now
         waiting: dict = {}  # ids Phoenix does not have yet
         sent: set = set()
@@ -194,7 +203,7 @@ class PhoenixSink:
                     return (sent, set(waiting), False,
                             f"Phoenix {self.url} has no {id_field.split('_')[0]} {missing}"
                             f"{' ...' if len(waiting) > 5 else ''} (yet): are the traces sent "
-                            "to this Phoenix?", True)
+                            "to this Phoenix?", True, set(waiting))
                 time.sleep(delay)
                 pending, waiting = waiting, {}
                 continue
@@ -225,10 +234,10 @@ class PhoenixSink:
                         continue
                 if answer.outcome == "unsupported":
                     self._mark_unsupported(kind, path, answer)
-                    return (set(), set(), True, "", True)
+                    return (set(), set(), True, "", True, set())
                 if answer.outcome == "rejected":
                     failed = set(ids[start:]) - sent - set(waiting)
-                    return (sent, failed | set(waiting), False, answer.detail, False)
+                    return (sent, failed | set(waiting), False, answer.detail, False, set())
                 failed_now.update(part)  # retryable
                 last = answer.detail
             pending = {i: pending[i] for i in failed_now}
@@ -236,9 +245,9 @@ class PhoenixSink:
                 delay = min(8.0, 0.5 * 2 ** attempt) * random.uniform(0.8, 1.2)
                 attempt += 1
                 if time.monotonic() + delay > deadline:
-                    return (sent, set(pending) | set(waiting), False, last, True)
+                    return (sent, set(pending) | set(waiting), False, last, True, set())
                 time.sleep(delay)
-        return (sent, set(), False, "", True)
+        return (sent, set(), False, "", True, set())
 
     def _post(self, path: str, id_field: str, items: list) -> Answer:
         data = [{**annotation(envelope), id_field: key} for key, envelope in items]
@@ -272,8 +281,9 @@ class PhoenixSink:
         self._http.close()
 
 
-def _result(counts: dict, retryable: bool, errors: tuple, failed_keys: tuple) -> SendResult:
+def _result(counts: dict, retryable: bool, errors: tuple, failed_keys: tuple,
+            unknown_keys: tuple = ()) -> SendResult:
     result = SendResult()
     for kind, (sent, failed, unsupported) in counts.items():
         result += SendResult.of(kind, sent=sent, failed=failed, unsupported=unsupported)
-    return SendResult(result.counts, retryable, errors, failed_keys)
+    return SendResult(result.counts, retryable, errors, failed_keys, unknown_keys)

@@ -127,7 +127,8 @@ class ServeApp:
         sinks = self._make_sinks()
         for name, (sink, path) in sinks.items():
             exporter = OutboxExporter(name, sink, self.writer,
-                                      lambda: Store(store_path, readonly=True), file_path=path)
+                                      lambda: Store(store_path, readonly=True), file_path=path,
+                                      give_up_s=cfg.export_give_up_s)
             exporter.start()
             self.exporters.append(exporter)
         setup = ScoringSetup(store_path, gold, cfg.score_settings)

@@ -44,6 +44,8 @@ DEFAULT_GRACE_S = 2.0
 DEFAULT_MAX_WAIT_S = 300.0
 #: Cap on one request body after decompression (the OTLP spec's recommendation): 413 above.
 DEFAULT_MAX_BODY_BYTES = 64 * 2**20
+#: Seconds before a score a backend refuses for good, or whose run it lacks, is given up.
+DEFAULT_EXPORT_GIVE_UP_S = 600.0
 #: Cap on traces received but not yet scored: 503/UNAVAILABLE with retry above.
 DEFAULT_MAX_OPEN_TRACES = 100_000
 #: Cap on raw span bytes received but not yet scored: 503/UNAVAILABLE with retry above.
@@ -125,6 +127,10 @@ class ServeConfig:
         retry_after_s: Delay suggested to clients when overloaded.
         body_timeout_s: Time a client has to send its body.
         synchronous: SQLite synchronous level, ``"FULL"`` or ``"NORMAL"``.
+        export_give_up_s: Seconds after its first failed attempt before a score a backend
+            refuses for good (401/403/400/422), or whose run it does not have (Phoenix or
+            MLflow 404), is given up with one warning and counted as failed. Transient failures
+            (5xx, connection errors) are retried for as long as it takes.
         scorer_processes: Scoring worker processes (0: a thread in the server process;
             default: :func:`default_scorers`).
         score_settings: The :class:`~ek_otel.scoring.settings.ScoreSettings` as JSON
@@ -157,6 +163,7 @@ class ServeConfig:
     max_inflight_bytes: int = DEFAULT_MAX_INFLIGHT_BYTES
     retry_after_s: int = DEFAULT_RETRY_AFTER_S
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S
+    export_give_up_s: float = DEFAULT_EXPORT_GIVE_UP_S
     synchronous: str = DEFAULT_SYNCHRONOUS
     scorer_processes: int = field(default_factory=default_scorers)
     score_settings: str = ""
@@ -214,6 +221,9 @@ class ServeConfig:
                 raise ConfigError(f"{{{name}}} must be positive", fields=(name,))
         if self.max_pending_bytes < self.max_body_bytes or self.max_inflight_bytes < self.max_body_bytes:
             raise ConfigError("the pending and in-flight byte caps must be at least the body cap")
+        if not self.export_give_up_s >= 0 or self.export_give_up_s == float("inf"):
+            raise ConfigError("{export_give_up_s} must be a finite number of seconds >= 0",
+                              fields=("export_give_up_s",))
         if self.scorer_processes < 0:
             raise ConfigError("{scorer_processes} must be >= 0", fields=("scorer_processes",))
         return self

@@ -17,6 +17,17 @@ crash nothing committed is lost. Delivery guarantees:
   name + span/trace + identifier). When Phoenix lacks some spans of a batch yet, the rows it
   did annotate are marked and only the others are retried.
 
+**Giving up** (as the OTel Collector drops data on a permanent error). 5xx, 408/429 and
+connection errors are retried with backoff for as long as it takes: the backend may come
+back. But a score whose run the backend still does not have (Phoenix 404 naming the span,
+MLflow ``RESOURCE_DOES_NOT_EXIST``: its traces never reached that backend), or a request the
+backend refuses for good (401/403 wrong API key, 400/422), is given up once ``give_up_s``
+(``--export-give-up``) have passed since its first failed attempt: ONE warning names the
+sink, the trace and the reason, and the row counts as ``export_failed`` in the store (never
+silently dropped). For sinks other than the file, rows never tried are sent before rows that
+failed, so rows a backend keeps refusing never hold back the ones behind them; and since such
+sinks upsert, delivering a revision retires the older revisions of that trace still pending.
+
 Example:
     >>> Backoff(initial_s=1.0, max_s=8.0, jitter=0.0).delays(5)
     [1.0, 2.0, 4.0, 8.0, 8.0]
@@ -28,18 +39,22 @@ import logging
 import os
 import random
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from .groupcommit import GroupCommitWriter
 from .store import Store
 
-__all__ = ["Backoff", "OutboxExporter", "DEFAULT_BATCH"]
+__all__ = ["Backoff", "OutboxExporter", "DEFAULT_BATCH", "DEFAULT_GIVE_UP_S"]
 
 _log = logging.getLogger(__name__)
 
 #: Scores sent per batch.
 DEFAULT_BATCH = 200
+#: Seconds after its first failed attempt before a score the backend refuses for good, or
+#: whose run it still does not have, is given up.
+DEFAULT_GIVE_UP_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -71,11 +86,15 @@ class OutboxExporter:
         file_path: For a file sink, its path: enables the exactly-once truncation.
         batch: Scores per send.
         backoff: Retry policy while the sink fails.
+        give_up_s: Seconds after the first failed attempt before a row refused for good, or
+            whose run the backend does not have, is given up (see the module doc).
+        clock: Wall-clock time (tests).
     """
 
     def __init__(self, name: str, sink: Any, writer: GroupCommitWriter,
                  open_reader: Callable[[], Store], *, file_path: Optional[str] = None,
-                 batch: int = DEFAULT_BATCH, backoff: Backoff = Backoff()):
+                 batch: int = DEFAULT_BATCH, backoff: Backoff = Backoff(),
+                 give_up_s: float = DEFAULT_GIVE_UP_S, clock: Callable[[], float] = time.time):
         self.name = name
         self.sink = sink
         self.writer = writer
@@ -83,8 +102,11 @@ class OutboxExporter:
         self.file_path = file_path
         self.batch = batch
         self.backoff = backoff
+        self.give_up_s = give_up_s
+        self.clock = clock
         self.exported = 0
         self.failures = 0
+        self.given_up = 0
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._flush_deadline: Optional[float] = None
@@ -103,8 +125,6 @@ class OutboxExporter:
 
     def stop(self, flush_s: float = 10.0) -> None:
         """Deliver what is pending for up to ``flush_s`` seconds, then stop (safe twice)."""
-        import time
-
         if self._thread is None:
             return
         self._flush_deadline = time.monotonic() + flush_s
@@ -124,8 +144,6 @@ class OutboxExporter:
     # -- the thread -------------------------------------------------------------------------
 
     def _run(self) -> None:
-        import time
-
         reader = None
         failures = 0
         while True:
@@ -179,7 +197,8 @@ class OutboxExporter:
         """Send one batch: ``"sent"``, ``"idle"`` (nothing pending) or ``"failed"``."""
         from ..emit.envelope import ScoreEnvelope
 
-        rows = reader.pending_exports(self.name, self.batch)
+        upserts = self.file_path is None
+        rows = reader.pending_exports(self.name, self.batch, fresh_first=upserts)
         if not rows:
             return "idle"
         self._idle.clear()
@@ -194,23 +213,51 @@ class OutboxExporter:
         except Exception as exc:  # a sink should not raise; treat as a failure
             _log.warning("sink %s raised: %s", self.name, exc)
         if result is not None and bool(result):
-            self.writer.call(lambda s, ids=ids: s.mark_exported(ids))
+            self.writer.call(lambda s, ids=ids: s.mark_exported(ids, supersede=upserts))
             self.exported += len(ids)
             return "sent"
         failed_keys = set(getattr(result, "failed_keys", ()) or ())
-        if failed_keys and self.file_path is None:
+        if failed_keys and upserts:
             # the sink wrote some of the batch (e.g. Phoenix lacks some spans yet): mark those
             done = [row.id for row, env in zip(rows, envelopes) if env.key not in failed_keys]
             if done:
-                self.writer.call(lambda s, done=done: s.mark_exported(done))
+                self.writer.call(lambda s, done=done: s.mark_exported(done, supersede=True))
                 self.exported += len(done)
                 ids = [i for i in ids if i not in set(done)]
         self.failures += 1
-        self.writer.call(lambda s, ids=ids: s.count_attempt(ids))
+        now = self.clock()
+        self.writer.call(lambda s, ids=ids: s.count_attempt(ids, now))
         if self.file_path is not None:
             self._truncate(reader)
-        _log.warning("sink %s failed; %d scores wait", self.name, len(ids))
+        errors = "; ".join(getattr(result, "errors", ()) or ()) or "the sink said no"
+        _log.warning("sink %s failed (%s); %d scores wait", self.name, errors, len(ids))
+        self._give_up_stale([(r, e) for r, e in zip(rows, envelopes) if r.id in set(ids)],
+                            result, now)
         return "failed"
+
+    def _give_up_stale(self, failed: list, result: Any, now: float) -> None:
+        """Give up the failed rows refused for good, or whose run the backend does not have,
+        ``give_up_s`` after their first failed attempt; one warning each."""
+        if result is None:  # the sink raised: not known to be permanent
+            return
+        permanent = not getattr(result, "retryable", True)
+        unknown = set(getattr(result, "unknown_keys", ()) or ())
+        reason = "; ".join(getattr(result, "errors", ()) or ()) or "refused"
+        reasons = {}
+        for row, envelope in failed:
+            if not (permanent or envelope.key in unknown):
+                continue  # transient (5xx, connection): keep retrying
+            since = now if row.first_failed is None else row.first_failed
+            if now - since < self.give_up_s:
+                continue
+            why = (f"{self.name} does not have the run" if envelope.key in unknown
+                   else f"{self.name} refused it") + f": {reason}"
+            reasons[row.id] = why
+            _log.warning("outbox %s: giving up the score of trace %s (revision %d) after "
+                         "%.0f s: %s", self.name, row.trace_id, row.revision, now - since, why)
+        if reasons:
+            self.writer.call(lambda s, reasons=reasons: s.give_up(reasons, now))
+            self.given_up += len(reasons)
 
     def _undo_interrupted_write(self, reader: Store) -> None:
         if self.file_path is not None:

@@ -100,7 +100,9 @@ CREATE TABLE IF NOT EXISTS outbox(
     envelope TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     sending INTEGER,                 -- file sinks: the file size before the write began
-    exported REAL,                   -- NULL until the sink accepted it
+    exported REAL,                   -- NULL until the sink accepted it, or gave it up
+    first_failed REAL,               -- when the first export attempt failed
+    given_up TEXT,                   -- why the row was given up (then exported is set too)
     UNIQUE(sink, trace_id, revision)
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(sink, exported, id);
@@ -191,6 +193,7 @@ class OutboxRow:
     envelope: str
     attempts: int
     sending: Optional[int] = None
+    first_failed: Optional[float] = None
 
 
 class Store:
@@ -213,6 +216,10 @@ class Store:
                                 f"{', '.join(sorted(tables)[:5])}); choose another {{store}}",
                                 fields=("store",), path=path)
             self.conn.executescript(SCHEMA)
+            columns = {r[1] for r in self.conn.execute("PRAGMA table_info(outbox)")}
+            for column, kind in (("first_failed", "REAL"), ("given_up", "TEXT")):
+                if column not in columns:  # a store written by an older ek-otel
+                    self.conn.execute(f"ALTER TABLE outbox ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         """Close the connection (safe to call twice)."""
@@ -430,13 +437,24 @@ class Store:
 
     # -- outbox -----------------------------------------------------------------------------
 
-    def pending_exports(self, sink: str, limit: int = 100) -> list[OutboxRow]:
-        """Scores not yet exported to ``sink``, oldest first."""
+    def pending_exports(self, sink: str, limit: int = 100, *,
+                        fresh_first: bool = False) -> list[OutboxRow]:
+        """Scores not yet exported to ``sink``, oldest first.
+
+        With ``fresh_first``, rows never tried come before rows that failed (each group oldest
+        first), so rows a backend keeps refusing cannot hold back the ones behind them.
+
+        Example:
+            >>> s = Store(":memory:")
+            >>> s.pending_exports("otlp", fresh_first=True)
+            []
+        """
+        order = "(attempts > 0), id" if fresh_first else "id"
         return [
             OutboxRow(*r)
             for r in self.conn.execute(
-                "SELECT id, trace_id, revision, envelope, attempts, sending FROM outbox "
-                "WHERE sink=? AND exported IS NULL ORDER BY id LIMIT ?",
+                "SELECT id, trace_id, revision, envelope, attempts, sending, first_failed "
+                f"FROM outbox WHERE sink=? AND exported IS NULL ORDER BY {order} LIMIT ?",
                 (sink, limit),
             )
         ]
@@ -457,22 +475,66 @@ class Store:
         ).fetchone()
         return row[0]
 
-    def mark_exported(self, ids: Iterable[int], now: Optional[float] = None) -> None:
-        """Mark outbox rows as exported (after the sink accepted them)."""
+    def mark_exported(self, ids: Iterable[int], now: Optional[float] = None, *,
+                      supersede: bool = False) -> None:
+        """Mark outbox rows as exported (after the sink accepted them).
+
+        With ``supersede`` (sinks that upsert: a newer revision replaces an older one), older
+        revisions of the same trace still pending for that sink are marked exported too, so a
+        late retry of an old revision never overwrites the new one.
+        """
         ts = time.time() if now is None else now
+        ids = list(ids)
         self._transaction(
             self.conn.executemany,
             "UPDATE outbox SET exported=? WHERE id=? AND exported IS NULL",
             [(ts, i) for i in ids],
         )
+        if supersede:
+            self._transaction(
+                self.conn.executemany,
+                "UPDATE outbox SET exported=? WHERE exported IS NULL AND id IN ("
+                "SELECT o.id FROM outbox o JOIN outbox d ON o.sink=d.sink "
+                "AND o.trace_id=d.trace_id AND o.revision<d.revision WHERE d.id=?)",
+                [(ts, i) for i in ids],
+            )
 
-    def count_attempt(self, ids: Iterable[int]) -> None:
-        """Count a failed export attempt of outbox rows."""
+    def count_attempt(self, ids: Iterable[int], now: Optional[float] = None) -> None:
+        """Count a failed export attempt of outbox rows (the first failure's time is kept)."""
+        ts = time.time() if now is None else now
         self._transaction(
             self.conn.executemany,
-            "UPDATE outbox SET attempts=attempts+1 WHERE id=?",
-            [(i,) for i in ids],
+            "UPDATE outbox SET attempts=attempts+1, first_failed=COALESCE(first_failed, ?) "
+            "WHERE id=?",
+            [(ts, i) for i in ids],
         )
+
+    def give_up(self, reasons: dict, now: Optional[float] = None) -> None:
+        """Stop exporting outbox rows: ``{row id: why}``. They count as ``export_failed``.
+
+        Example:
+            >>> s = Store(":memory:")
+            >>> s.give_up({})
+            >>> s.counts()["export_failed"]
+            0
+        """
+        ts = time.time() if now is None else now
+        self._transaction(
+            self.conn.executemany,
+            "UPDATE outbox SET exported=?, given_up=? WHERE id=? AND exported IS NULL",
+            [(ts, why, i) for i, why in reasons.items()],
+        )
+
+    def export_failures(self) -> list[tuple]:
+        """The given-up outbox rows: ``(sink, trace_id, revision, reason)``, oldest first.
+
+        Example:
+            >>> Store(":memory:").export_failures()
+            []
+        """
+        return [tuple(r) for r in self.conn.execute(
+            "SELECT sink, trace_id, revision, given_up FROM outbox WHERE given_up IS NOT NULL "
+            "ORDER BY id")]
 
     # -- reading scores ---------------------------------------------------------------------
 
@@ -526,5 +588,8 @@ class Store:
             "outbox_pending": c.execute(
                 "SELECT COUNT(*) FROM outbox WHERE exported IS NULL").fetchone()[0],
             "exported": c.execute(
-                "SELECT COUNT(*) FROM outbox WHERE exported IS NOT NULL").fetchone()[0],
+                "SELECT COUNT(*) FROM outbox WHERE exported IS NOT NULL AND given_up IS NULL"
+            ).fetchone()[0],
+            "export_failed": c.execute(
+                "SELECT COUNT(*) FROM outbox WHERE given_up IS NOT NULL").fetchone()[0],
         }

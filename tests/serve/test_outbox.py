@@ -131,3 +131,151 @@ def test_a_store_error_does_not_stop_the_outbox_nor_duplicate_a_file_write(tmp_p
            for rs in json.loads(line).get("resourceSpans", []) for ss in rs["scopeSpans"]
            for span in ss["spans"]]
     assert sorted(ids) == sorted({f"{i + 1:032x}" for i in range(4)})
+
+
+# ---------------------------------------------------------------------------
+# Giving up: a run the backend never gets, a request it refuses for good (real HTTP servers)
+# ---------------------------------------------------------------------------
+
+import logging  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "emit"))
+from local_servers import HttpServer  # noqa: E402
+
+from ek_otel.emit.phoenix import PhoenixSink  # noqa: E402
+
+
+def _phoenix_like(unknown_traces: set, status: int = 0) -> dict:
+    """Answers as Phoenix's sync mode: 404 naming the spans/traces of ``unknown_traces``
+    (nothing of that request written), 200 otherwise; or always ``status`` when given."""
+    def answer(kind):
+        def respond(body):
+            if status:
+                return status, b'{"detail": "Invalid API key"}'
+            data = json.loads(body)["data"]
+            missing = [d[kind] for d in data if _trace_of(d[kind]) in unknown_traces]
+            if missing:
+                label = "Spans" if kind == "span_id" else "Traces"
+                return 404, f"{label} with IDs {', '.join(missing)} do not exist.".encode()
+            return 200, json.dumps({"data": [{"id": str(i)} for i in range(len(data))]}).encode()
+        return respond
+
+    return {"/v1/span_annotations": [(0, answer("span_id"))],
+            "/v1/trace_annotations": [(0, answer("trace_id"))]}
+
+
+def _trace_of(some_id: str) -> int:
+    return int(some_id, 16)  # span id i and trace id i name the same run below
+
+
+def _fill_runs(path: str, n: int, sink: str) -> None:
+    s = Store(path)
+    for i in range(1, n + 1):
+        tid = f"{i:032x}"
+        env = ScoreEnvelope(tid, f"{i:016x}", "t", EpisodeScore("t", f1=1.0, success=True),
+                            ScoreProvenance("0"), scored_at_ns=1).to_json()
+        s.ingest([IncomingChunk("traces", tid, b"p", (f"{i:016x}",), True)])
+        s.record_score(tid, 0, s.max_payload_id(tid), task_id="t", matched=True, success=True,
+                       envelope=env, sinks=(sink,))
+    s.close()
+
+
+def _exporter(path, sink, writer, give_up_s, batch=200):
+    return OutboxExporter("phoenix", sink, writer, lambda: Store(path, readonly=True),
+                          backoff=Backoff(initial_s=0.05, max_s=0.2, jitter=0.0),
+                          give_up_s=give_up_s, batch=batch)
+
+
+def test_runs_phoenix_never_gets_do_not_block_the_others_and_are_given_up_once(tmp_path, caplog):
+    path = str(tmp_path / "s.db")
+    _fill_runs(path, 6, "phoenix")  # runs 1 and 2 (the oldest) never reach Phoenix
+    writer = GroupCommitWriter(lambda: Store(path))
+    writer.start()
+    with HttpServer(_phoenix_like({1, 2})) as server, \
+            caplog.at_level(logging.WARNING, logger="ek_otel.serve.outbox"):
+        sink = PhoenixSink(server.url, timeout=0.3)
+        # a batch of 2: the stuck rows alone would fill it, were they not sent after fresh rows
+        exporter = _exporter(path, sink, writer, give_up_s=4.0, batch=2)
+        exporter.start()
+        wait_for(lambda: writer.call(lambda s: s.counts()["exported"]) == 4, 30,
+                 "the 4 runs Phoenix has delivered")
+        counts = writer.call(lambda s: s.counts())
+        assert counts["export_failed"] == 0 and counts["outbox_pending"] == 2  # not yet
+        wait_for(lambda: writer.call(lambda s: s.counts()["export_failed"]) == 2, 30,
+                 "the 2 unknown runs given up")
+        assert exporter.wait_idle(30)
+        exporter.stop(5)
+    failures = writer.call(lambda s: s.export_failures())
+    assert [(sink_name, tid) for sink_name, tid, _, _ in failures] == [
+        ("phoenix", f"{1:032x}"), ("phoenix", f"{2:032x}")]
+    assert all("does not have the run" in why and "(yet)" in why for *_, why in failures)
+    gave_up = [r.getMessage() for r in caplog.records if "giving up" in r.getMessage()]
+    assert len(gave_up) == 2  # one warning per row, naming the backend, the trace, the reason
+    assert all("phoenix" in m and "has no span" in m for m in gave_up)
+    assert {f"{1:032x}" in gave_up[0], f"{2:032x}" in gave_up[1]} == {True}
+    # every known run's annotations written exactly once (the stuck ones never were)
+    accepted = [d["trace_id"] for r in server.requests if r.path == "/v1/trace_annotations"
+                for d in json.loads(r.body)["data"] if int(d["trace_id"], 16) > 2]
+    assert sorted(int(t, 16) for t in accepted) == [3, 4, 5, 6]  # each once
+    assert writer.call(lambda s: s.counts()["outbox_pending"]) == 0
+    writer.stop()
+
+
+def test_a_refused_request_is_logged_per_batch_and_given_up_after_the_bound(tmp_path, caplog):
+    path = str(tmp_path / "s.db")
+    _fill_runs(path, 3, "phoenix")
+    writer = GroupCommitWriter(lambda: Store(path))
+    writer.start()
+    with HttpServer(_phoenix_like(set(), status=401)) as server, \
+            caplog.at_level(logging.WARNING, logger="ek_otel.serve.outbox"):
+        exporter = _exporter(path, PhoenixSink(server.url, timeout=0.3), writer, give_up_s=0.5)
+        exporter.start()
+        wait_for(lambda: writer.call(lambda s: s.counts()["export_failed"]) == 3, 30,
+                 "the refused scores given up")
+        assert exporter.wait_idle(30)
+        exporter.stop(5)
+        n_requests = len(server.requests)
+    failed_batches = [r.getMessage() for r in caplog.records if "failed (" in r.getMessage()]
+    assert failed_batches and all("HTTP 401" in m for m in failed_batches)
+    assert exporter.failures == len(failed_batches)  # one line per batch, not per score
+    assert all("refused it: HTTP 401" in why for *_, why in writer.call(
+        lambda s: s.export_failures()))
+    assert writer.call(lambda s: s.counts()["exported"]) == 0
+    assert n_requests <= 2 * len(failed_batches)  # one request per kind per batch: no storm
+    writer.stop()
+
+
+def test_transient_failures_are_never_given_up(tmp_path):
+    path = str(tmp_path / "s.db")
+    _fill_runs(path, 3, "phoenix")
+    writer = GroupCommitWriter(lambda: Store(path))
+    writer.start()
+    ok = _phoenix_like(set())
+    answers = {p: [(503, b"down")] * 8 + items for p, items in ok.items()}
+    with HttpServer(answers) as server:
+        exporter = _exporter(path, PhoenixSink(server.url, timeout=0.2), writer, give_up_s=0.0)
+        exporter.start()
+        wait_for(lambda: writer.call(lambda s: s.counts()["exported"]) == 3, 60,
+                 "every score delivered once Phoenix is back")
+        exporter.stop(5)
+    assert exporter.failures > 0
+    assert writer.call(lambda s: s.counts()["export_failed"]) == 0
+    writer.stop()
+
+
+def test_a_delivered_revision_retires_older_pending_revisions_of_its_trace(tmp_path):
+    s = Store(str(tmp_path / "s.db"))
+    tid = f"{1:032x}"
+    s.ingest([IncomingChunk("traces", tid, b"p", ("01" * 8,), True)])
+    for rev in (0, 1):
+        s.record_score(tid, rev, s.max_payload_id(tid), task_id="t", matched=True,
+                       success=True, envelope=envelope(0), sinks=("phoenix",))
+    old, new = s.pending_exports("phoenix")
+    s.count_attempt([old.id], now=5.0)
+    assert [r.id for r in s.pending_exports("phoenix", fresh_first=True)] == [new.id, old.id]
+    assert s.pending_exports("phoenix", fresh_first=True)[1].first_failed == 5.0
+    s.mark_exported([new.id], supersede=True)
+    assert s.pending_exports("phoenix") == [] and s.counts()["export_failed"] == 0
+    s.close()
