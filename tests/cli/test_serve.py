@@ -59,6 +59,8 @@ def test_serve_scores_and_stops_gracefully_on_sigterm(tmp_path, gold_file, monke
     (["--grace", "10", "--max-wait", "1"], "--max-wait must be at least --grace"),
     (["--grace", "-1"], "--grace must be >= 0 and --max-wait > 0"),
     (["--scorers", "-1"], "--scorers must be >= 0"),
+    (["--export-give-up", "-5"], "--export-give-up must be a finite number of seconds >= 0"),
+    (["--export-give-up", "nan"], "--export-give-up must be a finite number of seconds >= 0"),
     (["--max-open-traces", "0"], "--max-open-traces must be positive"),
     (["--emit-endpoint", "127.0.0.1:4317"], "http:// or https://"),
     (["--emit-header", "novalue"], "KEY=VALUE"),

@@ -19,7 +19,7 @@ class Received(NamedTuple):
 
 
 class HttpServer:
-    """``answers[path]`` is a list of ``(status, body)`` served in turn (the last repeats); a
+    """``answers[path]`` (``"GET /path"`` for another method than POST) is a list of ``(status, body)`` served in turn (the last repeats); a
     callable body is called with the request body and returns ``(status, body)``. Every
     request is recorded in ``requests``."""
 
@@ -36,7 +36,8 @@ class HttpServer:
             body = gzip.decompress(body)
         self.requests.append(Received(request.path, dict(request.query), body,
                                       {k.lower(): v for k, v in request.headers.items()}))
-        items = self.answers[request.path]
+        key = request.path if request.method == "POST" else f"{request.method} {request.path}"
+        items = self.answers[key]
         status, payload = items.pop(0) if len(items) > 1 else items[0]
         if callable(payload):
             status, payload = payload(body)
@@ -45,8 +46,9 @@ class HttpServer:
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
         app = web.Application()
-        for path in self.answers:
-            app.router.add_post(path, self._handle)
+        for path in self.answers:  # "GET /x" for another method than POST
+            method, _, route = path.rpartition(" ")
+            app.router.add_route(method or "POST", route, self._handle)
         self.runner = web.AppRunner(app)
         self.loop.run_until_complete(self.runner.setup())
         sock = socket.socket()

@@ -279,3 +279,38 @@ def test_a_delivered_revision_retires_older_pending_revisions_of_its_trace(tmp_p
     s.mark_exported([new.id], supersede=True)
     assert s.pending_exports("phoenix") == [] and s.counts()["export_failed"] == 0
     s.close()
+
+
+def test_an_mlflow_without_the_run_gets_the_others_and_the_stuck_one_is_given_up(tmp_path,
+                                                                                  caplog):
+    from ek_otel.emit.mlflow import MlflowSink
+
+    path = str(tmp_path / "s.db")
+    _fill_runs(path, 2, "mlflow")  # run 1 never reaches MLflow; run 2 does
+    api = "/api/3.0/mlflow/traces"
+    unknown = (404, json.dumps({"error_code": "RESOURCE_DOES_NOT_EXIST",
+                                "message": "Trace not found"}).encode())
+    known = (200, json.dumps({"trace": {"trace_info": {"assessments": []}}}).encode())
+    answers = {f"GET {api}/tr-{1:032x}": [unknown], f"GET {api}/tr-{2:032x}": [known],
+               f"{api}/tr-{2:032x}/assessments": [(200, b'{"assessment": {}}')]}
+    writer = GroupCommitWriter(lambda: Store(path))
+    writer.start()
+    with HttpServer(answers) as server, \
+            caplog.at_level(logging.WARNING, logger="ek_otel.serve.outbox"):
+        exporter = OutboxExporter("mlflow", MlflowSink(server.url, timeout=0.3), writer,
+                                  lambda: Store(path, readonly=True),
+                                  backoff=Backoff(initial_s=0.05, max_s=0.2, jitter=0.0),
+                                  give_up_s=1.0)
+        exporter.start()
+        wait_for(lambda: writer.call(lambda s: s.counts()["export_failed"]) == 1, 30,
+                 "the run MLflow lacks given up")
+        assert exporter.wait_idle(30)
+        exporter.stop(5)
+    assert writer.call(lambda s: s.counts()["exported"]) == 1
+    posts = [r for r in server.requests if r.path.endswith("/assessments")]
+    assert len(posts) == 1  # the known run's assessment, once
+    (failure,) = writer.call(lambda s: s.export_failures())
+    assert failure[:2] == ("mlflow", f"{1:032x}") and "has no trace" in failure[3]
+    gave_up = [r.getMessage() for r in caplog.records if "giving up" in r.getMessage()]
+    assert len(gave_up) == 1 and f"{1:032x}" in gave_up[0] and "mlflow" in gave_up[0]
+    writer.stop()
