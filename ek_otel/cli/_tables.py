@@ -97,15 +97,20 @@ def groups_table(run: Any) -> Table:
         >>> groups_table(score_episodes([], {}, ScoreSettings())).row_count
         0
     """
+    groups = run.report.groups
+    with_k = any(group.report.k > 1 for group in groups)  # each run's own k
     table = Table(title="runs that differ in model or scaffold, apart")
     table.add_column("model / simulator / suite / scaffold", overflow="fold")
-    for name in ("n", "prec", "recall", "F1", "exact"):
+    for name in ("n", "prec", "recall", "F1", "exact") + (("pass^k",) if with_k else ()):
         table.add_column(name, justify="right", no_wrap=True)
-    for group in run.report.groups:
+    for group in groups:
         cut = group.report.overall
         label = " / ".join(str(part) if part else "-" for part in group.key)
-        table.add_row(label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate))
+        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
+                 _rate(cut.exact_rate)]
+        if with_k:
+            cells.append(f"{_rate(group.report.mean_pass_hat_k)} (k={group.report.k})")
+        table.add_row(*cells)
     return table
 
 

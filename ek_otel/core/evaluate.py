@@ -710,6 +710,10 @@ def aggregate_scores(
     What :func:`evaluate` does after scoring, for callers that score episodes themselves
     (the server, the pipeline). ``tasks`` maps every scored task id to its TaskSpec.
 
+    With ``group_by_provenance``, each group's pass@k / pass^k use ``k`` when it is given,
+    else :func:`default_k` over that group's own trials (a run tried twice per task gets
+    k=2 even when the pooled trials give a larger k).
+
     Raises:
         ComparabilityError: more than one key and ``group_by_provenance`` False.
 
@@ -719,8 +723,13 @@ def aggregate_scores(
         >>> r = aggregate_scores([(s, ("m",)), (s, ("m",))], {"t": TaskSpec("t")}, k=2)
         >>> r.pass_hat_k["t"], r.f1, r.settings["k"]
         (1.0, 1.0, 2)
+        >>> r = aggregate_scores([(s, ("a",))] * 2 + [(s, ("b",))] * 3, {"t": TaskSpec("t")},
+        ...                      group_by_provenance=True)
+        >>> r.k, [g.report.k for g in r.groups]
+        (5, [2, 3])
     """
     scored = list(scored)
+    fixed_k = k
     if k is None:
         k = default_k(s.task_id for s, _ in scored)
     if not isinstance(k, int) or k < 1:
@@ -738,13 +747,10 @@ def aggregate_scores(
     report = _build_report(scored, tasks, k, tuple(unmatched), keys, run_settings)
     if not group_by_provenance:
         return report
-    groups = tuple(
-        ProvenanceGroup(
-            key=key,
-            report=_build_report(
-                [(s, kk) for s, kk in scored if kk == key], tasks, k, (), (key,), run_settings
-            ),
-        )
-        for key in keys
-    )
-    return replace(report, groups=groups)
+    groups = []
+    for key in keys:
+        members = [(s, kk) for s, kk in scored if kk == key]
+        group_k = fixed_k if fixed_k is not None else default_k(s.task_id for s, _ in members)
+        groups.append(ProvenanceGroup(key=key, report=_build_report(
+            members, tasks, group_k, (), (key,), {**run_settings, "k": group_k})))
+    return replace(report, groups=tuple(groups))

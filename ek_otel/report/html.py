@@ -280,7 +280,8 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "gold_calls": gold_calls,
         "cost_fields": list(COST_FIELDS),
         "groups": [g["label"] for g in groups],
-        "runs": [{"label": g.label, "tasks": _task_rows(g.tasks), "slices": slice_rows(g.tasks)}
+        "runs": [{"label": g.label, "k": g.aggregate.get("k"), "tasks": _task_rows(g.tasks),
+                  "slices": slice_rows(g.tasks)}
                  for g in report.groups],
         "comparisons": comparisons,
     }

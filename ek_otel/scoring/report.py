@@ -11,8 +11,9 @@ groups; root_span_id and service come with a written-back score),
 ``per_task`` (figures, pass@k, pass^k, dollars, slice), ``per_slice``, ``k``,
 ``pass_at_k``/``pass_hat_k`` per task, ``unmatched`` (trace_id, task_id, reason),
 ``provenance`` (None for a library evaluation, which writes nothing back) and, with several
-provenance keys, ``groups`` (key, aggregate, per_task). Rates of an empty cut and undefined
-pass^k are null.
+provenance keys, ``groups`` (key, aggregate, per_task; each group's ``aggregate.k`` and its
+pass@k / pass^k come from that run's own trials unless the caller fixed ``k``). Rates of an
+empty cut and undefined pass^k are null.
 
 Example:
     >>> from ek_otel.core.episode import Episode, TaskSpec

@@ -362,6 +362,27 @@ def test_runs_of_different_models_are_also_shown_apart(tmp_path):
     assert all(g["aggregate"]["episodes"] == 1 for g in groups)
 
 
+def test_the_runs_table_shows_each_runs_pass_hat_k_with_its_own_k():
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from ek_otel.cli._tables import groups_table
+    from ek_otel.core.episode import TaskSpec
+    from ek_otel.core.scores import EpisodeScore
+    from ek_otel.scoring.run import aggregate
+
+    ok, fail = EpisodeScore("t", success=True), EpisodeScore("t", success=False)
+    scored = [(ok, ("a",)), (fail, ("a",)), (ok, ("b",)), (ok, ("b",)), (ok, ("b",))]
+    console = Console(width=200, record=True)
+    console.print(groups_table(SimpleNamespace(report=aggregate(scored, {"t": TaskSpec("t")}))))
+    text = console.export_text()
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]]
+            for line in text.splitlines() if line.startswith("│")]
+    assert "pass^k" in text
+    assert [(row[0], row[-1]) for row in rows] == [("a", "0.000 (k=2)"), ("b", "1.000 (k=3)")]
+
+
 def test_unwritable_json_report_fails_before_anything_is_scored_or_emitted(tmp_path):
     scores = tmp_path / "scores.jsonl"
     result = run(TRACES, "--gold", GOLD, "--emit-file", str(scores),

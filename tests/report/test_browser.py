@@ -276,3 +276,44 @@ def test_a_huge_argument_value_is_cut_for_display(tmp_path, open_page):
     shown = page.locator(".call td.got").inner_text()
     assert shown.startswith('"xxx') and shown.endswith("(6,002 more characters)")
     assert page.locator('.call[data-status="spurious"]').count() == 1
+
+
+def test_each_run_column_shows_pass_k_with_its_own_k(tmp_path, open_page):
+    from ek_otel.core.episode import Episode, Provenance, RunProvenance, Step, TaskSpec, Trajectory
+    from ek_otel.report.html import write_run_page
+    from ek_otel.scoring import ScoreSettings, score_episodes
+
+    # Model "two" tried each task twice, "three" three times: pooled, k would be 5 and both
+    # columns would show "–"; each run gets the k of its own trials instead.
+    tasks = {"t": TaskSpec("t", gold=[("search", {"q": "cats"})]),
+             "u": TaskSpec("u", gold=[("search", {"q": "dogs"})])}
+    good = {"t": [("search", {"q": "cats"})], "u": [("search", {"q": "dogs"})]}
+    runs = [("two", "t", 1), ("two", "t", 0), ("two", "u", 1), ("two", "u", 1),
+            ("three", "t", 1), ("three", "t", 1), ("three", "t", 1),
+            ("three", "u", 1), ("three", "u", 1), ("three", "u", 0)]
+    episodes = [Episode(task, Trajectory([Step(n, a) for n, a in good[task]] if ok else []),
+                        run=RunProvenance(model=model),
+                        provenance=Provenance(trace_id=f"{i + 1:032x}", root_span_id="b7ad6b7169203331"))
+                for i, (model, task, ok) in enumerate(runs)]
+    data = score_episodes(episodes, tasks, ScoreSettings()).to_dict()
+    write_run_page(data, str(tmp_path / "p.html"), source="two-runs")
+    page = open_page(tmp_path / "p.html")
+    row = page.locator('#groups tr[data-metric="mean_pass_hat_k"]')
+    assert row.locator("td").first.inner_text() == "pass^k"
+    cells = row.locator("td[data-k]")
+    assert [cells.nth(i).get_attribute("data-k") for i in range(2)] == ["2", "3"]
+    assert [cells.nth(i).locator("strong").inner_text() for i in range(2)] == ["0.500", "0.500"]
+
+    def task_pass_hat(task_id):
+        head = page.locator('#tasks th[data-key="pass_hat_k"]').inner_text()
+        index = page.eval_on_selector('#tasks th[data-key="pass_hat_k"]',
+                                      "th => Array.from(th.parentNode.children).indexOf(th)")
+        cell = page.locator(f'#tasks tr[data-row="task:{task_id}"] > td').nth(index)
+        return head, cell.inner_text()
+
+    assert task_pass_hat("t") == ("pass^2", "0.000") and task_pass_hat("u") == ("pass^2", "1.000")
+    page.select_option("#run-filter", "1")
+    assert task_pass_hat("t") == ("pass^3", "1.000") and task_pass_hat("u") == ("pass^3", "0.000")
+    page.select_option("#run-filter", "")
+    assert task_pass_hat("t")[0] == "pass^5"
+    assert page.errors == []

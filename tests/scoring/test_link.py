@@ -131,6 +131,42 @@ def test_repeated_trials_give_pass_hat_k_and_several_models_are_grouped_not_refu
     assert data["aggregate"]["episodes"] == 3 and len(data["groups"]) == 2
 
 
+def test_each_run_gets_pass_k_with_the_k_of_its_own_trials():
+    # Model "two" tried each task twice, model "three" three times: pooled, every task has 5
+    # trials (k=5, so neither run alone could show pass^5); each run gets its own k instead.
+    tasks = {"t": TaskSpec("t", gold=[("search", {"q": "cats"})]),
+             "u": TaskSpec("u", gold=[("search", {"q": "dogs"})])}
+    good_t, good_u, bad = (("search", {"q": "cats"}),), (("search", {"q": "dogs"}),), ()
+    runs = [("two", "t", good_t), ("two", "t", bad), ("two", "u", good_u), ("two", "u", good_u),
+            ("three", "t", good_t), ("three", "t", good_t), ("three", "t", good_t),
+            ("three", "u", good_u), ("three", "u", good_u), ("three", "u", bad)]
+    episodes = [_episode(task_id=task, calls=calls, model=model, trace=f"{i + 1:032x}")
+                for i, (model, task, calls) in enumerate(runs)]
+    run = score_episodes(episodes, tasks, ScoreSettings())
+    assert run.report.k == 5   # the pooled rule, unchanged
+    two, three = run.to_dict()["groups"]
+    assert two["key"][0] == "two" and three["key"][0] == "three"
+    assert (two["aggregate"]["k"], three["aggregate"]["k"]) == (2, 3)
+    # two: t passed 1 of 2 -> pass^2 = 0, pass@2 = 1; u passed 2 of 2 -> 1 and 1.
+    assert two["per_task"]["t"]["pass_hat_k"] == 0.0 and two["per_task"]["t"]["pass_at_k"] == 1.0
+    assert two["per_task"]["u"]["pass_hat_k"] == 1.0
+    assert (two["aggregate"]["mean_pass_hat_k"], two["aggregate"]["mean_pass_at_k"]) == (0.5, 1.0)
+    # three: t passed 3 of 3 -> pass^3 = 1; u passed 2 of 3 -> pass^3 = 0 (pass^2 would be 1/3).
+    assert three["per_task"]["t"]["pass_hat_k"] == 1.0 and three["per_task"]["u"]["pass_hat_k"] == 0.0
+    assert (three["aggregate"]["mean_pass_hat_k"], three["aggregate"]["mean_pass_at_k"]) == (0.5, 1.0)
+
+
+def test_a_k_given_by_the_caller_holds_for_every_run():
+    from ek_otel.scoring.run import aggregate
+    from ek_otel.core.scores import EpisodeScore
+
+    ok, fail = EpisodeScore("t", success=True), EpisodeScore("t", success=False)
+    scored = [(ok, ("a",)), (fail, ("a",)), (ok, ("b",)), (ok, ("b",)), (fail, ("b",))]
+    report = aggregate(scored, TASKS, k=2)
+    assert report.k == 2 and [g.report.k for g in report.groups] == [2, 2]
+    assert [g.report.pass_hat_k["t"] for g in report.groups] == [0.0, pytest.approx(1 / 3)]
+
+
 # ---------------------------------------------------------------------------
 # The BFCL matcher
 # ---------------------------------------------------------------------------

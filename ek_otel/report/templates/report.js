@@ -348,9 +348,11 @@
       ep._i = i;
       (byTask[ep.task_id] = byTask[ep.task_id] || []).push(ep);
     });
-    var k = DATA.k || 1;
     var runs = DATA.runs || [];
     var run = runs.length ? 0 : null;  // runs that must not be pooled: one at a time
+    // pass@k / pass^k: each run has its own k (from its own trials); the pooled view has DATA.k
+    function kOf(r) { return (r === null ? DATA.k : runs[r].k) || 1; }
+    var showK = kOf(null) > 1 || runs.some(function (r, i) { return kOf(i) > 1; });
     var slicesRoot = document.getElementById("slices");
     var slicesTable = null;
     if (slicesRoot && DATA.slices.length) {
@@ -368,9 +370,19 @@
       {key: "slice", label: "slice", kind: "text"},
       {key: "episodes", label: "trials", kind: "num"},
     ].concat(FIGURE_COLUMNS);
-    if (k > 1) {
-      columns.push({key: "pass_at_k", label: "pass@" + k, kind: "rate"});
-      columns.push({key: "pass_hat_k", label: "pass^" + k, kind: "rate"});
+    if (showK) {
+      columns.push({key: "pass_at_k", label: "pass@" + kOf(run), kind: "rate"});
+      columns.push({key: "pass_hat_k", label: "pass^" + kOf(run), kind: "rate"});
+    }
+    function relabelK() {
+      [["pass_at_k", "pass@"], ["pass_hat_k", "pass^"]].forEach(function (pair) {
+        var col = table.column(pair[0]);
+        if (!col) return;
+        col.label = pair[1] + kOf(run);
+        var button = table.heads[pair[0]].querySelector("button");
+        (button || table.heads[pair[0]]).textContent = col.label;
+        if (button) button.title = "sort by " + col.label;
+      });
     }
     columns.push({key: "dollars", label: "dollars", kind: "money"});
     var episodeColumns = [
@@ -419,6 +431,7 @@
         var runSelect = el("select", {id: "run-filter", "aria-label": "run", onchange: function () {
           run = runSelect.value === "" ? null : Number(runSelect.value);
           table.setRows(run === null ? DATA.tasks : runs[run].tasks);
+          relabelK();
           if (slicesTable) slicesTable.setRows(run === null ? DATA.slices : runs[run].slices);
           var label = document.getElementById("run-shown");
           if (label) label.textContent = run === null ? "all runs pooled (not comparable)" : runs[run].label;
