@@ -29,7 +29,7 @@ from ..errors import InputError
 from .config import ServeConfig
 from .groupcommit import GroupCommitWriter
 from .intake import Intake
-from .outbox import OutboxExporter
+from .outbox import OVERWRITING_SINKS, OutboxExporter
 from .scheduler import Scheduler
 from .store import Store
 from .store_lock import StoreLock
@@ -128,7 +128,8 @@ class ServeApp:
         for name, (sink, path) in sinks.items():
             exporter = OutboxExporter(name, sink, self.writer,
                                       lambda: Store(store_path, readonly=True), file_path=path,
-                                      give_up_s=cfg.export_give_up_s)
+                                      give_up_s=cfg.export_give_up_s,
+                                      overwrites=name in OVERWRITING_SINKS)
             exporter.start()
             self.exporters.append(exporter)
         setup = ScoringSetup(store_path, gold, cfg.score_settings)

@@ -25,8 +25,10 @@ backend refuses for good (401/403 wrong API key, 400/422), is given up once ``gi
 (``--export-give-up``) have passed since its first failed attempt: ONE warning names the
 sink, the trace and the reason, and the row counts as ``export_failed`` in the store (never
 silently dropped). For sinks other than the file, rows never tried are sent before rows that
-failed, so rows a backend keeps refusing never hold back the ones behind them; and since such
-sinks upsert, delivering a revision retires the older revisions of that trace still pending.
+failed, so rows a backend keeps refusing never hold back the ones behind them. The sinks that
+keep one score per run and evaluator (:data:`OVERWRITING_SINKS`: Phoenix, MLflow) also retire
+the older revisions of a trace still pending once a newer one is delivered; the OTLP and file
+sinks deliver every revision.
 
 Example:
     >>> Backoff(initial_s=1.0, max_s=8.0, jitter=0.0).delays(5)
@@ -46,7 +48,7 @@ from typing import Any, Callable, Optional
 from .groupcommit import GroupCommitWriter
 from .store import Store
 
-__all__ = ["Backoff", "OutboxExporter", "DEFAULT_BATCH", "DEFAULT_GIVE_UP_S"]
+__all__ = ["Backoff", "OutboxExporter", "DEFAULT_BATCH", "DEFAULT_GIVE_UP_S", "OVERWRITING_SINKS"]
 
 _log = logging.getLogger(__name__)
 
@@ -55,6 +57,9 @@ DEFAULT_BATCH = 200
 #: Seconds after its first failed attempt before a score the backend refuses for good, or
 #: whose run it still does not have, is given up.
 DEFAULT_GIVE_UP_S = 600.0
+
+#: Sinks whose backend keeps one score per run and evaluator (a repeat overwrites).
+OVERWRITING_SINKS = frozenset({"phoenix", "mlflow"})
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,9 @@ class OutboxExporter:
         writer: The store's group-commit writer (marks rows).
         open_reader: Opens a read connection on the store (called in the thread).
         file_path: For a file sink, its path: enables the exactly-once truncation.
+        overwrites: The backend keeps one score per run and evaluator (Phoenix annotations,
+            MLflow assessments): delivering a newer revision retires older ones still pending.
+            Other sinks (OTLP, file) deliver every revision.
         batch: Scores per send.
         backoff: Retry policy while the sink fails.
         give_up_s: Seconds after the first failed attempt before a row refused for good, or
@@ -94,7 +102,8 @@ class OutboxExporter:
     def __init__(self, name: str, sink: Any, writer: GroupCommitWriter,
                  open_reader: Callable[[], Store], *, file_path: Optional[str] = None,
                  batch: int = DEFAULT_BATCH, backoff: Backoff = Backoff(),
-                 give_up_s: float = DEFAULT_GIVE_UP_S, clock: Callable[[], float] = time.time):
+                 give_up_s: float = DEFAULT_GIVE_UP_S, clock: Callable[[], float] = time.time,
+                 overwrites: bool = False):
         self.name = name
         self.sink = sink
         self.writer = writer
@@ -104,6 +113,7 @@ class OutboxExporter:
         self.backoff = backoff
         self.give_up_s = give_up_s
         self.clock = clock
+        self.overwrites = overwrites
         self.exported = 0
         self.failures = 0
         self.given_up = 0
@@ -213,7 +223,7 @@ class OutboxExporter:
         except Exception as exc:  # a sink should not raise; treat as a failure
             _log.warning("sink %s raised: %s", self.name, exc)
         if result is not None and bool(result):
-            self.writer.call(lambda s, ids=ids: s.mark_exported(ids, supersede=upserts))
+            self.writer.call(lambda s, ids=ids: s.mark_exported(ids, supersede=self.overwrites))
             self.exported += len(ids)
             return "sent"
         failed_keys = set(getattr(result, "failed_keys", ()) or ())
@@ -221,7 +231,8 @@ class OutboxExporter:
             # the sink wrote some of the batch (e.g. Phoenix lacks some spans yet): mark those
             done = [row.id for row, env in zip(rows, envelopes) if env.key not in failed_keys]
             if done:
-                self.writer.call(lambda s, done=done: s.mark_exported(done, supersede=True))
+                self.writer.call(lambda s, done=done: s.mark_exported(done,
+                                                                      supersede=self.overwrites))
                 self.exported += len(done)
                 ids = [i for i in ids if i not in set(done)]
         self.failures += 1

@@ -281,6 +281,20 @@ def test_a_delivered_revision_retires_older_pending_revisions_of_its_trace(tmp_p
     s.close()
 
 
+def test_only_overwriting_sinks_retire_older_revisions():
+    """Phoenix and MLflow keep one score per run: a newer revision replaces the older one. The
+    OTLP and file sinks deliver every revision (each is its own evaluation span / record)."""
+    from ek_otel.serve.app import OVERWRITING_SINKS as used_by_the_app
+    from ek_otel.serve.outbox import OVERWRITING_SINKS
+
+    assert used_by_the_app is OVERWRITING_SINKS == frozenset({"phoenix", "mlflow"})
+    exporters = {name: OutboxExporter(name, object(), None, lambda: None,
+                                      overwrites=name in OVERWRITING_SINKS)
+                 for name in ("phoenix", "mlflow", "otlp", "file")}
+    assert {name: e.overwrites for name, e in exporters.items()} == {
+        "phoenix": True, "mlflow": True, "otlp": False, "file": False}
+
+
 def test_an_mlflow_without_the_run_gets_the_others_and_the_stuck_one_is_given_up(tmp_path,
                                                                                   caplog):
     from ek_otel.emit.mlflow import MlflowSink
