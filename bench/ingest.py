@@ -9,7 +9,7 @@ traces spread over several lines. A matching gold file is written too.
 
 Then, per format, it measures in one run:
 
-1. **the decode floor** (``reference/otlp.md``): parse each batch, walk every attribute into
+1. **the decode floor**: parse each batch, walk every attribute into
    Python values, ``json.loads`` the tool arguments and messages, and group the spans by
    trace id (a trace is released when its root arrives). Minimal hand-written code with no
    validation: what any Python reader must at least pay. CPU time.
