@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
@@ -47,7 +47,10 @@ from .settings import ScoreSettings
 
 __all__ = [
     "DEFAULT_BATCH",
+    "Outcome",
     "ScoreRun",
+    "collect_run",
+    "score_stream",
     "aggregate",
     "score_episodes",
     "evaluate_corpus",
@@ -177,6 +180,29 @@ class _Batcher:
             self.failed += len(keys) if keys else len(batch)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One episode scored: the first half of the corpus loop (:func:`score_stream`), which
+    :func:`collect_run` gathers. Worker processes make these for their share of the traces;
+    the main process collects them in input order.
+
+    ``key`` says which episode this is (a later outcome with the same key is a revision and
+    replaces it); ``revision`` counts from 0; ``outcome`` is the
+    :class:`~ek_otel.emit.envelope.ScoreEnvelope` (or the core score, for
+    :func:`evaluate_corpus`) or the :class:`~ek_otel.scoring.link.Unmatched`;
+    ``comparability`` is :func:`~ek_otel.core.evaluate.comparability_key` of the episode.
+
+    Example:
+        >>> Outcome(("ab" * 16, "cd" * 8), 0, Unmatched("ab" * 16, "x", UNKNOWN_TASK), ()).revision
+        0
+    """
+
+    key: tuple
+    revision: int
+    outcome: Any
+    comparability: tuple
+
+
 @dataclass
 class _Scored:
     """What the corpus loop gathered: the latest outcome per episode key, and the rest."""
@@ -186,27 +212,41 @@ class _Scored:
     revisions: int
 
 
-def _score_all(
+def _outcomes(
     episodes: Iterable[Any],
     score_one: Callable[[Any, int], Any],
     revision_key: Callable[[Any], Any],
-    on_outcome: Optional[Callable[[Any], None]] = None,
-) -> _Scored:
-    """The one corpus loop: score each episode (``score_one(episode, revision)`` returns an
-    outcome or an :class:`Unmatched`); an episode whose ``revision_key`` was seen is a
-    revision and replaces the earlier outcome."""
-    done = _Scored(OrderedDict(), [], 0)
+) -> Iterator[Outcome]:
+    """The per-episode half of the one corpus loop: score each episode
+    (``score_one(episode, revision)`` returns an outcome or an :class:`Unmatched`); an
+    episode whose ``revision_key`` was scored before is its next revision."""
     revision_of: dict = {}
     for episode in episodes:
         key = revision_key(episode)
         revision = revision_of.get(key, -1) + 1
         outcome = score_one(episode, revision)
+        if not isinstance(outcome, Unmatched):
+            revision_of[key] = revision
+        yield Outcome(key, revision, outcome, comparability_key(episode))
+
+
+def _collect(
+    outcomes: Iterable[Outcome],
+    on_outcome: Optional[Callable[[Any], None]] = None,
+    on_scored: Optional[Callable[[Any], None]] = None,
+) -> _Scored:
+    """The gathering half of the one corpus loop: a revision replaces the earlier outcome of
+    its key; ``on_scored`` sees each scored outcome, ``on_outcome`` every outcome."""
+    done = _Scored(OrderedDict(), [], 0)
+    for item in outcomes:
+        outcome = item.outcome
         if isinstance(outcome, Unmatched):
             done.unmatched.append(outcome)
         else:
-            revision_of[key] = revision
-            done.revisions += 1 if revision else 0
-            done.latest[key] = (outcome, comparability_key(episode))
+            done.revisions += 1 if item.revision else 0
+            done.latest[item.key] = (outcome, item.comparability)
+            if on_scored is not None:
+                on_scored(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
     return done
@@ -217,8 +257,27 @@ def _episode_key(episode: Any) -> tuple:
     return (trace_id, root_span_id) if trace_id else ("", str(id(episode)))
 
 
-def score_episodes(
-    episodes: Iterable[Any],
+def score_stream(episodes: Iterable[Any], tasks: Mapping[str, TaskSpec],
+                 settings: ScoreSettings) -> Iterator[Outcome]:
+    """Link and score each episode: the :class:`Outcome` stream that :func:`collect_run`
+    gathers (:func:`score_episodes` is the two together).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
+        >>> prov = Provenance(trace_id="ab" * 16, root_span_id="cd" * 8)
+        >>> episodes = [Episode("t", Trajectory([Step("a")]), provenance=prov)] * 2
+        >>> [(o.revision, o.outcome.revision) for o in score_stream(
+        ...     episodes, {"t": TaskSpec("t", gold=[("a", {})])}, ScoreSettings())]
+        [(0, 0), (1, 1)]
+    """
+    def score_one(episode: Any, revision: int) -> Any:
+        return score_and_envelope(episode, tasks, settings, revision=revision)
+
+    return _outcomes(episodes, score_one, _episode_key)
+
+
+def collect_run(
+    outcomes: Iterable[Outcome],
     tasks: Mapping[str, TaskSpec],
     settings: ScoreSettings,
     *,
@@ -226,29 +285,15 @@ def score_episodes(
     on_episode: Optional[Callable[[Union[ScoreEnvelope, Unmatched]], None]] = None,
     batch_size: int = DEFAULT_BATCH,
 ) -> ScoreRun:
-    """Score a stream of episodes, send their envelopes to ``sink``, and aggregate.
-
-    An episode whose trace and root span were already scored is a revision (module doc).
+    """Gather scored :class:`Outcome` s (in input order) into a :class:`ScoreRun`: send the
+    envelopes to ``sink`` in batches, keep the latest revision of each episode, aggregate.
 
     Example:
-        >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
-        >>> prov = Provenance(trace_id="ab" * 16, root_span_id="cd" * 8)
-        >>> first = Episode("t", Trajectory([Step("a")]), provenance=prov)
-        >>> again = Episode("t", Trajectory([Step("a"), Step("b")]), provenance=prov)
-        >>> run = score_episodes([first, again], {"t": TaskSpec("t", gold=[("a", {})])},
-        ...                      ScoreSettings())
-        >>> [e.revision for e in run.envelopes], run.revisions, run.report.n_episodes
-        ([1], 1, 1)
+        >>> collect_run([], {}, ScoreSettings()).report.n_episodes
+        0
     """
     batcher = _Batcher(sink, batch_size)
-
-    def score_one(episode: Any, revision: int) -> Any:
-        outcome = score_and_envelope(episode, tasks, settings, revision=revision)
-        if not isinstance(outcome, Unmatched):
-            batcher.add(outcome)
-        return outcome
-
-    done = _score_all(episodes, score_one, _episode_key, on_episode)
+    done = _collect(outcomes, on_episode, batcher.add)
     batcher.flush()
     scored = [(env.score, comp) for env, comp in done.latest.values()]
     report = aggregate(scored, tasks, unmatched=done.unmatched, settings=settings)
@@ -262,6 +307,34 @@ def score_episodes(
         emit_result=batcher.result,
         provenance=settings.provenance(),
     )
+
+
+def score_episodes(
+    episodes: Iterable[Any],
+    tasks: Mapping[str, TaskSpec],
+    settings: ScoreSettings,
+    *,
+    sink: Any = None,
+    on_episode: Optional[Callable[[Union[ScoreEnvelope, Unmatched]], None]] = None,
+    batch_size: int = DEFAULT_BATCH,
+) -> ScoreRun:
+    """Score a stream of episodes, send their envelopes to ``sink``, and aggregate:
+    :func:`collect_run` of :func:`score_stream`.
+
+    An episode whose trace and root span were already scored is a revision (module doc).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
+        >>> prov = Provenance(trace_id="ab" * 16, root_span_id="cd" * 8)
+        >>> first = Episode("t", Trajectory([Step("a")]), provenance=prov)
+        >>> again = Episode("t", Trajectory([Step("a"), Step("b")]), provenance=prov)
+        >>> run = score_episodes([first, again], {"t": TaskSpec("t", gold=[("a", {})])},
+        ...                      ScoreSettings())
+        >>> [e.revision for e in run.envelopes], run.revisions, run.report.n_episodes
+        ([1], 1, 1)
+    """
+    return collect_run(score_stream(episodes, tasks, settings), tasks, settings, sink=sink,
+                       on_episode=on_episode, batch_size=batch_size)
 
 
 def evaluate_corpus(
@@ -296,7 +369,7 @@ def evaluate_corpus(
         return score_episode(episode, task, **scoring)
 
     trial = itertools.count()
-    done = _score_all(episodes, score_one, lambda _episode: next(trial))
+    done = _collect(_outcomes(episodes, score_one, lambda _episode: next(trial)))
     scored = list(done.latest.values())
     if not group_by_provenance:
         check_comparable(key for _, key in scored)
