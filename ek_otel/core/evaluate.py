@@ -31,6 +31,7 @@ from ..errors import ComparabilityError, InputError
 from .cost import ModelPrice, PriceTable, dollars as price_dollars
 from .episode import AnyOf, Cost, RunProvenance, TaskSpec
 from .fields import normalise_type, precision_recall_f1
+from .gc_pause import paused_gc
 from .grammar import GraphGrammar
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
 from .passk import default_k, pass_at_k, pass_hat_k
@@ -419,38 +420,76 @@ class EvaluationReport:
 def to_jsonable(x: Any) -> Any:
     """Convert reports, scores and shapes to plain JSON values.
 
+    A report holds a million values and no reference cycle: it is built with the cyclic
+    garbage collector paused (:func:`~ek_otel.core.gc_pause.paused_gc`), which would
+    otherwise walk the growing report again and again (most of the time of building it).
+
     Example:
         >>> to_jsonable({"a": (1, float("nan")), "b": AnyOf((1, ""))})
         {'a': [1, None], 'b': {'any_of': [1, '']}}
     """
-    kind = type(x)  # the plain types first: a report holds millions of them
-    if kind is str or kind is int or kind is bool or x is None:
+    with paused_gc():
+        return _jsonable(x)
+
+
+#: The types returned as they are (exact types: a subclass goes the long way).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def _jsonable(x: Any) -> Any:
+    kind = type(x)  # the plain types first, and inline in containers: a report holds millions
+    if kind in _PLAIN:
         return x
-    if kind is float:
-        return None if math.isnan(x) or math.isinf(x) else x
-    if kind is dict:
-        return {k if type(k) is str else _json_key(k): to_jsonable(v) for k, v in x.items()}
-    if kind is list or kind is tuple:
-        return [to_jsonable(v) for v in x]
+    convert = _CONVERTERS.get(kind)
+    if convert is not None:
+        return convert(x)
     if isinstance(x, AnyOf):
-        return {"any_of": [to_jsonable(v) for v in x.values]}
+        return _jsonable_any_of(x)
     names = _DATACLASS_FIELDS.get(kind)
     if names is None and is_dataclass(x) and not isinstance(x, type):
         names = _DATACLASS_FIELDS[kind] = tuple(f.name for f in fields(x))
     if names is not None:
-        out = {name: to_jsonable(getattr(x, name)) for name in names}
+        out = {name: _jsonable(getattr(x, name)) for name in names}
         if isinstance(x, EpisodeScore):
             out["label"] = x.label
         return out
     if isinstance(x, Mapping):
-        return {_json_key(k): to_jsonable(v) for k, v in x.items()}
+        return {_json_key(k): _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, set, frozenset)):
-        return [to_jsonable(v) for v in x]
+        return [_jsonable(v) for v in x]
     if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
         return None
     if x is None or isinstance(x, (str, int, float, bool)):
         return x
     return repr(x)
+
+
+def _jsonable_dict(x: dict) -> dict:
+    out = {}
+    for k, v in x.items():
+        kind = type(v)
+        if kind not in _PLAIN:
+            convert = _CONVERTERS.get(kind)
+            v = convert(v) if convert is not None else _jsonable(v)
+        out[k if type(k) is str else _json_key(k)] = v
+    return out
+
+
+def _jsonable_list(x: Union[list, tuple]) -> list:
+    return [v if type(v) in _PLAIN else _jsonable(v) for v in x]
+
+
+def _jsonable_float(x: float) -> Optional[float]:
+    return x if x - x == 0.0 else None  # NaN and the infinities: null
+
+
+def _jsonable_any_of(x: AnyOf) -> dict:
+    return {"any_of": _jsonable_list(x.values)}
+
+
+#: exact type -> its conversion (the containers and shapes a report is made of)
+_CONVERTERS: dict = {dict: _jsonable_dict, list: _jsonable_list, tuple: _jsonable_list,
+                     float: _jsonable_float, AnyOf: _jsonable_any_of}
 
 
 #: dataclass type -> its field names (``dataclasses.fields`` is slow to ask every time)
