@@ -90,7 +90,7 @@ from .bad_input import BadInputReport
 from .model_calls import clusters_of, distinct_calls, requested_calls, usage_of_clusters
 from .model_output import model_output_of_span
 from .records import LogRecord, SpanRecord
-from .span_tree import MISSING_PARENT, Node, build_tree, by_time, outermost_agent, roots_of
+from .span_tree import MISSING_PARENT, Node, build_tree, by_time, outermost_agent, release_tree, roots_of
 from .steps import merge_steps, tool_executions
 
 __all__ = [
@@ -167,7 +167,7 @@ def build_episode(
         args_captured=args_captured,
         root_end_ns=_root_end_ns(root),
     )
-    return Episode(
+    episode = Episode(
         task_id=_task_id(roots, task_id_keys),
         trajectory=Trajectory(steps),
         output=final_text if final_text is not None else (
@@ -177,6 +177,8 @@ def build_episode(
         provenance=provenance,
         meta=_meta(trace_ids, bad, clusters, uncaptured, unrecorded),
     )
+    release_tree(nodes)
+    return episode
 
 
 def _service(root: Optional[Node]) -> tuple:

@@ -39,6 +39,7 @@ __all__ = [
     "nearest_agent",
     "has_named_agent",
     "outermost_agent",
+    "release_tree",
 ]
 
 #: Bad-input reason: a span whose parent is not among the records (Langfuse points at parents
@@ -214,3 +215,22 @@ def outermost_agent(nodes: Mapping) -> Optional[Node]:
     if not (named or agents):
         return None
     return min(named or agents, key=lambda n: (n.depth, n.span.start_ns))
+
+
+def release_tree(nodes: Mapping) -> None:
+    """Unlink a tree once read: its nodes (parent and children point at each other) are then
+    freed as soon as they are dropped, not left to the cyclic garbage collector, which
+    would otherwise find ten nodes a trace and walk every record held around them.
+
+    Example:
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> nodes, _ = build_tree([SpanRecord("a" * 32, "1" * 16, start_ns=1),
+        ...     SpanRecord("a" * 32, "2" * 16, "1" * 16, start_ns=2)], (), None)
+        >>> release_tree(nodes)
+        >>> [(n.parent, n.children, n.agent) for n in nodes.values()]
+        [(None, [], None), (None, [], None)]
+    """
+    for node in nodes.values():
+        node.parent = None
+        node.children = []
+        node.agent = None
