@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Optional
 
+from .fastinit import fast_init
 from .grammar import FieldSpec, GraphGrammar, NodeType
 
 __all__ = [
@@ -236,6 +237,7 @@ def suite_grammar(tasks: Sequence[TaskSpec]) -> GraphGrammar:
 # ---------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True)
 class Step:
     """One step of a trajectory: a tool call and what came back.
@@ -303,6 +305,7 @@ def as_call(x: Any) -> tuple:
     )
 
 
+@fast_init
 @dataclass(frozen=True)
 class Trajectory:
     """The ordered steps an agent took.
@@ -338,6 +341,7 @@ class Trajectory:
         return tuple(s.call for s in self.steps)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Cost:
     """What one episode consumed: tokens by kind, retries, and wall-clock time.
@@ -393,6 +397,7 @@ class Cost:
         )
 
 
+@fast_init
 @dataclass(frozen=True)
 class RunProvenance:
     """The hidden variables that decide whether two runs are comparable.
@@ -416,6 +421,7 @@ class RunProvenance:
         return (self.model, self.simulator, self.suite_version, self.scaffold)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Provenance:
     """Where an episode was read from: the trace, its root span, and the instrumentation.
@@ -441,6 +447,7 @@ class Provenance:
     root_end_ns: int = 0
 
 
+@fast_init
 @dataclass(frozen=True)
 class Episode:
     """One agent run over one task: the object ek-otel scores.

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .episode import Cost
+from .fastinit import fast_init
 
 __all__ = ["Score", "ArgDiff", "CallRow", "EpisodeScore", "DIFF_KINDS"]
 
@@ -22,6 +23,7 @@ __all__ = ["Score", "ArgDiff", "CallRow", "EpisodeScore", "DIFF_KINDS"]
 DIFF_KINDS = ("wrong_value", "wrong_type", "missing", "unexpected")
 
 
+@fast_init
 @dataclass(frozen=True)
 class Score:
     """The result of one metric on one item.
@@ -45,6 +47,7 @@ class Score:
     explanation: str = ""
 
 
+@fast_init
 @dataclass(frozen=True)
 class ArgDiff:
     """One argument that disagreed between a predicted call and its gold call.
@@ -63,6 +66,7 @@ class ArgDiff:
     weight: float = 1.0
 
 
+@fast_init
 @dataclass(frozen=True)
 class CallRow:
     """One line of the matcher's pairing: a predicted call beside the gold call it was paired
@@ -85,6 +89,7 @@ class CallRow:
     diffs: tuple = ()
 
 
+@fast_init
 @dataclass(frozen=True)
 class EpisodeScore:
     """One episode scored against one task.

@@ -26,6 +26,7 @@ from typing import Any, Optional
 
 from .assignment import hungarian_max, weighted_lcs
 from .episode import AnyOf, Trajectory, as_call, is_episode
+from .fastinit import fast_init
 from .fields import (
     _show,
     may_omit,
@@ -101,6 +102,7 @@ def _is_plain_call(c: Any) -> bool:
 # ---------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True)
 class ArgComparison:
     """How the arguments of one predicted call compare with its gold call.
@@ -254,6 +256,7 @@ def _expected(gold_value: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True)
 class CallPair:
     """One predicted call paired with one gold call to the same tool.
@@ -275,6 +278,7 @@ class CallPair:
         return self.comparison.exact
 
 
+@fast_init
 @dataclass(frozen=True)
 class CallAlignment:
     """The pairing of a predicted call sequence with a gold one, and its cost accounting.

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..core.fastinit import fast_init
 from .semconv.tools import is_client_call_id
 from .semconv.values import json_value, loads
 
@@ -55,6 +56,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True)
 class RequestedCall:
     """One tool call a model asked for. ``index`` is its position within the answer."""
@@ -66,6 +68,7 @@ class RequestedCall:
     index: int = 0
 
 
+@fast_init
 @dataclass(frozen=True)
 class ModelOutput:
     """What one model answer held: the tool calls requested and the assistant text."""

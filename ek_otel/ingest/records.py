@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from ..core.fastinit import fast_init
+
 __all__ = [
     "STATUS_UNSET",
     "STATUS_OK",
@@ -42,6 +44,7 @@ STATUS_ERROR = 2
 EVENT_NAME_ATTRIBUTE = "event.name"
 
 
+@fast_init
 @dataclass(frozen=True)
 class Origin:
     """Where a record was read from: a file and line (or frame), or a request.
@@ -58,6 +61,7 @@ class Origin:
         return f"{self.source}:{self.line}" if self.line is not None else self.source
 
 
+@fast_init
 @dataclass(frozen=True)
 class SpanEvent:
     """An event attached to a span (``exception``, legacy ``gen_ai.content.*``, ...)."""
@@ -67,6 +71,7 @@ class SpanEvent:
     attributes: Mapping[str, Any] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True)
 class SpanLink:
     """A link from a span to another span."""
@@ -76,6 +81,7 @@ class SpanLink:
     attributes: Mapping[str, Any] = field(default_factory=dict)
 
 
+@fast_init
 @dataclass(frozen=True)
 class SpanRecord:
     """One decoded span, with its resource and instrumentation scope flattened in.
@@ -114,6 +120,7 @@ class SpanRecord:
         return 0.0
 
 
+@fast_init
 @dataclass(frozen=True)
 class LogRecord:
     """One decoded log record; GenAI events (``gen_ai.choice``, ...) arrive as these.

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ...core.fastinit import fast_init
 from .outputs import MLFLOW_CHUNK_EVENT_PREFIX, MLFLOW_CHUNK_VALUE
 from .values import as_int, json_value
 
@@ -30,6 +31,7 @@ __all__ = [
 
 
 
+@fast_init
 @dataclass(frozen=True)
 class Usage:
     """Token usage of one model call. ``input_tokens`` includes cached tokens (as reported).
