@@ -184,7 +184,7 @@ def build_episode(
 def _service(root: Optional[Node]) -> tuple:
     """``(service.name, service.version)`` of the root span's resource, as strings or None."""
     resource = root.span.resource if root is not None else {}
-    if not isinstance(resource, Mapping):
+    if type(resource) is not dict and not isinstance(resource, Mapping):
         resource = {}
     name = sc.first_value(resource, (sc.SERVICE_NAME,))
     version = sc.first_value(resource, (sc.SERVICE_VERSION,))
@@ -240,11 +240,21 @@ def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecor
         "model_calls": distinct_calls(clusters),
         # model calls that no model span gave a token count (the package recorded none):
         # unless an aggregate span's total covers them, the Cost is short by their tokens
-        "model_calls_without_usage": sum(
-            1 for members in clusters.values() if all(n.usage is None for n in members)),
+        "model_calls_without_usage": _calls_without_usage(clusters),
         "uncaptured_tool_calls": uncaptured,
         "unrecorded_model_outputs": unrecorded,
     }
+
+
+def _calls_without_usage(clusters: Mapping) -> int:
+    count = 0
+    for members in clusters.values():
+        for node in members:
+            if node.usage is not None:
+                break
+        else:
+            count += 1
+    return count
 
 
 def _task_id(roots: Sequence[Node], keys: Sequence[str]) -> str:
@@ -252,7 +262,7 @@ def _task_id(roots: Sequence[Node], keys: Sequence[str]) -> str:
     keys = tuple(keys)
     for node in roots:
         for holder in (node.span.attributes, node.span.resource):
-            if isinstance(holder, Mapping):
+            if type(holder) is dict or isinstance(holder, Mapping):
                 value = sc.first_value(holder, keys)
                 if isinstance(value, str):
                     value = sc.json_value(value)  # Langfuse JSON-encodes metadata values

@@ -133,6 +133,8 @@ def parse_arguments(raw: Any, parsed: Any = _UNPARSED) -> tuple:
 
 
 def _str_or_none(value: Any) -> Optional[str]:
+    if type(value) is str:
+        return value or None
     if value is None or isinstance(value, (dict, list)):
         return None
     text = str(value)
@@ -235,7 +237,8 @@ def calls_from_message(message: Any) -> list:
         return [call] if call else []
     tool_calls = message.get("tool_calls")
     # flattened lists come back as index dicts
-    if tool_calls is not None and (type(tool_calls) is dict or isinstance(tool_calls, Mapping)):
+    if tool_calls is not None and type(tool_calls) is not list and (
+            type(tool_calls) is dict or isinstance(tool_calls, Mapping)):
         tool_calls = [tool_calls[k] for k in sorted(tool_calls, key=_index_key)]
     if isinstance(tool_calls, list):
         for entry in tool_calls:
@@ -291,7 +294,7 @@ def text_from_message(message: Any) -> Optional[str]:
         parts = message.get(key)
         if parts is None:
             continue
-        if type(parts) is dict or isinstance(parts, Mapping):
+        if type(parts) is not list and (type(parts) is dict or isinstance(parts, Mapping)):
             parts = [parts[k] for k in sorted(parts, key=_index_key)]
         if not isinstance(parts, list):
             continue

@@ -126,10 +126,13 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
         else:
             output, node = _best_output(members)
             end = max(n.span.end_ns or n.span.start_ns for n in members)
-        asked_for_tools = any(r in sc.TOOL_FINISH_REASONS for n in members for r in n.finish_reasons)
+        asked_for_tools = any(not sc.TOOL_FINISH_REASONS.isdisjoint(n.finish_reasons)
+                              for n in members)
         if output and (output.calls or output.text is not None or not asked_for_tools):
             answers.append((end, output, node or top))
-            answered_ids.update(n.response_id for n in members if n.response_id)
+            for n in members:
+                if n.response_id:
+                    answered_ids.add(n.response_id)
         elif asked_for_tools:  # no answer, or one without the calls it says it made
             unanswered.append(members)
         else:  # e.g. Gemini: finish reason STOP even when it calls tools

@@ -72,7 +72,17 @@ class Node:
     def span_id(self) -> str:
         return self.span.span_id
 
-    def ancestors(self) -> Iterator["Node"]:
+    def ancestors(self) -> list:
+        """The parent, its parent, ... up to the root (``depth`` of them: ``build_tree``
+        counts them once, stopping at a parent cycle of malformed input)."""
+        out = []
+        node = self.parent
+        for _ in range(self.depth):
+            out.append(node)
+            node = node.parent
+        return out
+
+    def _distinct_ancestors(self) -> Iterator["Node"]:
         # nodes and span ids are one to one (``build_tree`` keeps one node per span id)
         node, seen = self.parent, {self}
         while node is not None and node not in seen:
@@ -146,7 +156,7 @@ def build_tree(spans: Sequence[Any], logs: Sequence[LogRecord],
             depth += 1
             parent = parent.parent
         if depth > limit:
-            depth = sum(1 for _ in node.ancestors())
+            depth = sum(1 for _ in node._distinct_ancestors())
         node.depth = depth
         node.order = (node.span.start_ns, depth, node.span.span_id)
     for node in nodes.values():  # answers recorded only by the spans around the model's

@@ -52,12 +52,16 @@ def tool_executions(nodes) -> list:
     return by_time(executions)
 
 
-def _agent_of(node: Optional[Node]) -> tuple:
-    """``(agent, agent_span_id)`` of a step: its nearest agent's name and span id."""
+def _agent_of(node: Optional[Node], known: dict) -> tuple:
+    """``(agent, agent_span_id)`` of a step: its nearest agent's name and span id (read once
+    per agent: ``known`` maps agent nodes to them)."""
     agent = nearest_agent(node)
     if agent is None:
         return None, None
-    return sc.agent_name_of(agent.span), agent.span.span_id
+    found = known.get(agent)
+    if found is None:
+        found = known[agent] = (sc.agent_name_of(agent.span), agent.span.span_id)
+    return found
 
 
 def _executed_args(attributes: Mapping) -> tuple:
@@ -71,6 +75,7 @@ def merge_steps(requested: list, tools: list) -> list:
     unmatched = list(range(len(requested)))
     by_id = {r.call.call_id: i for i, r in enumerate(requested) if r.call.call_id}
     timed: list = []
+    agents: dict = {}  # agent node -> (name, span id)
     for node in tools:
         span = node.span
         attributes = span.attributes
@@ -89,7 +94,7 @@ def merge_steps(requested: list, tools: list) -> list:
             candidates = before or pool
             match = candidates[0] if candidates else None
         observation = sc.tool_result_of(attributes)
-        agent, agent_span_id = _agent_of(node)
+        agent, agent_span_id = _agent_of(node, agents)
         if match is not None:
             unmatched.remove(match)
             req = requested[match]
@@ -112,7 +117,7 @@ def merge_steps(requested: list, tools: list) -> list:
         call = req.call
         span_id = req.node.span_id if req.node is not None else None
         step = Step(call.name, call.args, None, None, call.call_id, span_id,
-                    *_agent_of(req.node), call.args_captured)
+                    *_agent_of(req.node, agents), call.args_captured)
         timed.append(((req.time_ns, call.index), step))
     timed.sort(key=lambda t: t[0])
     return [step for _, step in timed]

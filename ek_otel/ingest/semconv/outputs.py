@@ -142,5 +142,5 @@ def finish_reasons_of(attributes: Mapping) -> tuple:
     if isinstance(value, str):
         return (value,)
     if isinstance(value, (list, tuple)):
-        return tuple(str(v) for v in value)
+        return tuple(map(str, value))
     return ()

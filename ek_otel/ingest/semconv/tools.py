@@ -107,7 +107,8 @@ def is_client_call_id(call_id: Any) -> bool:
         >>> is_client_call_id("call_weather_1")
         False
     """
-    return type(call_id) is str and _ADK_CLIENT_CALL_ID.fullmatch(call_id) is not None
+    return (type(call_id) is str and call_id.startswith("adk-")
+            and _ADK_CLIENT_CALL_ID.fullmatch(call_id) is not None)
 
 
 def tool_call_id_of(attributes: Mapping) -> Optional[str]:

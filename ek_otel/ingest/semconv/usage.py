@@ -110,7 +110,6 @@ _USAGE_FIELDS: tuple = (
 )
 _TOKEN_KEYS: tuple = INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS + CACHED_TOKEN_KEYS + REASONING_TOKEN_KEYS
 _TOKEN_KEY_SET = frozenset(_TOKEN_KEYS)
-_USAGE_FIELD_SETS: tuple = tuple((name, keys, frozenset(keys)) for name, keys in _USAGE_FIELDS)
 #: Usage exists only with an input or output count, or a usage blob that may hold one.
 _USAGE_KEYS = frozenset(RAW_USAGE_KEYS + INPUT_TOKEN_KEYS + OUTPUT_TOKEN_KEYS)
 _ALL_USAGE_KEYS = frozenset(RAW_USAGE_KEYS + _TOKEN_KEYS)
@@ -195,30 +194,43 @@ def usage_of(attributes: Mapping, extra: tuple = ()) -> Optional[Usage]:
     """
     if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return None
-    if _USAGE_KEYS.isdisjoint(attributes) and not extra:
+    found = _ALL_USAGE_KEYS.intersection(attributes)  # the few present, in any order
+    if not extra and found.isdisjoint(_USAGE_KEYS):
         return None  # no count and no usage blob: the common case of non-model spans
     fields: dict = {}
-    found = _ALL_USAGE_KEYS.intersection(attributes)
-    blobs = [attributes[key] for key in RAW_USAGE_KEYS if key in found] if not found.isdisjoint(
-        RAW_USAGE_KEYS) else []
-    for blob in (*blobs, *extra):
+    if not extra and found.isdisjoint(RAW_USAGE_KEYS):
+        blobs: tuple = ()
+    else:
+        blobs = (*(attributes[key] for key in RAW_USAGE_KEYS if key in found), *extra)
+    for blob in blobs:
         for name, value in _raw_usage_fields(blob).items():
             fields.setdefault(name, value)
-    for name, keys, key_set in _USAGE_FIELD_SETS:
-        if key_set.isdisjoint(found):
-            continue
-        for key in keys:
-            if key in found:
-                value = attributes.get(key)
-                number = value if type(value) is int else as_int(value)
-                if number is not None:
-                    fields[name] = number
-                    break
-    if "input_tokens" not in fields and "output_tokens" not in fields:
-        return None
+    # per kind of count, the first key (in the order of its key list) holding a count wins
+    ranks: dict = {}
+    for key in found:
+        rank = _TOKEN_KEY_RANKS.get(key)
+        if rank is None:
+            continue  # a usage blob
+        value = attributes[key]
+        number = value if type(value) is int else as_int(value)
+        if number is not None:
+            name = rank[0]
+            if name not in ranks or rank[1] < ranks[name]:
+                ranks[name] = rank[1]
+                fields[name] = number
     get = fields.get
-    return Usage(max(0, get("input_tokens", 0)), max(0, get("output_tokens", 0)),
-                 max(0, get("cached_input_tokens", 0)), max(0, get("reasoning_tokens", 0)))
+    input_tokens, output_tokens = get("input_tokens"), get("output_tokens")
+    if input_tokens is None and output_tokens is None:
+        return None
+    cached, reasoning = get("cached_input_tokens", 0), get("reasoning_tokens", 0)
+    return Usage(input_tokens if input_tokens is not None and input_tokens > 0 else 0,
+                 output_tokens if output_tokens is not None and output_tokens > 0 else 0,
+                 cached if cached > 0 else 0, reasoning if reasoning > 0 else 0)
+
+
+#: token-count key -> (Usage field, rank of the key in that field's key list)
+_TOKEN_KEY_RANKS: dict = {key: (name, rank) for name, keys in _USAGE_FIELDS
+                          for rank, key in enumerate(keys)}
 
 
 #: Run totals inside a recorded output object, read only as an aggregate (when no model
