@@ -728,13 +728,14 @@ def aggregate_scores(
     if unknown:
         raise InputError(f"scores for task ids that are not among the tasks: {unknown[:5]}")
     run_settings = {**dict(settings or {}), "k": k, "group_by_provenance": group_by_provenance}
-    report = _build_report(scored, tasks, k, tuple(unmatched), keys, run_settings)
-    if not group_by_provenance:
-        return report
-    groups = []
-    for key in keys:
-        members = [(s, kk) for s, kk in scored if kk == key]
-        group_k = fixed_k if fixed_k is not None else default_k(s.task_id for s, _ in members)
-        groups.append(ProvenanceGroup(key=key, report=_build_report(
-            members, tasks, group_k, (), (key,), {**run_settings, "k": group_k})))
-    return replace(report, groups=tuple(groups))
+    with paused_gc():  # report shapes, no cycles: the collector would walk every score again
+        report = _build_report(scored, tasks, k, tuple(unmatched), keys, run_settings)
+        if not group_by_provenance:
+            return report
+        groups = []
+        for key in keys:
+            members = [(s, kk) for s, kk in scored if kk == key]
+            group_k = fixed_k if fixed_k is not None else default_k(s.task_id for s, _ in members)
+            groups.append(ProvenanceGroup(key=key, report=_build_report(
+                members, tasks, group_k, (), (key,), {**run_settings, "k": group_k})))
+        return replace(report, groups=tuple(groups))
