@@ -44,6 +44,8 @@ class _Factory:
 
 
 _FACTORY = _Factory()
+#: Names the generated ``__init__`` uses for itself.
+_RESERVED = frozenset({"self", "_d", "_FACTORY"})
 
 
 def fast_init(cls: T) -> T:
@@ -67,6 +69,8 @@ def fast_init(cls: T) -> T:
     fields = dataclasses.fields(cls)
     if len(fields) != len(all_fields) or any(not f.init for f in fields):
         return cls  # InitVar pseudo-fields or fields left out of __init__
+    if any(f.name in _RESERVED or f.name.startswith(("_dflt_", "_fact_")) for f in fields):
+        return cls  # a field named like a name of the generated code
     names: dict = {"_FACTORY": _FACTORY}
     positional: list = []
     keyword_only: list = []
@@ -94,5 +98,6 @@ def fast_init(cls: T) -> T:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = cls.__init__.__doc__
+    init.__annotations__ = dict(getattr(cls.__init__, "__annotations__", {}))  # same signature
     cls.__init__ = init
     return cls
