@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import gc
 import json
 from types import SimpleNamespace
 
@@ -427,6 +428,26 @@ def test_parent_cycles_do_not_hang():
     b = make("b", 2, parent=1, start=2)
     episode = build_episode([a, b, tool(3, "f", 1, 3, args="{}")])
     assert episode.trajectory.tools == ("f",)
+
+
+def test_an_episode_leaves_no_cyclic_garbage():
+    # the span tree (parents and children point at each other) is unlinked once read, so
+    # a trace's nodes are freed by reference counting, never left to the cyclic collector
+    spans = [make("invoke_agent a", 1, start=1, **{"gen_ai.operation.name": "invoke_agent",
+                                                  "gen_ai.agent.name": "a"}),
+             chat(2, 1, 2, calls=[("f", {"x": 1}, "c1")], usage=(3, 1)),
+             tool(3, "f", 1, 3, args='{"x": 1}', **{"gen_ai.tool.call.id": "c1"}),
+             chat(4, 1, 4, text="done", usage=(5, 2))]
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        episode = build_episode(spans)
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()
+    assert episode.trajectory.tools == ("f",) and episode.trajectory[0].agent == "a"
 
 
 def test_empty_input_gives_an_empty_episode():
