@@ -73,10 +73,10 @@ def instructions(tree: str, n: int, dump: str, gold: str, warm: str, no_gc: bool
     """Instructions executed by the child running the first ``n`` stages with ``tree`` first
     on the path."""
     env = dict(os.environ, PYTHONPATH=os.path.abspath(tree))
-    out = subprocess.run(
+    out = subprocess.run(  # run from the dump's directory: no source tree from the cwd
         ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
          sys.executable, "-c", CHILD, str(n), dump, gold, warm, "1" if no_gc else "0"],
-        env=env, capture_output=True, text=True, check=False)
+        env=env, cwd=os.path.dirname(dump), capture_output=True, text=True, check=False)
     match = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
     if out.returncode != 0 or match is None:
         raise SystemExit(f"valgrind run failed ({tree}, {n} stages):\n{out.stderr[-1500:]}")
