@@ -8,12 +8,15 @@ concurrent requests (:mod:`ek_otel.serve.groupcommit`), not once per request.
 
 State machine of a trace (the ``traces`` table):
 
-- ``open``: it has payloads not yet scored (``payloads.revision IS NULL``);
+- ``open``: it has payloads not yet scored (ids above the highest ``scores.upto`` of the
+  trace);
 - ``scored`` / ``unmatched``: every payload is in a committed revision.
 
-Scoring commits, in ONE transaction, the score row ``(trace_id, revision)``, its outbox row,
-the payloads it covered and the trace's revision counter, so a crash either loses the whole
-scoring (it is redone after restart) or none of it: each revision is scored exactly once.
+Scoring commits, in ONE transaction, the score row ``(trace_id, revision)`` (its ``upto``
+says which payloads it covered: every one with ``id <= upto``), its outbox row and the trace's
+revision counter and pending bytes, so a crash either loses the whole scoring (it is redone
+after restart) or none of it: each revision is scored exactly once. Payload rows are never
+rewritten: ``payloads.revision``, which older stores set, is no longer read or written.
 Payloads are deduplicated by ``(trace_id, span_id)`` (a chunk with no new span is dropped)
 and, for logs, by a digest of the payload.
 
@@ -79,7 +82,7 @@ CREATE TABLE IF NOT EXISTS payloads(
     digest BLOB NOT NULL,
     data BLOB NOT NULL,
     received REAL NOT NULL,
-    revision INTEGER,                -- the revision that first covered it; NULL = pending
+    revision INTEGER,                -- unused (older stores): covered = id <= MAX(scores.upto)
     UNIQUE(trace_id, digest)
 );
 CREATE INDEX IF NOT EXISTS payloads_trace ON payloads(trace_id, id);
@@ -498,18 +501,21 @@ class Store:
                 "INSERT INTO outbox(sink, trace_id, revision, envelope) VALUES(?, ?, ?, ?)",
                 [(sink, trace_id, revision, envelope) for sink in sinks],
             )
+        # Payload ids grow with arrival, and a revision covers every payload up to its
+        # ``upto``: the payloads still pending are those above the highest upto recorded.
+        # (No UPDATE of the payload rows: it would rewrite every payload's bytes.)
+        before = self.conn.execute(
+            "SELECT COALESCE(MAX(upto), 0) FROM scores WHERE trace_id=? AND revision<?",
+            (trace_id, revision),
+        ).fetchone()[0]
         covered = self.conn.execute(
             "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM payloads "
-            "WHERE trace_id=? AND id<=? AND revision IS NULL",
-            (trace_id, upto),
+            "WHERE trace_id=? AND id>? AND id<=?",
+            (trace_id, before, upto),
         ).fetchone()[0]
-        self.conn.execute(
-            "UPDATE payloads SET revision=? WHERE trace_id=? AND id<=? AND revision IS NULL",
-            (revision, trace_id, upto),
-        )
         left = self.conn.execute(
-            "SELECT MIN(received), COUNT(*) FROM payloads WHERE trace_id=? AND revision IS NULL",
-            (trace_id,),
+            "SELECT MIN(received), COUNT(*) FROM payloads WHERE trace_id=? AND id>?",
+            (trace_id, max(before, upto)),
         ).fetchone()
         state = "open" if left[1] else ("scored" if matched else "unmatched")
         self.conn.execute(
