@@ -49,10 +49,13 @@ def to_tagged(value: Any) -> Any:
         {'$float': 'inf'}
     """
     kind = type(value)
-    if kind in _PLAIN:  # the common case, without the isinstance chain below
+    # The common cases first, by exact type, without the isinstance chain below.
+    if kind in _PLAIN or (kind is float and math.isfinite(value)):
         return value
     if kind is list:
         return [v if type(v) in _PLAIN else to_tagged(v) for v in value]
+    if kind is tuple:
+        return {"$tuple": [v if type(v) in _PLAIN else to_tagged(v) for v in value]}
     if kind is dict and all(type(k) is str and not k.startswith("$") for k in value):
         return {k: v if type(v) in _PLAIN else to_tagged(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
