@@ -136,11 +136,14 @@ _UPSERT_TRACE = (
 )
 
 
-def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
+def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False,
+            autocheckpoint_pages: Optional[int] = None) -> sqlite3.Connection:
     """Open the store database with WAL and the given ``synchronous`` level.
 
     The connection is in autocommit mode (``isolation_level=None``): transactions are
-    explicit ``BEGIN IMMEDIATE`` / ``COMMIT``.
+    explicit ``BEGIN IMMEDIATE`` / ``COMMIT``. ``autocheckpoint_pages`` sets the log size at
+    which its commits checkpoint (SQLite's default, 1000, when None; see
+    :mod:`ek_otel.serve.checkpointer`).
 
     Example:
         >>> connect(":memory:").execute("PRAGMA foreign_keys").fetchone()[0]
@@ -151,6 +154,8 @@ def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> 
     if not readonly:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        if autocheckpoint_pages is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint={int(autocheckpoint_pages)}")
     else:
         conn.execute("PRAGMA query_only=1")
     return conn
@@ -286,9 +291,11 @@ class Store:
     their own :class:`Store` on the same file.
     """
 
-    def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False):
+    def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
+                 autocheckpoint_pages: Optional[int] = None):
         self.path = path
-        self.conn = connect(path, synchronous=synchronous, readonly=readonly)
+        self.conn = connect(path, synchronous=synchronous, readonly=readonly,
+                            autocheckpoint_pages=autocheckpoint_pages)
         if not readonly:
             tables = {r[0] for r in self.conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
