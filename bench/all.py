@@ -3,8 +3,8 @@
 | figure | baseline (same run) |
 |---|---|
 | ``ek-otel score`` end to end, protobuf and JSON Lines (CPU and wall) | the decode floor (``bench/ingest.py``) |
-| ``ek-otel serve`` accepting spans from the real SDK exporters (3 client processes): spans/s, loss, p99 export latency, peak RSS | the decode floor of the same spans |
-| ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients until every run is scored | the decode floor of the same spans, and offline ``ek-otel score`` of the same dump |
+| ``ek-otel serve`` accepting spans from the real SDK exporters (3 client processes): spans/s, loss, p99 export latency, peak RSS, server CPU per span | the decode floor of the same spans |
+| ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients until every run is scored (wall, and CPU of all the server's processes) | the decode floor of the same spans, and offline ``ek-otel score`` of the same dump |
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
 | growth: ``ek-otel score`` over 10k, 100k, 1M spans of JSON Lines (10M with ``--huge``): time per span and peak RSS | the 10k run |
@@ -19,6 +19,10 @@ Usage:
     python bench/all.py                 # everything, about 10 minutes on a loaded 2-core machine
     python bench/all.py --only score,startup
     python bench/all.py --huge          # also the 10M-span growth point (long)
+    python bench/all.py --only serve,serve-scoring --before /tmp/main   # servers alternated
+
+With ``--before DIR`` (a source tree: ``git archive main | tar -x -C DIR``), that tree's
+``score``, ``bfcl`` and ``serve`` run alternated with this one's, ``--repeat`` rounds each.
 """
 
 from __future__ import annotations
@@ -52,8 +56,12 @@ def ek_otel_cmd() -> list:
 
 
 def before_cmd(args) -> list:
-    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path)."""
-    return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-m", "ek_otel"]
+    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path).
+
+    ``-P``: ``python -m`` would otherwise put the current directory first on the path, and
+    run from this repository that would be this tree's ``ek_otel``, not the other one.
+    """
+    return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-P", "-m", "ek_otel"]
 
 
 def load() -> str:
@@ -152,19 +160,37 @@ def bench_serve(args, work: str) -> dict:
     gold = os.path.join(work, "gold.jsonl")
     ingest.write_gold(gold)
     floor = serve_load.decode_floor(os.path.join(work, "serve-floor"), args.spans)
-    os.makedirs(os.path.join(work, "serve-load"))
-    load_args = argparse.Namespace(grace=1.0, server_args=[], protocol="http", spans=args.spans,
-                                   clients=args.clients, client_nice=0, batch=512)
-    figures = serve_load.run_load(load_args, os.path.join(work, "serve-load"), gold)
-    rate = figures["accepted_spans_per_s"]
-    row("decode floor of the same spans (CPU)", f"{floor:,.0f} spans/s", "1.00x")
-    row("accepted (acknowledged spans / wall)", f"{rate:,.0f} spans/s", f"{rate / floor:.2f}x", "target >= 0.35x")
-    row("zero loss", str(figures["zero_loss"]), "",
-        f"{figures['spans_in_store']:,} stored of {figures['spans_sent']:,} sent")
-    row("p99 export latency", f"{figures['p99_export_latency_ms']:.0f} ms", "", "target <= 250 ms")
-    row("peak RSS, server + scoring worker", f"{figures['peak_rss_mib']:.0f} MiB", "", "target <= 256 MiB")
-    figures["decode_floor_spans_per_s"] = floor
-    return figures
+    sides = {"this": None, **({"before": before_cmd(args)} if args.before else {})}
+    runs: dict = {name: [] for name in sides}
+    for round_ in range(args.repeat if args.before else 1):  # alternated with --before
+        for name, cmd in sides.items():
+            folder = os.path.join(work, f"serve-load-{name}-{round_}")
+            os.makedirs(folder)
+            load_args = argparse.Namespace(grace=1.0, server_args=[], protocol="http", spans=args.spans,
+                                           clients=args.clients, client_nice=0, batch=512, ek_otel=cmd)
+            runs[name].append(serve_load.run_load(load_args, folder, gold))
+    floor_us = 1e6 / floor
+    row("decode floor of the same spans (CPU)", f"{floor:,.0f} spans/s", "1.00x", f"{floor_us:.1f} us/span")
+    out = {}
+    for name, figures_list in runs.items():
+        figures = max(figures_list, key=lambda f: f["accepted_spans_per_s"])
+        label = "" if name == "this" else f"before ({args.before}): "
+        rate = figures["accepted_spans_per_s"]
+        row(f"{label}accepted (acknowledged spans / wall)", f"{rate:,.0f} spans/s", f"{rate / floor:.2f}x",
+            "target >= 0.35x")
+        row(f"{label}zero loss", str(figures["zero_loss"]), "",
+            f"{figures['spans_in_store']:,} stored of {figures['spans_sent']:,} sent")
+        row(f"{label}p99 export latency", f"{figures['p99_export_latency_ms']:.0f} ms", "",
+            f"p50 {figures['p50_export_latency_ms']:.0f} ms; target <= 250 ms")
+        row(f"{label}peak RSS, server + scoring workers", f"{figures['peak_rss_mib']:.0f} MiB", "",
+            "target <= 256 MiB")
+        cpu_us = figures["server_cpu_us_per_span_total"]
+        row(f"{label}server CPU, all processes, receive to score", f"{cpu_us:.1f} us/span",
+            f"{floor_us / cpu_us:.2f}x", f"receiver process {figures['receiver_process_cpu_s']:.1f} s; "
+            f"all scored {figures['all_scored_after_s']:.1f} s after the start")
+        figures["decode_floor_spans_per_s"] = floor
+        out[name] = figures
+    return out["this"] if not args.before else out
 
 
 class _Replayer:
@@ -200,9 +226,32 @@ class _Replayer:
             t.join()
 
 
-def bench_serve_scoring(args, work: str, offline: dict) -> dict:
+def _replay_until_scored(folder: str, gold: str, bodies: list, clients: int, cmd) -> dict:
+    """One server: replay the bodies, wait until every run is scored; times and CPU."""
     import serve_load
 
+    server = serve_load.Server(folder, gold, ["--grace", "0.2"], cmd)
+    try:
+        cpu0 = server.cpu_by_process()
+        start = time.perf_counter()
+        _Replayer(server.http_port, bodies, clients).run()
+        accepted = time.perf_counter() - start
+        traces = server.count("SELECT COUNT(*) FROM traces")
+        deadline = time.monotonic() + 900
+        while server.count("SELECT COUNT(*) FROM traces WHERE state!='open'") < traces \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        scored = time.perf_counter() - start
+        done = server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
+        cpu = server.cpu_by_process()
+        rss = server.rss_mib()
+    finally:
+        server.stop()
+    return {"accepted_s": accepted, "scored_s": scored, "traces": traces, "scored_traces": done,
+            "server_cpu_s": sum(cpu) - sum(cpu0), "receiver_cpu_s": cpu[0] - cpu0[0], "rss_mib": rss}
+
+
+def bench_serve_scoring(args, work: str, offline: dict) -> dict:
     print(f"== ek-otel serve scoring: {args.spans:,} spans replayed as protobuf bodies, until every run "
           f"is scored ({load()})")
     folder = os.path.join(work, "serve-scoring")
@@ -212,39 +261,41 @@ def bench_serve_scoring(args, work: str, offline: dict) -> dict:
     else:
         paths = ingest.generate(folder, args.spans, 512, ("frames",))
         dump, gold = paths["frames"], os.path.join(folder, "gold.jsonl")
-    gc.collect()
-    t = time.process_time()
-    n = ingest.floor(dump, "frames")
-    floor_s = time.process_time() - t
     bodies = list(ingest._read_frames(dump))
-    server = serve_load.Server(folder, gold, ["--grace", "0.2"])
-    try:
-        start = time.perf_counter()
-        _Replayer(server.http_port, bodies, args.clients).run()
-        accepted = time.perf_counter() - start
-        traces = server.count("SELECT COUNT(*) FROM traces")
-        deadline = time.monotonic() + 900
-        while server.count("SELECT COUNT(*) FROM traces WHERE state!='open'") < traces \
-                and time.monotonic() < deadline:
-            time.sleep(0.1)
-        scored = time.perf_counter() - start
-        done = server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
-        cpu = server.cpu_s()
-    finally:
-        server.stop()
-    rate = n / scored
+    sides = {"this": None, **({"before": before_cmd(args)} if args.before else {})}
+    runs: dict = {name: [] for name in sides}
+    floors = []
+    for round_ in range(args.repeat if args.before else 1):  # floor, this, (before), floor, ...
+        for name, cmd in sides.items():
+            gc.collect()
+            t = time.process_time()
+            n = ingest.floor(dump, "frames")
+            floors.append(time.process_time() - t)
+            run_folder = os.path.join(folder, f"{name}-{round_}")
+            os.makedirs(run_folder)
+            runs[name].append(_replay_until_scored(run_folder, gold, bodies, args.clients, cmd))
+    floor_s = min(floors)
     row("decode floor of the same spans (CPU)", f"{n / floor_s:,.0f} spans/s", "1.00x", f"{floor_s:.2f} s")
-    row(f"all accepted after {accepted:.1f} s; all {done:,} of {traces:,} runs scored after",
-        f"{scored:.1f} s", "", f"server CPU {cpu:.1f} s")
-    row("runs scored (spans / time to the last score)", f"{rate:,.0f} spans/s", f"{floor_s / scored:.2f}x",
-        "target >= 0.35x")
-    out = {"floor_s": floor_s, "accepted_s": accepted, "scored_s": scored, "ratio": floor_s / scored,
-           "traces": traces, "scored_traces": done, "server_cpu_s": cpu}
-    if offline:
-        offline_wall = offline["frames"]["score_wall_s"]
-        row("vs offline `ek-otel score` of the same dump (wall)", f"{offline_wall:.1f} s",
-            f"{offline_wall / scored:.2f}x", "target >= 1.0x: live no slower than offline")
-        out["vs_offline"] = offline_wall / scored
+    out: dict = {"floor_s": floor_s}
+    for name, results in runs.items():
+        r = min(results, key=lambda x: x["scored_s"])
+        label = "" if name == "this" else f"before ({args.before}): "
+        row(f"{label}all accepted after {r['accepted_s']:.1f} s; all {r['scored_traces']:,} of "
+            f"{r['traces']:,} runs scored after", f"{r['scored_s']:.1f} s", "",
+            f"server CPU {r['server_cpu_s']:.1f} s (receiver {r['receiver_cpu_s']:.1f} s)")
+        row(f"{label}runs scored (spans / time to the last score)", f"{n / r['scored_s']:,.0f} spans/s",
+            f"{floor_s / r['scored_s']:.2f}x", "target >= 0.35x")
+        row(f"{label}server CPU per span, all processes", f"{r['server_cpu_s'] / n * 1e6:.1f} us/span",
+            f"{floor_s / r['server_cpu_s']:.2f}x", f"RSS at the end {r['rss_mib']:.0f} MiB")
+        figures = {**r, "ratio": floor_s / r["scored_s"], "cpu_ratio": floor_s / r["server_cpu_s"]}
+        if offline:
+            offline_wall = offline["frames"]["score_wall_s"]
+            offline_cpu = offline["frames"]["score_cpu_s"]
+            row(f"{label}vs offline `ek-otel score` of the same dump (wall)", f"{offline_wall:.1f} s",
+                f"{offline_wall / r['scored_s']:.2f}x",
+                f"target >= 1.0x: live no slower than offline; CPU {offline_cpu / r['server_cpu_s']:.2f}x")
+            figures["vs_offline"] = offline_wall / r["scored_s"]
+        out[name] = figures
     return out
 
 
