@@ -147,6 +147,7 @@ class ServeApp:
             tick_s=min(0.1, max(0.01, cfg.grace_s / 4)), warm_workers=cfg.scorer_processes)
         self.scheduler.start()
         self.intake = Intake(self.writer, self.index, on_stored=self.scheduler.wake)
+        self.intake.warm_up()
         if open_traces:
             self.log(f"ek-otel serve: {len(open_traces)} open traces restored from {cfg.store}")
 

@@ -215,7 +215,11 @@ def warm_up(setup: ScoringSetup) -> int:
     """
     from ..ingest import episodes, otlp  # noqa: F401  (imported for their cost, now)
 
-    _worker_state(setup)
+    _, scorer = _worker_state(setup)
+    try:  # an empty run: what scoring imports on its way (the matcher, the envelope, orjson)
+        scorer.score("0" * 32, 0, 0, [])
+    except Exception:  # noqa: BLE001 - only a warm-up; a real failure shows when scoring
+        pass
     return os.getpid()
 
 
