@@ -34,6 +34,7 @@ __all__ = [
     "BfclDataError",
     "BfclDataNotFound",
     "ComparabilityError",
+    "WorkerError",
 ]
 
 
@@ -206,4 +207,13 @@ class ComparabilityError(EkOtelError):
     Example:
         >>> str(ComparabilityError("2 provenance keys"))
         '2 provenance keys'
+    """
+
+
+class WorkerError(EkOtelError):
+    """A process of a parallel ``score`` failed or died (``--jobs 1`` scores in one process).
+
+    Example:
+        >>> str(WorkerError("scoring process 2 of 2 was killed by signal 9"))
+        'scoring process 2 of 2 was killed by signal 9'
     """
