@@ -106,29 +106,38 @@ def bench_score(args, work: str) -> dict:
     paths = ingest.generate(os.path.join(work, "score"), args.spans, 512, ingest.FORMATS)
     gold = os.path.join(work, "score", "gold.jsonl")
     out = {}
+    from ek_otel.parallel import default_jobs
+
+    jobs_label = f"--jobs {args.jobs}" if args.jobs else f"default --jobs ({default_jobs()} here)"
     for fmt in ingest.FORMATS:
         path = paths[fmt]
-        floors, runs, before = [], [], []
+        floors, runs, one, before = [], [], [], []
         jobs = ["--jobs", str(args.jobs)] if args.jobs else []
-        for _ in range(args.repeat):  # alternated: floor, score, (before), floor, score, ...
+        for _ in range(args.repeat):  # alternated: floor, score, score --jobs 1, (before), floor, ...
             gc.collect()
             t = time.process_time()
             n = ingest.floor(path, fmt)
             floors.append(time.process_time() - t)
             runs.append(ingest.run_child(ek_otel_cmd() + ["score", path, "--gold", gold, *jobs,
                                                           "--json", os.path.join(work, f"score-{fmt}.json")]))
+            one.append(ingest.run_child(ek_otel_cmd() + ["score", path, "--gold", gold, "--jobs", "1",
+                                                         "--json", os.path.join(work, f"score1-{fmt}.json")]))
             if args.before:
                 before.append(ingest.run_child(before_cmd(args) + [
                     "score", path, "--gold", gold, "--json", os.path.join(work, f"before-{fmt}.json")]))
         floor_s = min(floors)
         child_cpu = min(r.cpu_s for r in runs)
         child = best(runs)
+        single = best(one)
         row(f"{fmt}: decode floor (one process, CPU)", f"{n / floor_s:,.0f} spans/s", "1.00x", f"{floor_s:.2f} s")
+        row(f"{fmt}: ek-otel score, wall ({jobs_label})", f"{n / child.wall_s:,.0f} spans/s",
+            f"{floor_s / child.wall_s:.2f}x", f"{child.wall_s:.2f} s, peak RSS {child.max_rss_mib:.0f} MiB "
+            "(its largest process)")
         row(f"{fmt}: ek-otel score, CPU of all its processes", f"{n / child_cpu:,.0f} spans/s",
             f"{floor_s / child_cpu:.2f}x", f"{child_cpu:.2f} s")
-        row(f"{fmt}: ek-otel score, wall", f"{n / child.wall_s:,.0f} spans/s",
-            f"{floor_s / child.wall_s:.2f}x", f"{child.wall_s:.2f} s, peak RSS {child.max_rss_mib:.0f} MiB"
-            f"{', ' + ' '.join(jobs) if jobs else ''}")
+        row(f"{fmt}: ek-otel score --jobs 1, wall", f"{n / single.wall_s:,.0f} spans/s",
+            f"{floor_s / single.wall_s:.2f}x", f"{single.wall_s:.2f} s (CPU {single.cpu_s:.2f} s), "
+            f"peak RSS {single.max_rss_mib:.0f} MiB; {jobs_label}: {single.wall_s / child.wall_s:.2f}x faster")
         if before:
             then = best(before)
             then_cpu = min(r.cpu_s for r in before)
@@ -138,7 +147,9 @@ def bench_score(args, work: str) -> dict:
                 f"{then.wall_s:.2f} s, peak RSS {then.max_rss_mib:.0f} MiB")
         out[fmt] = {"floor_s": floor_s, "score_cpu_s": child_cpu, "score_wall_s": child.wall_s,
                     "ratio_cpu": floor_s / child_cpu, "ratio_wall": floor_s / child.wall_s,
-                    "peak_rss_mib": child.max_rss_mib}
+                    "peak_rss_mib": child.max_rss_mib, "jobs": args.jobs or default_jobs(),
+                    "one_process_wall_s": single.wall_s, "one_process_cpu_s": single.cpu_s,
+                    "one_process_ratio_wall": floor_s / single.wall_s}
     out["dump"] = paths
     out["gold"] = gold
     return out

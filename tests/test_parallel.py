@@ -18,7 +18,7 @@ from ek_otel.gold.native import load_tasks
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.shard import owner_of
 from ek_otel.ingest.span_tree import MISSING_PARENT
-from ek_otel.parallel import MIN_PARALLEL_BYTES, ParallelScoring, _ShardRun, plan_jobs
+from ek_otel.parallel import MIN_PARALLEL_BYTES, ParallelScoring, _ShardRun, main_share, plan_jobs
 from ek_otel.pipeline import score_dump
 from ek_otel.scoring.link import load_settings
 from ek_otel.scoring.settings import ScoreSettings
@@ -131,7 +131,7 @@ def _traces_of_each_shard(count: int = 2) -> list:
     index = 1
     while len(found) < count:
         trace = f"{index:032x}"
-        found.setdefault(owner_of(trace, count), trace)
+        found.setdefault(owner_of(trace, count, main_share(count)), trace)
         index += 1
     return [found[i] for i in range(count)]
 

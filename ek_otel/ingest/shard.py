@@ -5,7 +5,8 @@
 trace (when a trace closes, duplicates, late records, evictions) is the same in every one,
 but decodes in full only the records of **its** traces: a :class:`Shard` says which those
 are (:func:`owner_of`: the CRC-32 of the trace id, so a trace read from JSON and from
-protobuf has one owner), and the other records are read light (ids, parent, resource and
+protobuf has one owner; shard 0, the main process, which also gathers and writes the report,
+may take a smaller share), and the other records are read light (ids, parent, resource and
 scope: what grouping and the own-output check need; no attribute walk).
 
 A :class:`Shard` is also the bad-input report of its worker (it has the
@@ -40,20 +41,38 @@ from typing import Any, Optional, Sequence
 
 from .bad_input import DEFAULT_KEEP, BadInputCase, BadInputReport
 
-__all__ = ["Shard", "ShardReportState", "owner_of", "merge_shard_reports"]
+__all__ = ["BUCKETS", "Shard", "ShardReportState", "owner_of", "merge_shard_reports"]
 
 _crc32 = zlib.crc32
 
+#: Trace ids fall in this many buckets (by CRC-32); shard 0 takes the first ones.
+BUCKETS = 4096
 
-def owner_of(trace_id: str, count: int) -> int:
+
+def owner_of(trace_id: str, count: int, first_share: Optional[float] = None) -> int:
     """The shard (0 to ``count - 1``) that decodes the records of ``trace_id`` (lowercase
     hex, as the decoders write it); ``""`` (no trace, or an invalid id) is shard 0's.
+    Shard 0 owns ``first_share`` of the traces (None: ``1 / count``), the others equal parts
+    of the rest.
 
     Example:
         >>> owner_of("", 4), owner_of("0af7651916cd43dd8448eb211c80319c", 4)
-        (0, 2)
+        (0, 3)
+        >>> sum(owner_of(f"{i:032x}", 2, 0.25) == 0 for i in range(1000))
+        246
     """
-    return _crc32(trace_id.encode()) % count if trace_id else 0
+    if not trace_id or count == 1:
+        return 0
+    bucket = _crc32(trace_id.encode()) % BUCKETS
+    first = _first_buckets(count, first_share)
+    if bucket < first:
+        return 0
+    return 1 + (bucket - first) * (count - 1) // (BUCKETS - first)
+
+
+def _first_buckets(count: int, first_share: Optional[float]) -> int:
+    share = 1 / count if first_share is None else min(max(first_share, 0.0), 1.0)
+    return min(round(share * BUCKETS), BUCKETS - 1) if count > 1 else BUCKETS
 
 
 #: What a worker sends back of its bad input: ``(counts, cases)`` with ``counts`` a list of
@@ -73,12 +92,21 @@ class Shard:
         (True, 1)
     """
 
-    __slots__ = ("index", "count", "keep", "clock", "seq", "active", "counts", "cases")
+    __slots__ = ("index", "count", "keep", "clock", "seq", "active", "counts", "cases", "first_share",
+                 "_low", "_high")
 
-    def __init__(self, index: int, count: int, keep: int = DEFAULT_KEEP):
+    def __init__(self, index: int, count: int, keep: int = DEFAULT_KEEP, first_share: Optional[float] = None):
         if not 0 <= index < count:
             raise ValueError(f"shard index {index} is not in 0..{count - 1}")
-        self.index, self.count, self.keep = index, count, keep
+        self.index, self.count, self.keep, self.first_share = index, count, keep, first_share
+        # The buckets of this shard: [low, high) (see owner_of).
+        first = _first_buckets(count, first_share)
+        if index == 0:
+            self._low, self._high = 0, first
+        else:
+            rest = BUCKETS - first
+            self._low = first + -(-(index - 1) * rest // (count - 1))
+            self._high = first + -(-index * rest // (count - 1))
         self.clock = 0
         self.seq = 0
         self.active = index == 0
@@ -97,7 +125,10 @@ class Shard:
         shard's (decode it in full, build it), and then its cases are this shard's."""
         self.clock += 1
         self.seq = 0
-        mine = (_crc32(trace_id.encode()) % self.count if trace_id else 0) == self.index
+        if trace_id:
+            mine = self._low <= _crc32(trace_id.encode()) % BUCKETS < self._high
+        else:
+            mine = self.index == 0
         self.active = mine
         return mine
 
