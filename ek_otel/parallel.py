@@ -81,8 +81,10 @@ MAIN_EXTRA = 0.17
 #: Outcomes a worker gathers before it sends them (also sent every ``_SEND_EVERY_S``).
 _BATCH = 64
 _SEND_EVERY_S = 0.05
-#: Outcomes of its own the main process holds, waiting for a worker, before it waits too.
-_MAX_AHEAD = 20_000
+#: Outcomes the main process holds for one shard (its own, or a worker's), waiting for
+#: another shard, before it stops taking more from that one (memory stays bounded: a worker
+#: ahead waits on its full pipe).
+_MAX_AHEAD = 2_000
 _PIPE_BYTES = 1 << 20
 _LENGTH = 8
 
@@ -425,8 +427,10 @@ class ParallelScoring:
             yield head.buffer.popleft()[1]
 
     def _read(self, timeout: Optional[float]) -> None:
-        """Take in what the workers have sent (wait up to ``timeout``; None: until one sends)."""
-        waiting = [w for w in self.workers if not w.finished]
+        """Take in what the workers have sent (wait up to ``timeout``; None: until one sends),
+        from those not too far ahead. A shard that holds up the merge holds nothing back, so
+        it is always among them."""
+        waiting = [w for w in self.workers if not w.finished and len(w.buffer) < _MAX_AHEAD]
         if not waiting:
             return
         ready, _, _ = select.select([w.fd for w in waiting], [], [], timeout)

@@ -90,6 +90,17 @@ def test_the_identity_dump_scores_the_same_in_parallel_with_late_spans(tmp_path)
             assert one[3]["invalid JSON"] == 1
 
 
+@pytest.mark.parametrize("batch, ahead", [(1, 1), (1000, 1), (1, 1000)])
+def test_the_merge_keeps_its_order_however_the_shards_run_ahead(tmp_path, monkeypatch, batch, ahead):
+    """Workers that send one outcome at a time or many, a main process that holds one
+    outcome of a shard or many before it waits."""
+    monkeypatch.setattr("ek_otel.parallel._BATCH", batch)
+    monkeypatch.setattr("ek_otel.parallel._MAX_AHEAD", ahead)
+    paths = identity_dump.write_dump(str(tmp_path))
+    tasks, settings = load_settings(paths["gold"])
+    _assert_same_for_all_jobs([paths["dump"]], tasks, settings, close_after=identity_dump.CLOSE_AFTER)
+
+
 def test_late_spans_of_evicted_traces_are_listed_once(tmp_path):
     paths = identity_dump.write_dump(str(tmp_path))
     tasks, settings = load_settings(paths["gold"])

@@ -101,10 +101,15 @@ def _str(obj: dict, camel: str, snake: str = "") -> str:
     return value
 
 
+_INT64_END = 1 << 63
+
+
 def _u64(obj: dict, camel: str, snake: str) -> int:
     value = obj.get(camel)
-    if type(value) is str and len(value) <= 18 and value.isascii() and value.isdigit():  # fast path: a timestamp string
-        return int(value)
+    if type(value) is str and len(value) <= 19 and value.isascii() and value.isdigit():  # fast path: a timestamp string
+        number = int(value)
+        if number < _INT64_END:  # nanoseconds since 1970 have 19 digits: in range until 2262
+            return number
     if value is None:
         value = obj.get(snake)
     if value is None:
