@@ -60,13 +60,14 @@ from .errors import EkOtelError, WorkerError
 from .ingest.assemble import KEEP_CLOSED_TRACES
 from .ingest.bad_input import BadInputReport
 from .ingest.dumps import STDIN, expand_paths
-from .ingest.episodes import GROUP_BY_TRACE
+from .ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_TRACE
 from .ingest.shard import Shard, merge_shard_reports
 from .scoring.link import LATE_EVICTED, Unmatched
 from .scoring.run import DEFAULT_BATCH, ScoreRun, collect_run, score_stream
 from .scoring.settings import ScoreSettings
 
-__all__ = ["MIN_PARALLEL_BYTES", "MAIN_EXTRA", "default_jobs", "main_share", "plan_jobs", "ParallelScoring", "shard_outcomes"]
+__all__ = ["MIN_PARALLEL_BYTES", "MAIN_EXTRA", "default_jobs", "main_share", "plan_jobs", "ParallelRun",
+           "ParallelScoring", "shard_outcomes"]
 
 #: Below this many bytes of dump files, the default is one process (starting and feeding
 #: workers costs more than they save).
@@ -150,13 +151,17 @@ def plan_jobs(paths: Sequence[str], jobs: Optional[int], group_by: str = GROUP_B
 
 class _ShardRun:
     """The flow of one shard: every record through the id-level flow, its own groups built
-    and scored. Iterating yields ``(group number, Outcome)``; ``passed`` is the number of the
-    last group seen (own or not), ``evicted`` the late evictions once done."""
+    into episodes and those turned into items by ``transform`` (one item per episode, in
+    order: :func:`~ek_otel.scoring.run.score_stream`, or the episodes themselves). Iterating
+    yields ``(group number, item)``; ``passed`` is the number of the last group seen (own or
+    not), ``evicted`` the late evictions once done."""
 
-    def __init__(self, paths: Sequence[str], shard: Shard, tasks: Mapping[str, TaskSpec],
-                 settings: ScoreSettings, keep_closed: int, close_after: Optional[int]):
-        self.paths, self.shard, self.tasks, self.settings = list(paths), shard, tasks, settings
-        self.keep_closed, self.close_after = keep_closed, close_after
+    def __init__(self, paths: Sequence[str], shard: Shard, transform: Callable[[Iterator[Any]], Iterator[Any]],
+                 task_id_keys: Sequence[str], keep_closed: int, close_after: Optional[int],
+                 on_own_output: Optional[Callable[[Any], None]] = None):
+        self.paths, self.shard, self.transform = list(paths), shard, transform
+        self.task_id_keys = tuple(task_id_keys)
+        self.keep_closed, self.close_after, self.on_own_output = keep_closed, close_after, on_own_output
         self.passed = -1
         self.evicted: list = []
 
@@ -166,7 +171,8 @@ class _ShardRun:
 
         shard = self.shard
         groups, late = trace_groups(self.paths, shard, keep_closed=self.keep_closed,
-                                    close_after=self.close_after, shard=shard)
+                                    close_after=self.close_after, on_own_output=self.on_own_output,
+                                    shard=shard)
 
         def own_groups() -> Iterator[Any]:
             number = -1
@@ -177,10 +183,10 @@ class _ShardRun:
                     yield group
 
         episodes = _real_episodes(build_episodes(own_groups(), group_by=GROUP_BY_TRACE,
-                                                 task_id_keys=self.settings.task_id_keys,
+                                                 task_id_keys=self.task_id_keys,
                                                  source=", ".join(self.paths), report=shard))
-        for outcome in score_stream(episodes, self.tasks, self.settings):
-            yield self.passed, outcome  # one episode per group: the group just built
+        for item in self.transform(episodes):
+            yield self.passed, item  # one episode per group: the group just built
         self.passed = sys.maxsize
         self.evicted = list(late.evicted)
 
@@ -199,7 +205,12 @@ def shard_outcomes(paths: Sequence[str], shard: Shard, tasks: Mapping[str, TaskS
         >>> numbers == list(range(len(numbers))), all(both)
         (True, True)
     """
-    return iter(_ShardRun(paths, shard, tasks, settings, keep_closed, close_after))
+    return iter(_ShardRun(paths, shard, _scorer(tasks, settings), settings.task_id_keys, keep_closed,
+                          close_after))
+
+
+def _scorer(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    return lambda episodes: score_stream(episodes, tasks, settings)
 
 
 # ---------------------------------------------------------------------------
@@ -271,40 +282,52 @@ class _Stream:
         self.state: Any = None
 
 
-class ParallelScoring:
-    """Score dump files with ``jobs`` processes (see the module doc); a context manager:
+class ParallelRun:
+    """The episodes of dump files read by ``jobs`` processes (see the module doc), each
+    turned into an item by ``transform`` in the process that built it; a context manager:
     the workers start when it is made and are ended when it closes.
 
     Args:
         paths: Dump files, directories or globs (not ``-``).
-        tasks: task_id -> TaskSpec.
-        settings: The :class:`~ek_otel.scoring.settings.ScoreSettings` (``group_by`` trace).
+        transform: Episodes -> items, one per episode, in order (a generator function; it runs
+            in every process, forked: it need not pickle; its items must).
         jobs: How many processes in all (this one included), at least 2.
-        report: The :class:`~ek_otel.ingest.bad_input.BadInputReport` that
-            :meth:`run` fills (its ``keep`` is each worker's).
-        keep_closed, close_after: As :func:`~ek_otel.pipeline.score_dump`.
+        report: The :class:`~ek_otel.ingest.bad_input.BadInputReport` that :meth:`items`
+            fills once done (its ``keep`` is each worker's).
+        task_id_keys, keep_closed, close_after: As :func:`~ek_otel.pipeline.read_episodes`.
+
+    Example:
+        >>> with ParallelRun(["examples/traces.jsonl"], lambda episodes: (e.task_id for e in episodes),
+        ...                  jobs=2, report=BadInputReport()) as run:
+        ...     task_ids = list(run.items())
+        >>> from ek_otel.pipeline import read_episodes
+        >>> task_ids == [e.task_id for e in read_episodes(["examples/traces.jsonl"], report=BadInputReport())]
+        True
     """
 
-    def __init__(self, paths: Sequence[str], tasks: Mapping[str, TaskSpec], settings: ScoreSettings, *,
-                 jobs: int, report: BadInputReport, keep_closed: int = KEEP_CLOSED_TRACES,
-                 close_after: Optional[int] = None):
+    def __init__(self, paths: Sequence[str], transform: Callable[[Iterator[Any]], Iterator[Any]], *,
+                 jobs: int, report: BadInputReport, task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+                 keep_closed: int = KEEP_CLOSED_TRACES, close_after: Optional[int] = None):
         if jobs < 2:
-            raise ValueError("ParallelScoring needs jobs >= 2")
-        if settings.group_by != GROUP_BY_TRACE or STDIN in paths:
-            raise ValueError("parallel scoring reads files (not -) and groups by trace")
+            raise ValueError("a parallel run needs jobs >= 2")
+        if STDIN in paths:
+            raise ValueError("a parallel run reads files, not -")
         expand_paths(paths)  # a missing path fails before any process starts
-        self.paths, self.tasks, self.settings, self.report = list(paths), tasks, settings, report
+        self.paths, self.transform, self.report = list(paths), transform, report
+        self.task_id_keys = tuple(task_id_keys)
         self.keep_closed, self.close_after = keep_closed, close_after
         self.jobs = jobs
         self.workers: list = []
-        settings.provenance()  # made once, shared by every process's scores
+        #: The late evictions (trace ids), once :meth:`items` is done.
+        self.evicted: list = []
         self._start()
 
     # -- processes ---------------------------------------------------------
 
-    def _run_of(self, index: int) -> _ShardRun:
+    def _run_of(self, index: int, on_own_output: Optional[Callable[[Any], None]] = None) -> _ShardRun:
         shard = Shard(index, self.jobs, self.report.keep, first_share=main_share(self.jobs))
-        return _ShardRun(self.paths, shard, self.tasks, self.settings, self.keep_closed, self.close_after)
+        return _ShardRun(self.paths, shard, self.transform, self.task_id_keys, self.keep_closed,
+                         self.close_after, on_own_output)
 
     def _start(self) -> None:
         gc.collect()
@@ -357,7 +380,7 @@ class ParallelScoring:
                 os.close(worker.fd)
                 worker.fd = -1
 
-    def __enter__(self) -> "ParallelScoring":
+    def __enter__(self) -> "ParallelRun":
         return self
 
     def __exit__(self, *_exc: Any) -> None:
@@ -365,26 +388,20 @@ class ParallelScoring:
 
     # -- the main process --------------------------------------------------
 
-    def run(self, *, sink: Any = None, on_episode: Optional[Callable[[Any], None]] = None,
-            batch_size: int = DEFAULT_BATCH) -> ScoreRun:
-        """Score every shard, and gather the outcomes in input order (the main process is
-        shard 0): the :class:`~ek_otel.scoring.run.ScoreRun` of one process. The bad input
-        goes to ``report``.
+    def items(self, on_own_output: Optional[Callable[[Any], None]] = None) -> Iterator[Any]:
+        """Every shard's items in input order (the main process is shard 0, and calls
+        ``on_own_output`` with each record of ek-otel's own output). Once done, the bad input
+        is in ``report`` and the late evictions in :attr:`evicted`, and the workers are gone.
 
         Raises:
             WorkerError: a worker failed or died (a library error of a worker is raised as
                 it is).
         """
-        own = self._run_of(0)
-        run = collect_run(self._merged(own), self.tasks, self.settings, sink=sink,
-                          on_episode=on_episode, batch_size=batch_size)
-        states = [own.shard.state()] + [worker.state for worker in self.workers]
-        merge_shard_reports(states, self.report)
-        if own.evicted:
-            run = replace(run, unmatched=run.unmatched + tuple(
-                Unmatched(trace_id, "", LATE_EVICTED) for trace_id in own.evicted))
+        own = self._run_of(0, on_own_output)
+        yield from self._merged(own)
+        merge_shard_reports([own.shard.state()] + [worker.state for worker in self.workers], self.report)
+        self.evicted = own.evicted
         self.close()
-        return run
 
     def _merged(self, own_run: _ShardRun) -> Iterator[Any]:
         """Every shard's outcomes, by group number (this process computes its own between
@@ -490,3 +507,45 @@ class ParallelScoring:
             how = f"exited with status {os.WEXITSTATUS(status)}"
         raise WorkerError(f"scoring process {worker.index + 1} of {self.jobs} {how} "
                           "(out of memory?); --jobs 1 scores in one process")
+
+
+class ParallelScoring(ParallelRun):
+    """Score dump files with ``jobs`` processes: :class:`ParallelRun` of
+    :func:`~ek_otel.scoring.run.score_stream`, gathered by
+    :func:`~ek_otel.scoring.run.collect_run` (see the module doc).
+
+    Args:
+        paths: Dump files, directories or globs (not ``-``).
+        tasks: task_id -> TaskSpec.
+        settings: The :class:`~ek_otel.scoring.settings.ScoreSettings` (``group_by`` trace).
+        jobs: How many processes in all (this one included), at least 2.
+        report: The :class:`~ek_otel.ingest.bad_input.BadInputReport` that :meth:`run` fills.
+        keep_closed, close_after: As :func:`~ek_otel.pipeline.score_dump`.
+    """
+
+    def __init__(self, paths: Sequence[str], tasks: Mapping[str, TaskSpec], settings: ScoreSettings, *,
+                 jobs: int, report: BadInputReport, keep_closed: int = KEEP_CLOSED_TRACES,
+                 close_after: Optional[int] = None):
+        if settings.group_by != GROUP_BY_TRACE:
+            raise ValueError("parallel scoring groups by trace")
+        self.tasks, self.settings = tasks, settings
+        settings.provenance()  # made once, shared by every process's scores
+        super().__init__(paths, _scorer(tasks, settings), jobs=jobs, report=report,
+                         task_id_keys=settings.task_id_keys, keep_closed=keep_closed, close_after=close_after)
+
+    def run(self, *, sink: Any = None, on_episode: Optional[Callable[[Any], None]] = None,
+            batch_size: int = DEFAULT_BATCH) -> ScoreRun:
+        """Score every shard, and gather the outcomes in input order: the
+        :class:`~ek_otel.scoring.run.ScoreRun` of one process. The bad input goes to
+        ``report``.
+
+        Raises:
+            WorkerError: a worker failed or died (a library error of a worker is raised as
+                it is).
+        """
+        run = collect_run(self.items(), self.tasks, self.settings, sink=sink,
+                          on_episode=on_episode, batch_size=batch_size)
+        if self.evicted:
+            run = replace(run, unmatched=run.unmatched + tuple(
+                Unmatched(trace_id, "", LATE_EVICTED) for trace_id in self.evicted))
+        return run

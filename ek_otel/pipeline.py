@@ -60,11 +60,15 @@ def read_episodes(
     close_after: Optional[int] = None,
     evicted: Optional[list] = None,
     on_own_output: Optional[Callable[[Any], None]] = None,
+    jobs: Optional[int] = 1,
 ) -> Iterator[Episode]:
     """The episodes of dump files, as ``ek-otel score`` and ``ek-otel episodes`` both see them.
 
     A late trace comes again, rebuilt from all its records, with ``meta["late"]``; the
-    pseudo-episodes of log records that belong to no trace are dropped.
+    pseudo-episodes of log records that belong to no trace are dropped. With ``jobs`` above
+    1, that many processes read and build them (:class:`ek_otel.parallel.ParallelRun`), and
+    they come in the same order; ``report`` and ``evicted`` are complete once they are all
+    read.
 
     Args:
         paths: Dump files, directories, globs or ``-`` (see :func:`~ek_otel.ingest.dumps.read_dump`).
@@ -78,6 +82,8 @@ def read_episodes(
             ``LATE_EVICTED``) for late records of a trace no longer kept.
         on_own_output: Called with each record of ek-otel's own output (scores written
             back), which is skipped.
+        jobs: How many processes (None: :func:`ek_otel.parallel.plan_jobs` decides; 1: this
+            one alone).
 
     Raises:
         InputError: a path does not exist (checked before anything is read).
@@ -94,8 +100,25 @@ def read_episodes(
     if group_by not in GROUP_BY_CHOICES:
         raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
     expand_paths(paths)  # fail on a missing path before anything is read or emitted
+    from .parallel import plan_jobs
+
+    jobs = plan_jobs(paths, jobs, group_by)
+    if jobs > 1:
+        return _parallel_episodes(paths, report, jobs, tuple(task_id_keys), keep_closed,
+                                  close_after, evicted, on_own_output)
     return _episodes_of_dumps(paths, report, group_by, tuple(task_id_keys), keep_closed,
                               close_after, evicted, on_own_output)
+
+
+def _parallel_episodes(paths, report, jobs, task_id_keys, keep_closed, close_after, evicted,
+                       on_own_output) -> Iterator[Episode]:
+    from .parallel import ParallelRun
+
+    with ParallelRun(paths, iter, jobs=jobs, report=report, task_id_keys=task_id_keys,
+                     keep_closed=keep_closed, close_after=close_after) as run:
+        yield from run.items(on_own_output)
+        if evicted is not None:
+            evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in run.evicted)
 
 
 def trace_groups(paths: Sequence[str], report: Any, *, keep_closed: int = KEEP_CLOSED_TRACES,

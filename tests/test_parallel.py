@@ -347,3 +347,42 @@ def test_cli_turns_a_worker_failure_into_one_line(tmp_path):
     assert done.stderr.strip().splitlines() == [
         "ek-otel: error: scoring process 2 of 2 was killed by signal 9 (out of memory?); "
         "--jobs 1 scores in one process"]
+
+
+# ---------------------------------------------------------------------------
+# ek-otel episodes: the same episodes, in the same order
+# ---------------------------------------------------------------------------
+
+
+def _read(paths, jobs, **options) -> tuple:
+    from ek_otel.ingest.episode_dict import episode_to_json
+    from ek_otel.pipeline import read_episodes
+
+    report, evicted, ours = BadInputReport(), [], []
+    lines = [episode_to_json(e) for e in read_episodes([str(p) for p in paths], report=report, jobs=jobs,
+                                                        evicted=evicted, on_own_output=ours.append, **options)]
+    return lines, evicted, len(ours), list(report.counts.items()), [str(c) for c in report.cases]
+
+
+def test_read_episodes_in_parallel_gives_the_episodes_of_one_process(tmp_path):
+    made = identity_dump.write_dump(str(tmp_path))
+    for paths, options in (([made["dump"]], {"close_after": identity_dump.CLOSE_AFTER}),
+                           ([made["dump"]], {"close_after": identity_dump.CLOSE_AFTER, "keep_closed": 0}),
+                           ([write_bad_dump(tmp_path), CORPUS], {})):
+        one = _read(paths, 1, **options)
+        assert one[0]
+        for jobs in (2, 3):
+            assert _read(paths, jobs, **options) == one
+    assert _read([made["dump"]], 2)[2] == 1  # our own output, counted once
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_episodes_command_output_is_byte_identical_for_any_jobs(tmp_path, table):
+    made = identity_dump.write_dump(str(tmp_path))
+    bad = write_bad_dump(tmp_path)
+    args = ["episodes", made["dump"], str(bad)] + (["--table"] if table else [])
+    outs = [_cli(args + ["--jobs", str(jobs)], tmp_path) for jobs in (1, 2, 3)]
+    assert outs[0].returncode == 0, outs[0].stderr
+    assert "scores written back by ek-otel were read and skipped" in outs[0].stderr
+    for out in outs[1:]:
+        assert (out.returncode, out.stdout, out.stderr) == (outs[0].returncode, outs[0].stdout, outs[0].stderr)
