@@ -211,9 +211,10 @@ class ComparabilityError(EkOtelError):
 
 
 class WorkerError(EkOtelError):
-    """A process of a parallel ``score`` failed or died (``--jobs 1`` scores in one process).
+    """A process of a parallel ``score`` or ``episodes`` failed or died (``--jobs 1`` runs
+    in one process).
 
     Example:
-        >>> str(WorkerError("scoring process 2 of 2 was killed by signal 9"))
-        'scoring process 2 of 2 was killed by signal 9'
+        >>> str(WorkerError("process 2 of 2 (--jobs 2) was killed by signal 9"))
+        'process 2 of 2 (--jobs 2) was killed by signal 9'
     """

@@ -87,6 +87,7 @@ _SEND_EVERY_S = 0.05
 #: ahead waits on its full pipe).
 _MAX_AHEAD = 2_000
 _PIPE_BYTES = 1 << 20
+_ONE_PROCESS = "--jobs 1 runs in one process"
 _LENGTH = 8
 
 
@@ -343,7 +344,13 @@ class ParallelRun:
                     pass
                 sys.stdout.flush()
                 sys.stderr.flush()
-                pid = os.fork()
+                try:
+                    pid = os.fork()
+                except OSError as exc:
+                    os.close(read_fd)
+                    os.close(write_fd)
+                    raise WorkerError(f"cannot start process {index + 1} of {self.jobs}: "
+                                      f"{exc.strerror or exc}; {_ONE_PROCESS}") from None
                 if pid == 0:  # the worker
                     code = 1
                     try:
@@ -493,8 +500,7 @@ class ParallelRun:
             error = message[1]
             if isinstance(error, EkOtelError):
                 raise error
-            raise WorkerError(f"scoring process {worker.index + 1} of {self.jobs} failed: {error} "
-                              "(--jobs 1 scores in one process)")
+            raise WorkerError(f"{self._name(worker)} failed: {error} ({_ONE_PROCESS})")
 
     def _lost(self, worker: _Stream) -> None:
         """A worker closed its pipe without a last word: it died."""
@@ -503,10 +509,14 @@ class ParallelRun:
         worker.finished = True
         if os.WIFSIGNALED(status):
             how = f"was killed by signal {os.WTERMSIG(status)}"
+            if os.WTERMSIG(status) == signal.SIGKILL:
+                how += " (out of memory?)"
         else:
             how = f"exited with status {os.WEXITSTATUS(status)}"
-        raise WorkerError(f"scoring process {worker.index + 1} of {self.jobs} {how} "
-                          "(out of memory?); --jobs 1 scores in one process")
+        raise WorkerError(f"{self._name(worker)} {how}; {_ONE_PROCESS}")
+
+    def _name(self, worker: _Stream) -> str:
+        return f"process {worker.index + 1} of {self.jobs} (--jobs {self.jobs})"
 
 
 class ParallelScoring(ParallelRun):

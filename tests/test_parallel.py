@@ -306,8 +306,8 @@ def _failing_iter(how):
 
 
 @pytest.mark.parametrize("how, error, text", [
-    ("bug", WorkerError, "scoring process 2 of 2 failed: ZeroDivisionError: a bug"),
-    ("kill", WorkerError, "scoring process 2 of 2 was killed by signal 9"),
+    ("bug", WorkerError, "process 2 of 2 (--jobs 2) failed: ZeroDivisionError: a bug (--jobs 1 runs in one process)"),
+    ("kill", WorkerError, "process 2 of 2 (--jobs 2) was killed by signal 9 (out of memory?)"),
     ("input", InputError, "x.jsonl: a library error"),
 ])
 def test_a_failing_worker_is_one_typed_error_and_no_process_is_left(monkeypatch, how, error, text):
@@ -345,8 +345,8 @@ def test_cli_turns_a_worker_failure_into_one_line(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "ek-otel: error: scoring process 2 of 2 was killed by signal 9 (out of memory?); "
-        "--jobs 1 scores in one process"]
+        "ek-otel: error: process 2 of 2 (--jobs 2) was killed by signal 9 (out of memory?); "
+        "--jobs 1 runs in one process"]
 
 
 # ---------------------------------------------------------------------------
