@@ -271,7 +271,7 @@ def _walk_json(request: Any, keys: tuple, kind: str, build: Callable,
 
     With a :class:`~ek_otel.ingest.shard.Shard`, each batch and each record ticks it, and the
     records of other shards' traces are built ``light``: the same checks, no attribute walk.
-    A record is its trace's (:func:`_trace_of`), a record without a valid trace id shard 0's."""
+    A record is its trace's (:data:`_TRACE_OF`), a record without a valid trace id shard 0's."""
     issues: list = []
     resources: dict = {}
     trace_of = _TRACE_OF[kind]
