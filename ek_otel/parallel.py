@@ -57,7 +57,7 @@ from typing import Any, Optional
 
 from .core.episode import TaskSpec
 from .errors import EkOtelError, WorkerError
-from .ingest.assemble import KEEP_CLOSED_TRACES
+from .ingest.assemble import GC_THRESHOLDS, KEEP_CLOSED_TRACES
 from .ingest.bad_input import BadInputReport
 from .ingest.dumps import STDIN, expand_paths
 from .ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_TRACE
@@ -74,10 +74,11 @@ __all__ = ["MIN_PARALLEL_BYTES", "MAIN_EXTRA", "default_jobs", "main_share", "pl
 MIN_PARALLEL_BYTES = 4 << 20
 
 #: What the main process does besides its shard (gathering the outcomes, the report, the
-#: tables), as a share of what scoring the whole dump costs in one process: shard 0 takes
-#: that much less of the traces (:func:`main_share`). Measured with ``bench/all.py --only
-#: score``: the report and the tables of 100k spans cost about a sixth of the scoring.
-MAIN_EXTRA = 0.17
+#: tables), as a share of what building and scoring every trace costs: shard 0 takes that
+#: much less of the traces (:func:`main_share`). Measured on the 100k-span protobuf dump of
+#: ``bench/ingest.py`` (CPU time of each part alone): gathering, the JSON report and the
+#: tables about 1.5 s, building and scoring 8.5 s.
+MAIN_EXTRA = 0.18
 
 #: Outcomes a worker gathers before it sends them (also sent every ``_SEND_EVERY_S``).
 _BATCH = 64
@@ -110,7 +111,7 @@ def main_share(jobs: int) -> float:
 
     Example:
         >>> round(main_share(2), 3), round(main_share(3), 3), main_share(1), main_share(16)
-        (0.415, 0.22, 1.0, 0.0)
+        (0.41, 0.213, 1.0, 0.0)
     """
     if jobs <= 1:
         return 1.0
@@ -405,7 +406,13 @@ class ParallelRun:
                 it is).
         """
         own = self._run_of(0, on_own_output)
-        yield from self._merged(own)
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)  # as group_traces: the whole run is in memory
+        try:
+            yield from self._merged(own)
+        finally:
+            if gc.get_threshold() == GC_THRESHOLDS:
+                gc.set_threshold(*thresholds)
         merge_shard_reports([own.shard.state()] + [worker.state for worker in self.workers], self.report)
         self.evicted = own.evicted
         self.close()
