@@ -33,13 +33,14 @@ import ast
 import functools
 import importlib.util
 import os
+import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Optional
 
 __all__ = ["ModelTraits", "BRANCHING_HANDLERS", "PROMPTING_HANDLERS", "registry_from_source",
-           "model_registry", "lookup", "style_of_results"]
+           "string_literals", "may_name", "model_registry", "lookup", "style_of_results"]
 
 _CONFIG_FILE = ("constants", "model_config.py")
 
@@ -131,43 +132,128 @@ def registry_from_source(source: str) -> dict:
 
 
 @functools.lru_cache(maxsize=8)
-def _registry_at(kind: str, root: str) -> dict:
+def _source_at(kind: str, root: str) -> Optional[str]:
+    """The text of ``model_config.py`` beside the data (a package's, a wheel's), or None."""
     try:
         if kind == "wheel":
             with zipfile.ZipFile(root) as archive:
-                source = archive.read("bfcl_eval/" + "/".join(_CONFIG_FILE)).decode("utf-8")
-        else:
-            path = os.path.join(os.path.dirname(root), *_CONFIG_FILE)
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
+                return archive.read("bfcl_eval/" + "/".join(_CONFIG_FILE)).decode("utf-8")
+        path = os.path.join(os.path.dirname(root), *_CONFIG_FILE)
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
     except (KeyError, OSError, UnicodeDecodeError, zipfile.BadZipFile):
-        return {}
-    return registry_from_source(source)
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _registry_at(kind: str, root: str) -> dict:
+    source = _source_at(kind, root)
+    return {} if source is None else registry_from_source(source)
 
 
 @functools.lru_cache(maxsize=1)
-def _installed_registry() -> dict:
+def _installed_roots() -> tuple:
+    """The ``data`` folders of the installed ``bfcl_eval`` (found, never imported)."""
     try:
-        spec = importlib.util.find_spec("bfcl_eval")  # locates, never imports
+        spec = importlib.util.find_spec("bfcl_eval")
     except (ImportError, ValueError):
-        return {}
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        registry = _registry_at("dir", os.path.join(location, "data"))
+        return ()
+    locations = (spec.submodule_search_locations or []) if spec else []
+    return tuple(os.path.join(location, "data") for location in locations)
+
+
+def _installed_registry() -> dict:
+    for root in _installed_roots():
+        registry = _registry_at("dir", root)
         if registry:
             return registry
     return {}
 
 
-def model_registry(data: Any) -> dict:
+_LITERAL_START = re.compile("#|\"\"\"|'''|\"|'")
+_COMMENT = re.compile("#[^\n]*")
+
+
+def string_literals(source: str) -> Optional[set]:
+    r"""Every string constant of Python ``source``, read as the tokenizer reads literals
+    (comments skipped, triple quotes first), or None when that reading would not be
+    exact: a backslash anywhere (escapes, continued lines), a prefixed literal (``r""``,
+    ``f""``...), two literals side by side (implicit concatenation), an unclosed one.
+
+    A name that is not in the set is no key of any dict in ``source``: looking it up in
+    the registry needs no parse (:func:`may_name`).
+
+    Example:
+        >>> sorted(string_literals('m = {"a-FC": C(x="1")}  # "not" a literal'))
+        ['1', 'a-FC']
+        >>> string_literals('m = {"a" "b": 1}') is None, string_literals('m = {"a\\x62": 1}') is None
+        (True, True)
+    """
+    if "\\" in source:
+        return None
+    literals = set()
+    position = 0
+    previous_end = None
+    while True:
+        match = _LITERAL_START.search(source, position)
+        if match is None:
+            return literals
+        token, start = match.group(), match.start()
+        if token == "#":
+            line_end = source.find("\n", start)
+            position = len(source) if line_end < 0 else line_end
+            continue
+        if start and (source[start - 1].isalnum() or source[start - 1] == "_"):
+            return None  # a prefixed literal (or not Python at all)
+        end = source.find(token, match.end())
+        if end < 0:
+            return None
+        content = source[match.end():end]
+        if len(token) == 1 and "\n" in content:
+            return None
+        if previous_end is not None and not _COMMENT.sub("", source[previous_end:start]).strip():
+            return None  # side by side: maybe concatenated
+        literals.add(content)
+        position = previous_end = end + len(token)
+
+
+def may_name(source: Optional[str], names: Iterable[str]) -> bool:
+    """Whether the registry ``source`` may register any of ``names``: False only when none
+    of them is a string constant of it (so none is a key).
+
+    Example:
+        >>> may_name('M = {"a/b": ModelConfig(is_fc_model=True)}', ["a/b"]), may_name('M = {}', ["a/b"])
+        (True, False)
+        >>> may_name(None, ["a/b"]), may_name('M = {"a" "/b": 1}', ["a/b"])
+        (False, True)
+    """
+    if source is None:
+        return False
+    literals = string_literals(source)
+    return literals is None or any(name in literals for name in names)
+
+
+def model_registry(data: Any, models: Optional[Iterable[str]] = None) -> dict:
     """The registry that ships with the BFCL ``data`` (a :class:`~ek_otel.bfcl.data.BfclData`
     of a package directory or a wheel), else that of the installed ``bfcl_eval`` (the one
     the official runner would use), else ``{}``.
+
+    With ``models`` (result directory names), the registry is only good for looking those
+    up (:func:`lookup`): ``{}``, and nothing parsed, when no registry source can name any
+    of them (:func:`may_name`), as for a model nobody registered.
 
     Example:
         >>> from ek_otel.bfcl.data import BfclData
         >>> model_registry(BfclData("/nowhere"))["gpt-4o-2024-11-20-FC"]   # the installed one
         ModelTraits(is_fc_model=True, underscore_to_dot=True, handler='OpenAIResponsesHandler')
+        >>> model_registry(BfclData("/nowhere"), ["my_model-v1"])
+        {}
     """
+    if models is not None:
+        names = [name for model in models for name in (model.replace("_", "/"), model)]
+        roots = [(data.kind, data.root)] + [("dir", root) for root in _installed_roots()]
+        if not any(may_name(_source_at(kind, root), names) for kind, root in roots):
+            return {}
     return _registry_at(data.kind, data.root) or _installed_registry()
 
 

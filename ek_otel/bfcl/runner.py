@@ -426,12 +426,12 @@ def model_settings(files: Sequence[ResultFile], data: BfclData, *,
         >>> model_settings([rf], BfclData("/nowhere"), underscore_to_dot=True, style="fc")
         {'mine': ('fc', True)}
     """
-    registry = model_registry(data)
     results: dict = {}
     for result_file in files:
         depth = 0 if checker_kind(result_file.category) in ("ast", "relevance") else 2
         results.setdefault(result_file.model, []).append(
             style_of_results((r.get("result") for r in result_file.records), depth))
+    registry = model_registry(data, results)  # not parsed when it cannot name these models
     settings = {}
     for model, styles in results.items():
         traits = lookup(registry, model)

@@ -27,7 +27,7 @@ def registry(monkeypatch):
     from ek_otel.bfcl import runner
 
     parsed = registry_from_source(SOURCE)
-    monkeypatch.setattr(runner, "model_registry", lambda data: parsed)
+    monkeypatch.setattr(runner, "model_registry", lambda data, models=None: parsed)
     return parsed
 
 
@@ -162,3 +162,51 @@ def test_gemini_function_calling_keeps_decoded_arguments(category, result, expec
                       {"ground_truth": [{"f": {"x": [1]}}]})
     verdict = check_single_turn(entry, result, style=ModelTraits(True, False, "GeminiHandler").style)
     assert (verdict.valid, verdict.error_type) == expected
+
+
+def _ast_strings(source):
+    import ast
+
+    return {node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+@pytest.mark.parametrize("source", [
+    SOURCE,
+    'x = """a "b" \'c\' # d"""  # "e" \'f\nw = \'g\'\ny = {"h": \'\'\'i\n"j"\'\'\'}\n',
+    'z = ("k",  # "l"\n      "m")\n',
+    '',
+])
+def test_string_literals_are_the_constants_python_reads(source):
+    from ek_otel.bfcl.models import string_literals
+
+    assert string_literals(source) == _ast_strings(source)
+
+
+@pytest.mark.parametrize("source", [
+    'm = {"vendor/" "chat-FC": 1}',          # implicit concatenation
+    'm = {"vendor/"  # part\n "chat-FC": 1}',
+    'm = {"vendor/chat\\x2dFC": 1}',          # an escape
+    "m = {u'vendor/chat-FC': 1}",             # a prefix
+    'm = {"vendor/chat-FC: 1}',               # not Python
+])
+def test_sources_that_cannot_be_read_exactly_are_parsed(source):
+    from ek_otel.bfcl.models import may_name, string_literals
+
+    assert string_literals(source) is None
+    assert may_name(source, ["vendor/chat-FC"])
+
+
+def test_the_installed_registry_is_read_exactly_and_skipped_for_unregistered_models():
+    from ek_otel.bfcl.models import _installed_roots, _source_at, string_literals
+
+    sources = [s for s in (_source_at("dir", root) for root in _installed_roots()) if s]
+    if not sources:
+        pytest.skip("bfcl_eval is not installed")
+    assert string_literals(sources[0]) == _ast_strings(sources[0])
+    data = BfclData("/nowhere")
+    assert model_registry(data, ["glyphh-ada-1.1"]) == {}
+    full = model_registry(data)
+    assert model_registry(data, ["gpt-4o-2024-11-20-FC", "mine"]) == full
+    assert lookup(model_registry(data, ["openai_gpt-4o-2024-11-20-FC"]), "openai_gpt-4o-2024-11-20-FC") \
+        == lookup(full, "openai_gpt-4o-2024-11-20-FC")
