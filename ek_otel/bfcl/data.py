@@ -31,7 +31,7 @@ import json
 import os
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..errors import BfclDataError, BfclDataNotFound
@@ -61,6 +61,7 @@ __all__ = [
     "parse_lines",
     "split_lines",
     "has_long_digits",
+    "canonical_line",
 ]
 
 #: What to do when no data can be found (library wording; the CLI names its ``--data``).
@@ -202,8 +203,9 @@ def parse_lines(lines: list, *, exact_ints: bool = True) -> list:
 _FUNCTION_KEY = b', "function": ['
 
 
-def _parse_questions(raw: bytes, *, exact_ints: bool) -> list:
-    """Question lines, parsing each distinct ``function`` doc list once.
+def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = None) -> list:
+    """Question lines, parsing each distinct ``function`` doc list once (``lines``, when
+    given, receives each entry's line).
 
     A line ``{..., "function": [...]}`` whose ``function`` key comes last is split there;
     the head and the doc list are parsed separately (the list once per distinct text; a
@@ -246,6 +248,8 @@ def _parse_questions(raw: bytes, *, exact_ints: bool) -> list:
                     head["function"] = docs
                     entry = head
         entries.append(entry if entry is not None else parse_json(line, exact_ints=exact_ints))
+        if lines is not None:
+            lines.append(line)
     return entries
 
 
@@ -275,6 +279,11 @@ class BfclEntry:
     category: str
     question: dict
     answer: Optional[dict] = None
+    #: The question's JSON text (UTF-8) as a score file writes it (``json.dumps(question,
+    #: ensure_ascii=False)``), when its data line is that text already: a line of vetted
+    #: data (written by ``json.dumps``) without ``\u`` escapes. None otherwise (then it is
+    #: encoded). Not compared.
+    question_json: Optional[bytes] = field(default=None, compare=False, repr=False)
 
     @property
     def ground_truth(self) -> Any:
@@ -291,7 +300,8 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict]) -> BfclEntry:
+def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict],
+           question_json: Optional[bytes] = None) -> BfclEntry:
     """A :class:`BfclEntry`, built as its frozen ``__init__`` builds it, without the
     per-field ``object.__setattr__`` calls (thousands are made per category).
 
@@ -301,8 +311,24 @@ def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict])
     """
     entry = _new(BfclEntry)
     _set(entry, "__dict__", {"id": entry_id, "category": category, "question": question,
-                             "answer": answer})
+                             "answer": answer, "question_json": question_json})
     return entry
+
+
+def canonical_line(line: bytes, vetted: bool) -> Optional[bytes]:
+    r"""``line`` when it is the text a score file writes for the value it holds (see
+    :attr:`BfclEntry.question_json`), else None.
+
+    Vetted data is written by ``json.dumps`` (checked by the tests for bfcl-eval
+    2026.3.23); without ``\u`` escapes, that text is the same with ``ensure_ascii=False``.
+
+    Example:
+        >>> canonical_line(b'{"id": "a_0"}', True), canonical_line(b'{"q": "caf\\u00e9"}', True)
+        (b'{"id": "a_0"}', None)
+        >>> canonical_line(b'{"id": "a_0"}', False) is None
+        True
+    """
+    return line if vetted and b"\\u" not in line else None
 
 
 @dataclass(frozen=True)
@@ -598,13 +624,22 @@ class BfclData:
             ...
             ek_otel.errors.BfclDataError: directory /nowhere: BFCL_v4_live_relevance.json is missing
         """
-        questions = self.questions(category)
+        lines: Optional[list] = None
+        if is_multi_turn(category) or is_agentic(category) or not self.vetted:
+            questions = self.questions(category)
+        else:  # the lines too: the score files write them as they are (question_json)
+            lines = []
+            questions = _parse_questions(self.read_bytes(_data_file(category)),
+                                         exact_ints=False, lines=lines)
         answers = self.answers(category)
         if answers and len(answers) != len(questions):
             raise BfclDataError(
                 f"{self.describe()}: {category}: {len(questions)} questions but "
                 f"{len(answers)} possible answers"
             )
+        if lines is not None:
+            return [_entry(q["id"], category, q, a, canonical_line(line, True))
+                    for q, a, line in zip(questions, answers or [None] * len(questions), lines)]
         if not answers:
             return [_entry(q["id"], category, q, None) for q in questions]
         return [_entry(q["id"], category, q, a) for q, a in zip(questions, answers)]
