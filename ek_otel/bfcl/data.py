@@ -61,7 +61,6 @@ __all__ = [
     "parse_lines",
     "split_lines",
     "has_long_digits",
-    "canonical_line",
 ]
 
 #: What to do when no data can be found (library wording; the CLI names its ``--data``).
@@ -279,11 +278,11 @@ class BfclEntry:
     category: str
     question: dict
     answer: Optional[dict] = None
-    #: The question's JSON text (UTF-8) as a score file writes it (``json.dumps(question,
-    #: ensure_ascii=False)``), when its data line is that text already: a line of vetted
-    #: data (written by ``json.dumps``) without ``\u`` escapes. None otherwise (then it is
-    #: encoded). Not compared.
-    question_json: Optional[bytes] = field(default=None, compare=False, repr=False)
+    #: The question's line in the data file (UTF-8 JSON), kept for vetted data only, whose
+    #: lines ``json.dumps`` wrote: a score file can then write the line as it is instead of
+    #: encoding the question again (see :func:`~ek_otel.bfcl.score_files.line_text`).
+    #: None otherwise. Not compared.
+    question_line: Optional[bytes] = field(default=None, compare=False, repr=False)
 
     @property
     def ground_truth(self) -> Any:
@@ -301,7 +300,7 @@ _set = object.__setattr__
 
 
 def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict],
-           question_json: Optional[bytes] = None) -> BfclEntry:
+           question_line: Optional[bytes] = None) -> BfclEntry:
     """A :class:`BfclEntry`, built as its frozen ``__init__`` builds it, without the
     per-field ``object.__setattr__`` calls (thousands are made per category).
 
@@ -311,24 +310,8 @@ def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict],
     """
     entry = _new(BfclEntry)
     _set(entry, "__dict__", {"id": entry_id, "category": category, "question": question,
-                             "answer": answer, "question_json": question_json})
+                             "answer": answer, "question_line": question_line})
     return entry
-
-
-def canonical_line(line: bytes, vetted: bool) -> Optional[bytes]:
-    r"""``line`` when it is the text a score file writes for the value it holds (see
-    :attr:`BfclEntry.question_json`), else None.
-
-    Vetted data is written by ``json.dumps`` (checked by the tests for bfcl-eval
-    2026.3.23); without ``\u`` escapes, that text is the same with ``ensure_ascii=False``.
-
-    Example:
-        >>> canonical_line(b'{"id": "a_0"}', True), canonical_line(b'{"q": "caf\\u00e9"}', True)
-        (b'{"id": "a_0"}', None)
-        >>> canonical_line(b'{"id": "a_0"}', False) is None
-        True
-    """
-    return line if vetted and b"\\u" not in line else None
 
 
 @dataclass(frozen=True)
@@ -627,7 +610,7 @@ class BfclData:
         lines: Optional[list] = None
         if is_multi_turn(category) or is_agentic(category) or not self.vetted:
             questions = self.questions(category)
-        else:  # the lines too: the score files write them as they are (question_json)
+        else:  # the lines too: score files may write them as they are (question_line)
             lines = []
             questions = _parse_questions(self.read_bytes(_data_file(category)),
                                          exact_ints=False, lines=lines)
@@ -638,7 +621,7 @@ class BfclData:
                 f"{len(answers)} possible answers"
             )
         if lines is not None:
-            return [_entry(q["id"], category, q, a, canonical_line(line, True))
+            return [_entry(q["id"], category, q, a, line)
                     for q, a, line in zip(questions, answers or [None] * len(questions), lines)]
         if not answers:
             return [_entry(q["id"], category, q, None) for q in questions]

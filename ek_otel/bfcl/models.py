@@ -229,8 +229,14 @@ def may_name(source: Optional[str], names: Iterable[str]) -> bool:
     """
     if source is None:
         return False
-    literals = string_literals(source)
+    literals = _literals_of(source)
     return literals is None or any(name in literals for name in names)
+
+
+@functools.lru_cache(maxsize=4)
+def _literals_of(source: str) -> Optional[frozenset]:
+    literals = string_literals(source)
+    return None if literals is None else frozenset(literals)
 
 
 def model_registry(data: Any, models: Optional[Iterable[str]] = None) -> dict:
@@ -251,7 +257,7 @@ def model_registry(data: Any, models: Optional[Iterable[str]] = None) -> dict:
     """
     if models is not None:
         names = [name for model in models for name in (model.replace("_", "/"), model)]
-        roots = [(data.kind, data.root)] + [("dir", root) for root in _installed_roots()]
+        roots = dict.fromkeys([(data.kind, data.root)] + [("dir", r) for r in _installed_roots()])
         if not any(may_name(_source_at(kind, root), names) for kind, root in roots):
             return {}
     return _registry_at(data.kind, data.root) or _installed_registry()

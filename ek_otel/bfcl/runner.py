@@ -36,7 +36,7 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import BfclData, BfclEntry, canonical_line, parse_json, parse_lines, split_lines
+from .data import BfclData, BfclEntry, parse_json, parse_lines, split_lines
 from .gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_single_turn, relevance_verdict
@@ -399,7 +399,7 @@ def _score_relevance(result_file: ResultFile, data: BfclData,
                                 f"data for {category}")
         verdicts.append(relevance_verdict(
             record["id"], category, lambda line=line: parse_json(line, exact_ints=exact_ints),
-            record.get("result"), style=style, question_json=canonical_line(line, data.vetted)))
+            record.get("result"), style=style, question_line=line if data.vetted else None))
         if on_entry is not None:
             on_entry()
     correct = sum(1 for v in verdicts if v.valid)

@@ -78,20 +78,28 @@ _encode = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False
 
 def line_text(verdict: Verdict, model: str) -> bytes:
     """The score-file line of a failed verdict, UTF-8: the official ``json.dumps(line,
-    ensure_ascii=False)``, with the verdict's ``prompt_json`` (when known) put in as it is
-    instead of encoding the prompt again: most of a line's text, and of the time to write it.
+    ensure_ascii=False)``.
+
+    The prompt (the question, function docs included) is most of a line's text and of the
+    time to write it. When the verdict keeps the data line it was read from
+    (``prompt_line``: vetted data, whose lines ``json.dumps`` wrote with its default
+    ``ensure_ascii=True``) and that line holds no ``\\u`` escape, the line is already the
+    text ``ensure_ascii=False`` gives, and is written as it is.
 
     Example:
-        >>> v = Verdict("a_1", "a", False, "t", ("m",), {"error": ["m"], "prompt": {"q": 1}})
-        >>> line_text(v, "mod")
-        b'{"id": "a_1", "model_name": "mod", "test_category": "a", "valid": false, "error": ["m"], "prompt": {"q": 1}}'
+        >>> v = Verdict("a_1", "a", False, "t", ("m",), {"error": ["m"], "prompt": {"q": "é"}})
+        >>> line_text(v, "mod").decode()
+        '{"id": "a_1", "model_name": "mod", "test_category": "a", "valid": false, "error": ["m"], "prompt": {"q": "é"}}'
         >>> from dataclasses import replace
-        >>> line_text(replace(v, prompt_json=b'{"q": 1}'), "mod") == line_text(v, "mod")
+        >>> line_text(replace(v, prompt_line=br'{"q": "\u00e9"}'), "mod") == line_text(v, "mod")
+        True
+        >>> v = replace(v, detail={"error": ["m"], "prompt": {"q": 1}})
+        >>> line_text(replace(v, prompt_line=b'{"q": 1}'), "mod") == line_text(v, "mod")
         True
     """
     line = score_line(verdict, model)
-    prompt = verdict.prompt_json
-    if prompt is None or "prompt" not in line:
+    prompt = verdict.prompt_line
+    if prompt is None or b"\\u" in prompt or "prompt" not in line:
         # default=str is make_json_serializable's leaf rule, without a full walk
         return _encode(line).encode("utf-8")
     head: dict = {}

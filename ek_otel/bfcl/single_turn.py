@@ -41,7 +41,7 @@ _set = object.__setattr__
 
 def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional[str] = None,
                  errors: tuple = (), detail: Optional[dict] = None,
-                 prompt_json: Optional[bytes] = None) -> Verdict:
+                 prompt_line: Optional[bytes] = None) -> Verdict:
     """A :class:`Verdict`, built about 3x faster than through its frozen ``__init__``.
 
     Thousands are made per run; this sets the instance dict directly, to exactly the state
@@ -57,7 +57,7 @@ def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional
     _set(verdict, "__dict__", {"id": entry_id, "category": category, "valid": valid,
                                "error_type": error_type, "errors": errors,
                                "detail": {} if detail is None else detail,
-                               "prompt_json": prompt_json})
+                               "prompt_line": prompt_line})
     return verdict
 
 
@@ -89,15 +89,15 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
         (True, False)
     """
     return relevance_verdict(entry.id, entry.category, entry.question, result, style=style,
-                             question_json=entry.question_json)
+                             question_line=entry.question_line)
 
 
 def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, *,
                       style: Optional[str] = None,
-                      question_json: Optional[bytes] = None) -> Verdict:
+                      question_line: Optional[bytes] = None) -> Verdict:
     """:func:`check_relevance` from the parts of an entry; ``question`` may be a callable
-    that returns it, called only when the verdict is a failure; ``question_json`` is its
-    JSON text when known (:attr:`~ek_otel.bfcl.data.BfclEntry.question_json`).
+    that returns it, called only when the verdict is a failure; ``question_line`` is its
+    data line, when kept (:attr:`~ek_otel.bfcl.data.BfclEntry.question_line`).
 
     Example:
         >>> relevance_verdict("irrelevance_0", "irrelevance", lambda: {"id": 0}, "[f(a=1)]").detail["prompt"]
@@ -127,7 +127,7 @@ def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, 
         "error": list(errors),
         "error_type": error_type,
     }
-    return make_verdict(entry_id, category, False, error_type, errors, detail, question_json)
+    return make_verdict(entry_id, category, False, error_type, errors, detail, question_line)
 
 
 def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
@@ -157,7 +157,7 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
             "possible_answer": answers,
         }
         return make_verdict(entry.id, entry.category, False, "ast_decoder:decoder_failed",
-                            errors, detail, entry.question_json)
+                            errors, detail, entry.question_line)
     if not is_function_calling_format(decoded):
         errors = ("Did not output in the specified format. Note: the model_result is wrapped "
                   "in a string to ensure json serializability.",)
@@ -171,7 +171,7 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
         }
         return make_verdict(entry.id, entry.category, False,
                             "ast_decoder:decoder_wrong_output_format", errors, detail,
-                            entry.question_json)
+                            entry.question_line)
     failure = check_ast(entry.functions, decoded, answers, entry.category, underscore_to_dot)
     if failure is None:
         return make_verdict(entry.id, entry.category, True)
@@ -184,4 +184,4 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
         "possible_answer": answers,
     }
     return make_verdict(entry.id, entry.category, False, failure.error_type, failure.errors,
-                        detail, entry.question_json)
+                        detail, entry.question_line)

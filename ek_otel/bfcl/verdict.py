@@ -22,9 +22,9 @@ class Verdict:
     ``errors`` are the official human-readable messages; ``detail`` holds anything else the
     score file prints for a failed entry (model output, decoded calls, possible answer).
 
-    ``prompt_json``, when set, is the JSON text (UTF-8) that a score file writes for
-    ``detail["prompt"]``, known without encoding it (the data line it was read from, see
-    :attr:`~ek_otel.bfcl.data.BfclEntry.question_json`); it takes no part in comparisons."""
+    ``prompt_line``, when set, is the data line that ``detail["prompt"]`` was read from, as
+    :attr:`~ek_otel.bfcl.data.BfclEntry.question_line` (a score file may write it as it
+    is); it takes no part in comparisons."""
 
     id: str
     category: str
@@ -32,4 +32,4 @@ class Verdict:
     error_type: Optional[str] = None
     errors: tuple = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
-    prompt_json: Optional[bytes] = field(default=None, compare=False, repr=False)
+    prompt_line: Optional[bytes] = field(default=None, compare=False, repr=False)
