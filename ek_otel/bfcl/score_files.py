@@ -77,13 +77,13 @@ _encode = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False
 
 
 def line_text(verdict: Verdict, model: str) -> bytes:
-    """The score-file line of a failed verdict, UTF-8: the official ``json.dumps(line,
+    r"""The score-file line of a failed verdict, UTF-8: the official ``json.dumps(line,
     ensure_ascii=False)``.
 
     The prompt (the question, function docs included) is most of a line's text and of the
     time to write it. When the verdict keeps the data line it was read from
     (``prompt_line``: vetted data, whose lines ``json.dumps`` wrote with its default
-    ``ensure_ascii=True``) and that line holds no ``\\u`` escape, the line is already the
+    ``ensure_ascii=True``) and that line holds no ``\u`` escape, the line is already the
     text ``ensure_ascii=False`` gives, and is written as it is.
 
     Example:
