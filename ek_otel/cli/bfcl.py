@@ -170,13 +170,20 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     # checking, score files and tables make no cyclic garbage in bulk; a collection would
     # only walk the parsed data again and again), and resumed while multi-turn and agentic
     # files are checked (their simulated APIs do make some): see ek_otel.bfcl.gc_pause.
-    # As the ek-otel process, it stays paused to the exit: the collection Python makes at
-    # exit would walk every object only to free memory that the exit frees anyway.
-    if own_process():
-        gc.disable()
-    with contextlib.nullcontext() if own_process() else paused_gc():
+    # As the ek-otel process, it stays paused to the exit, and what is left is then frozen
+    # (gc.freeze): the collections Python makes at exit would walk every object once more
+    # only to free memory that the exit frees anyway.
+    if not own_process():
+        with paused_gc():
+            _bfcl(results, data_path, json_out, score_dir, underscore_to_dot, style,
+                  multi_turn, html_out)
+        return
+    gc.disable()
+    try:
         _bfcl(results, data_path, json_out, score_dir, underscore_to_dot, style, multi_turn,
               html_out)
+    finally:
+        gc.freeze()
 
 
 def _bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
