@@ -62,11 +62,12 @@ def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional
 
 
 def check_single_turn(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
-                      style: Optional[str] = None) -> Verdict:
+                      style: Optional[str] = None, exact_ints: bool = True) -> Verdict:
     """The verdict on one single-turn entry (AST or relevance) for the model ``result``.
 
     ``style`` forces ``"fc"`` or ``"prompting"`` decoding; by default it follows the
-    result's form (a string is prompting output).
+    result's form (a string is prompting output). ``exact_ints=False``: the result holds
+    no integer beyond 64 bits (see :func:`~ek_otel.bfcl.decode.decode_ast`).
 
     Example:
         >>> from ek_otel.bfcl.data import BfclEntry
@@ -75,11 +76,13 @@ def check_single_turn(entry: BfclEntry, result: Any, *, underscore_to_dot: bool 
         (True, 'irrelevance_error:decoder_success')
     """
     if is_relevance(entry.category):
-        return check_relevance(entry, result, style=style)
-    return check_ast_entry(entry, result, underscore_to_dot=underscore_to_dot, style=style)
+        return check_relevance(entry, result, style=style, exact_ints=exact_ints)
+    return check_ast_entry(entry, result, underscore_to_dot=underscore_to_dot, style=style,
+                           exact_ints=exact_ints)
 
 
-def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = None) -> Verdict:
+def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = None,
+                    exact_ints: bool = True) -> Verdict:
     """Relevance/irrelevance: is there a call at all?
 
     Example:
@@ -89,12 +92,12 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
         (True, False)
     """
     return relevance_verdict(entry.id, entry.category, entry.question, result, style=style,
-                             question_line=entry.question_line)
+                             question_line=entry.question_line, exact_ints=exact_ints)
 
 
 def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, *,
-                      style: Optional[str] = None,
-                      question_line: Optional[bytes] = None) -> Verdict:
+                      style: Optional[str] = None, question_line: Optional[bytes] = None,
+                      exact_ints: bool = True) -> Verdict:
     """:func:`check_relevance` from the parts of an entry; ``question`` may be a callable
     that returns it, called only when the verdict is a failure; ``question_line`` is its
     data line, when kept (:attr:`~ek_otel.bfcl.data.BfclEntry.question_line`).
@@ -106,7 +109,7 @@ def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, 
     decoded = None
     decode_error = None
     try:
-        decoded = decode_ast(result, "python", style)
+        decoded = decode_ast(result, "python", style, exact_ints=exact_ints)
         has_call = not is_empty_output(decoded)
     except Exception as exc:  # the official decoder treats any failure as "no call"
         has_call = False
@@ -131,7 +134,7 @@ def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, 
 
 
 def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
-                    style: Optional[str] = None) -> Verdict:
+                    style: Optional[str] = None, exact_ints: bool = True) -> Verdict:
     """Decode and AST-check one entry of an AST category.
 
     Example:
@@ -146,7 +149,7 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
     answers = entry.ground_truth
     language = language_of(entry.category)
     try:
-        decoded = decode_ast(result, language, style)
+        decoded = decode_ast(result, language, style, exact_ints=exact_ints)
     except Exception as exc:  # any decoder failure, as the official runner catches
         errors = (f"Invalid syntax. Failed to decode AST. {exc}",)
         detail = {

@@ -48,6 +48,28 @@ def test_a_result_file_with_raw_line_separators_in_strings_reads(tmp_path):
     assert read.records[0]["result"] == "text\u20280"
 
 
+@pytest.mark.parametrize("number", ["123456789012345678901", r"\u0031" * 19 + "2"])
+def test_huge_integers_in_arguments_are_read_exactly(tmp_path, number):
+    """The file-level scan (no 19-digit run, no escaped digit) lets arguments skip their
+    own scan; an integer beyond 64 bits, written plainly or with escaped digits in the
+    file, is read as json.loads reads it."""
+    from ek_otel.bfcl.decode import decode_ast
+
+    path = tmp_path / "m" / "BFCL_v4_simple_python_result.json"
+    path.parent.mkdir()
+    line = '{"id": "simple_python_0", "result": [{"f": "{\\"n\\": %s}"}]}' % number
+    path.write_text(line + "\n")
+    read = read_result_file(str(path))
+    assert read.long_digits
+    decoded = decode_ast(read.records[0]["result"], exact_ints=read.long_digits)
+    assert decoded == [{"f": {"n": 1111111111111111111 * 10 + 2 if "u" in number
+                              else 123456789012345678901}}]
+    assert decoded == [{"f": json.loads(json.loads(line)["result"][0]["f"])}]
+    plain = tmp_path / "m" / "BFCL_v4_parallel_result.json"
+    plain.write_text(json.dumps({"id": "parallel_0", "result": [{"f": '{"n": 12345}'}]}) + "\n")
+    assert not read_result_file(str(plain)).long_digits
+
+
 def test_a_bad_result_line_is_named(tmp_path):
     from ek_otel.errors import InputError
 
