@@ -32,7 +32,7 @@ import os
 import re
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ..errors import BfclDataError, BfclDataNotFound
 from .categories import (
@@ -90,6 +90,7 @@ _WHEEL_PREFIX = "bfcl_eval/data/"
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
 _LINE_ID = re.compile(rb'\{"id": "([^"\\]*)"[,}]')
+_LINE_IDS = re.compile(rb'^\{"id": "([^"\\]*)"[,}]', re.MULTILINE)
 _TEXT_CACHE: dict = {}
 
 
@@ -128,6 +129,9 @@ def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
         ([123456789012345678901234567890], [12345678901234567890])
     """
     kind = type(text)
+    if kind is memoryview:  # a line of a data file's bytes (BfclData.question_lines)
+        text = text.tobytes()
+        kind = bytes
     if _orjson is not None and not (exact_ints and (kind is str or kind is bytes)
                                     and has_long_digits(text)):
         try:
@@ -214,10 +218,11 @@ def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = No
     """
     docs_by_text: dict = {}
     entries = []
+    view = memoryview(raw)
     skip = len(_FUNCTION_KEY) - 1
     tail = b""  # the previous line's `[...]}`, and its parsed doc list
     tail_docs = None
-    for line in split_lines(raw):
+    for line, offset in _line_spans(raw):
         entry = None
         cut = line.find(_FUNCTION_KEY)
         if cut > 0 and line.endswith(b"]}"):
@@ -247,9 +252,42 @@ def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = No
                     head["function"] = docs
                     entry = head
         entries.append(entry if entry is not None else parse_json(line, exact_ints=exact_ints))
-        if lines is not None:
-            lines.append(line)
+        if lines is not None:  # a view of raw, not the copy: raw is kept anyway
+            lines.append(line if offset is None else view[offset:offset + len(line)])
     return entries
+
+
+def _line_spans(raw: bytes) -> Iterator[tuple]:
+    """``(line, offset in raw)`` of each line :func:`split_lines` gives (offset None when
+    ``\\r`` line ends were normalized first)."""
+    if b"\r" in raw:
+        for line in split_lines(raw):
+            yield line, None
+        return
+    offset = 0
+    for line in raw.split(b"\n"):
+        if line and not line.isspace():
+            yield line, offset
+        offset += len(line) + 1
+
+
+def _id_lines(raw: bytes) -> Optional[list]:
+    """``(id, memoryview of the line)`` of every line of ``raw``, found without splitting
+    it (no copy of each line), or None unless every line is a plain ``{"id": "...", ...``
+    line (no blank line, no ``\\r``): then the caller splits as :func:`split_lines`."""
+    if b"\r" in raw or b"\n\n" in raw or raw.startswith(b"\n"):
+        return None
+    matches = list(_LINE_IDS.finditer(raw))
+    if len(matches) != raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1):
+        return None
+    view = memoryview(raw)
+    lines = []
+    find = raw.find
+    for match in matches:
+        start = match.start()
+        end = find(b"\n", start)
+        lines.append((match.group(1).decode("utf-8"), view[start:len(raw) if end < 0 else end]))
+    return lines
 
 
 def _data_file(category: str) -> str:
@@ -278,11 +316,12 @@ class BfclEntry:
     category: str
     question: dict
     answer: Optional[dict] = None
-    #: The question's line in the data file (UTF-8 JSON), kept for vetted data only, whose
+    #: The question's line in the data file (UTF-8 JSON: bytes, or a memoryview of the
+    #: file's cached bytes), kept for vetted data only, whose
     #: lines ``json.dumps`` wrote: a score file can then write the line as it is instead of
     #: encoding the question again (see :func:`~ek_otel.bfcl.score_files.line_text`).
     #: None otherwise. Not compared.
-    question_line: Optional[bytes] = field(default=None, compare=False, repr=False)
+    question_line: Any = field(default=None, compare=False, repr=False)
 
     @property
     def ground_truth(self) -> Any:
@@ -564,7 +603,8 @@ class BfclData:
 
     def question_lines(self, category: str) -> list:
         """``(id, raw JSON line)`` of each question of a single-turn category, unparsed (the
-        line as UTF-8 bytes, for :func:`parse_json`).
+        line as UTF-8 bytes, or a memoryview of the file's cached bytes: both for
+        :func:`parse_json`).
 
         Lets a caller parse only the entries it needs (relevance checks need a question
         only to report a failure).
@@ -577,8 +617,12 @@ class BfclData:
         """
         if is_multi_turn(category) or is_agentic(category):
             raise ValueError(f"question_lines is for single-turn categories, not {category}")
+        raw = self.read_bytes(_data_file(category))
+        found = _id_lines(raw)
+        if found is not None:
+            return found
         lines = []
-        for line in split_lines(self.read_bytes(_data_file(category))):
+        for line in split_lines(raw):
             match = _LINE_ID.match(line)
             entry_id = match.group(1).decode("utf-8") if match else parse_json(line)["id"]
             lines.append((entry_id, line))

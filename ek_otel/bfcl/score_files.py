@@ -99,6 +99,8 @@ def line_text(verdict: Verdict, model: str) -> bytes:
     """
     line = score_line(verdict, model)
     prompt = verdict.prompt_line
+    if prompt is not None:
+        prompt = bytes(prompt)  # a memoryview of a data file: this line's bytes
     if prompt is None or b"\\u" in prompt or "prompt" not in line:
         # default=str is make_json_serializable's leaf rule, without a full walk
         return _encode(line).encode("utf-8")

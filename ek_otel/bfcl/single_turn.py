@@ -41,7 +41,7 @@ _set = object.__setattr__
 
 def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional[str] = None,
                  errors: tuple = (), detail: Optional[dict] = None,
-                 prompt_line: Optional[bytes] = None) -> Verdict:
+                 prompt_line: Any = None) -> Verdict:
     """A :class:`Verdict`, built about 3x faster than through its frozen ``__init__``.
 
     Thousands are made per run; this sets the instance dict directly, to exactly the state
@@ -96,7 +96,7 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
 
 
 def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, *,
-                      style: Optional[str] = None, question_line: Optional[bytes] = None,
+                      style: Optional[str] = None, question_line: Any = None,
                       exact_ints: bool = True) -> Verdict:
     """:func:`check_relevance` from the parts of an entry; ``question`` may be a callable
     that returns it, called only when the verdict is a failure; ``question_line`` is its

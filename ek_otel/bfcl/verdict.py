@@ -32,4 +32,4 @@ class Verdict:
     error_type: Optional[str] = None
     errors: tuple = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
-    prompt_line: Optional[bytes] = field(default=None, compare=False, repr=False)
+    prompt_line: Any = field(default=None, compare=False, repr=False)

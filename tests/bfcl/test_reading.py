@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from ek_otel.bfcl.data import BfclData, has_long_digits, parse_json_lines, split_lines
+from ek_otel.bfcl.data import BfclData, has_long_digits, parse_json, parse_json_lines, split_lines
 from ek_otel.bfcl.runner import find_result_files, read_result_file, score_result_files
 
 
@@ -90,7 +90,9 @@ def test_data_with_crlf_line_ends_reads_as_with_lf(tmp_path, bfcl_data):
     assert [(e.id, e.question, e.answer) for e in crlf.entries("live_simple")] == \
         [(e.id, e.question, e.answer) for e in bfcl_data.entries("live_simple")]
     assert [(i, json.loads(line)) for i, line in crlf.question_lines("live_irrelevance")] == \
-        [(i, json.loads(line)) for i, line in bfcl_data.question_lines("live_irrelevance")]
+        [(i, json.loads(bytes(line))) for i, line in bfcl_data.question_lines("live_irrelevance")]
+    assert [(i, parse_json(line)) for i, line in crlf.question_lines("live_irrelevance")] == \
+        [(i, parse_json(line)) for i, line in bfcl_data.question_lines("live_irrelevance")]
 
 
 def test_scoring_leaves_the_garbage_collector_as_it_was(tmp_path, bfcl_data):
@@ -107,3 +109,19 @@ def test_scoring_leaves_the_garbage_collector_as_it_was(tmp_path, bfcl_data):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("text", [
+    b'{"id": "a_0", "q": 1}\n{"id": "a_1"}\n',
+    b'{"id": "a_0", "q": 1}\n{"id": "a_1"}',                 # no final newline
+    b'{"id": "a_0"}\n\n{"id": "a_1"}\n',                       # a blank line
+    b'{"id": "a_0"}\n  {"id": "a_1"}\n',                       # an indented line
+    b'{"id": "a_0"}\r\n{"id": "a_1"}\r\n',                     # CRLF
+    b'{"id": "a_0"}\n{"q": 2, "id": "a_1"}\n',                 # the id elsewhere
+    b'\n{"id": "a_0"}\n',
+])
+def test_question_lines_without_splitting_read_as_split_lines(tmp_path, text):
+    (tmp_path / "BFCL_v4_irrelevance.json").write_bytes(text)
+    lines = BfclData(str(tmp_path)).question_lines("irrelevance")
+    expected = [(json.loads(line)["id"], json.loads(line)) for line in split_lines(text)]
+    assert [(i, parse_json(line)) for i, line in lines] == expected
