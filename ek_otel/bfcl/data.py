@@ -90,7 +90,6 @@ _WHEEL_PREFIX = "bfcl_eval/data/"
 _DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
 _LINE_ID = re.compile(rb'\{"id": "([^"\\]*)"[,}]')
-_LINE_IDS = re.compile(rb'^\{"id": "([^"\\]*)"[,}]', re.MULTILINE)
 _TEXT_CACHE: dict = {}
 
 
@@ -275,18 +274,21 @@ def _id_lines(raw: bytes) -> Optional[list]:
     """``(id, memoryview of the line)`` of every line of ``raw``, found without splitting
     it (no copy of each line), or None unless every line is a plain ``{"id": "...", ...``
     line (no blank line, no ``\\r``): then the caller splits as :func:`split_lines`."""
-    if b"\r" in raw or b"\n\n" in raw or raw.startswith(b"\n"):
-        return None
-    matches = list(_LINE_IDS.finditer(raw))
-    if len(matches) != raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1):
+    if b"\r" in raw:
         return None
     view = memoryview(raw)
     lines = []
-    find = raw.find
-    for match in matches:
-        start = match.start()
-        end = find(b"\n", start)
-        lines.append((match.group(1).decode("utf-8"), view[start:len(raw) if end < 0 else end]))
+    find, match = raw.find, _LINE_ID.match
+    position, size = 0, len(raw)
+    while position < size:
+        end = find(b"\n", position)
+        if end < 0:
+            end = size
+        found = match(raw, position)
+        if found is None or found.end() > end:
+            return None
+        lines.append((found.group(1).decode("utf-8"), view[position:end]))
+        position = end + 1
     return lines
 
 
