@@ -60,6 +60,8 @@ __all__ = [
     "parse_json",
     "parse_lines",
     "split_lines",
+    "plain_lines",
+    "parse_whole",
     "has_long_digits",
 ]
 
@@ -176,7 +178,50 @@ def parse_json_lines(text: Any, *, exact_ints: bool = True) -> list:
         >>> parse_json_lines(b'{"id": 1}\\n')
         [{'id': 1}]
     """
+    if type(text) is bytes:
+        values = parse_whole(text, exact_ints)
+        if values is not None:
+            return values
     return parse_lines(split_lines(text), exact_ints=exact_ints)
+
+
+def plain_lines(raw: bytes) -> Optional[bytes]:
+    """``raw`` without its final newline when its lines are plain: no ``\\r``, no blank or
+    whitespace-only line (as far as a leading or doubled newline shows), so that its
+    lines are ``raw.split(b"\\n")`` of the result, each non-blank; else None.
+
+    Example:
+        >>> plain_lines(b'{"a": 1}\\n{"b": 2}\\n'), plain_lines(b'{"a": 1}\\n\\n{"b": 2}')
+        (b'{"a": 1}\\n{"b": 2}', None)
+    """
+    if not raw or b"\r" in raw or b"\n\n" in raw or raw[:1].isspace():
+        return None
+    body = raw[:-1] if raw.endswith(b"\n") else raw
+    return body if body and not body[-1:].isspace() else None
+
+
+def parse_whole(raw: bytes, exact_ints: bool = True, objects: bool = False) -> Optional[list]:
+    """The values of JSON Lines bytes in one orjson call, without splitting them into lines
+    (the text :func:`parse_lines` joins, so the same values), or None: then split them.
+    ``objects``: only when every line is one object by its shape (``{...}``).
+
+    Example:
+        >>> parse_whole(b'{"id": 1}\\n{"id": 2}\\n', objects=True)
+        [{'id': 1}, {'id': 2}]
+        >>> parse_whole(b'{"id": 1}, {"id": 2}\\n', objects=True) is None
+        True
+    """
+    body = plain_lines(raw)
+    if _orjson is None or body is None or (exact_ints and has_long_digits(body)):
+        return None
+    if objects and not (body.startswith(b"{") and body.endswith(b"}")
+                        and body.count(b"}\n{") == body.count(b"\n")):
+        return None
+    try:
+        values = _orjson.loads(b"[" + body.replace(b"\n", b",") + b"]")
+    except (_orjson.JSONDecodeError, TypeError):
+        return None
+    return values if len(values) == body.count(b"\n") + 1 else None
 
 
 def parse_lines(lines: list, *, exact_ints: bool = True) -> list:
@@ -203,17 +248,19 @@ def parse_lines(lines: list, *, exact_ints: bool = True) -> list:
 
 
 _FUNCTION_KEY = b', "function": ['
+_SPACE = frozenset(b" \t\n\x0b\x0c\r")  # what bytes.isspace() calls space
 
 
 def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = None) -> list:
     """Question lines, parsing each distinct ``function`` doc list once (``lines``, when
-    given, receives each entry's line).
+    given, receives each entry's line: a view of ``raw`` when it can be).
 
     A line ``{..., "function": [...]}`` whose ``function`` key comes last is split there;
     the head and the doc list are parsed separately (the list once per distinct text; a
     line whose list is the same text as the line before's reuses it after one compare,
     as BFCL's live data groups the entries of a doc list). Any line that does not split
-    cleanly is parsed whole.
+    cleanly is parsed whole. Lines are found in ``raw`` itself (no copy of the file line
+    by line) unless it has ``\\r`` line ends.
     """
     docs_by_text: dict = {}
     entries = []
@@ -221,15 +268,15 @@ def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = No
     skip = len(_FUNCTION_KEY) - 1
     tail = b""  # the previous line's `[...]}`, and its parsed doc list
     tail_docs = None
-    for line, offset in _line_spans(raw):
+    for text, first, last in _line_bounds(raw):
         entry = None
-        cut = line.find(_FUNCTION_KEY)
-        if cut > 0 and line.endswith(b"]}"):
+        cut = text.find(_FUNCTION_KEY, first, last)
+        if cut > first and text.endswith(b"]}", first, last):
             start = cut + skip
-            if tail_docs is not None and len(line) - start == len(tail) and line.endswith(tail):
+            if tail_docs is not None and last - start == len(tail) and text.startswith(tail, start):
                 docs = tail_docs
             else:
-                docs_text = line[start:-1]
+                docs_text = text[start:last - 1]
                 docs = docs_by_text.get(docs_text)
                 if docs is None:
                     try:
@@ -244,30 +291,37 @@ def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = No
                     tail, tail_docs = docs_text + b"}", docs
             if docs is not None:
                 try:
-                    head = parse_json(line[:cut] + b"}", exact_ints=exact_ints)
+                    head = parse_json(text[first:cut] + b"}", exact_ints=exact_ints)
                 except ValueError:
                     head = None
                 if type(head) is dict and "function" not in head:
                     head["function"] = docs
                     entry = head
-        entries.append(entry if entry is not None else parse_json(line, exact_ints=exact_ints))
-        if lines is not None:  # a view of raw, not the copy: raw is kept anyway
-            lines.append(line if offset is None else view[offset:offset + len(line)])
+        if entry is None:
+            entry = parse_json(text[first:last], exact_ints=exact_ints)
+        entries.append(entry)
+        if lines is not None:  # a view of raw, not a copy: raw is kept anyway
+            lines.append(view[first:last] if text is raw else text)
     return entries
 
 
-def _line_spans(raw: bytes) -> Iterator[tuple]:
-    """``(line, offset in raw)`` of each line :func:`split_lines` gives (offset None when
-    ``\\r`` line ends were normalized first)."""
+def _line_bounds(raw: bytes) -> list:
+    """``(text, start, end)`` of each line :func:`split_lines` gives: ``text[start:end]``
+    is the line; ``text`` is ``raw`` itself unless ``\\r`` line ends had to be normalized
+    (then each line is a copy)."""
     if b"\r" in raw:
-        for line in split_lines(raw):
-            yield line, None
-        return
-    offset = 0
-    for line in raw.split(b"\n"):
-        if line and not line.isspace():
-            yield line, offset
-        offset += len(line) + 1
+        return [(line, 0, len(line)) for line in split_lines(raw)]
+    bounds = []
+    find = raw.find
+    position, size = 0, len(raw)
+    while position < size:
+        end = find(b"\n", position)
+        if end < 0:
+            end = size
+        if end > position and not (raw[position] in _SPACE and raw[position:end].isspace()):
+            bounds.append((raw, position, end))
+        position = end + 1
+    return bounds
 
 
 def _id_lines(raw: bytes) -> Optional[list]:

@@ -36,7 +36,8 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import BfclData, BfclEntry, has_long_digits, parse_json, parse_lines, split_lines
+from .data import (BfclData, BfclEntry, has_long_digits, parse_json, parse_lines, parse_whole,
+                   split_lines)
 from .gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_single_turn, relevance_verdict
@@ -177,13 +178,14 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
 def _parse_records(raw: bytes, path: str, long_digits: bool = True) -> list:
     """The records of a result file's bytes, sorted by id (one bulk parse when every line
     looks like an object, else line by line to name the line at fault)."""
-    records = None
-    lines = split_lines(raw)
-    if _bulk_ok(lines):
-        try:
-            records = parse_lines(lines, exact_ints=long_digits)
-        except ValueError:
-            records = None
+    records = parse_whole(raw, long_digits, objects=True)  # one parse, no split
+    if records is None:
+        lines = split_lines(raw)
+        if _bulk_ok(lines):
+            try:
+                records = parse_lines(lines, exact_ints=long_digits)
+            except ValueError:
+                records = None
     if records is None or not all(type(r) is dict and "id" in r for r in records):
         records = []  # line by line, to name the line at fault
         if b"\r" in raw:
