@@ -378,8 +378,9 @@ def bench_processes(real_dir: Path, work: Path, repeat: int, before: Optional[st
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--real", default=os.environ.get("EK_OTEL_BFCL_REAL",
-                                                         str(REPO.parent / "shared" / "bfcl-real")))
+    parser.add_argument("--real", default=os.environ.get("EK_OTEL_BFCL_REAL") or next(
+        (str(p) for p in (REPO.parent / "shared" / "bfcl-real", REPO.parents[1] / "shared" / "bfcl-real")
+         if p.is_dir()), str(REPO.parent / "shared" / "bfcl-real")), help="the bfcl-real submission")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--only", default="checker,core,command,processes",
                         help="some of checker,core,command,processes (the parts above)")
