@@ -33,14 +33,13 @@ import ast
 import functools
 import importlib.util
 import os
-import re
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Optional
 
 __all__ = ["ModelTraits", "BRANCHING_HANDLERS", "PROMPTING_HANDLERS", "registry_from_source",
-           "string_literals", "may_name", "model_registry", "lookup", "style_of_results"]
+           "may_name", "model_registry", "lookup", "style_of_results"]
 
 _CONFIG_FILE = ("constants", "model_config.py")
 
@@ -170,73 +169,34 @@ def _installed_registry() -> dict:
     return {}
 
 
-_LITERAL_START = re.compile("#|\"\"\"|'''|\"|'")
-_COMMENT = re.compile("#[^\n]*")
-
-
-def string_literals(source: str) -> Optional[set]:
-    r"""Every string constant of Python ``source``, read as the tokenizer reads literals
-    (comments skipped, triple quotes first), or None when that reading would not be
-    exact: a backslash anywhere (escapes, continued lines), a prefixed literal (``r""``,
-    ``f""``...), two literals side by side (implicit concatenation), an unclosed one.
-
-    A name that is not in the set is no key of any dict in ``source``: looking it up in
-    the registry needs no parse (:func:`may_name`).
-
-    Example:
-        >>> sorted(string_literals('m = {"a-FC": C(x="1")}  # "not" a literal'))
-        ['1', 'a-FC']
-        >>> string_literals('m = {"a" "b": 1}') is None, string_literals('m = {"a\\x62": 1}') is None
-        (True, True)
-    """
-    if "\\" in source:
-        return None
-    literals = set()
-    position = 0
-    previous_end = None
-    while True:
-        match = _LITERAL_START.search(source, position)
-        if match is None:
-            return literals
-        token, start = match.group(), match.start()
-        if token == "#":
-            line_end = source.find("\n", start)
-            position = len(source) if line_end < 0 else line_end
-            continue
-        if start and (source[start - 1].isalnum() or source[start - 1] == "_"):
-            return None  # a prefixed literal (or not Python at all)
-        end = source.find(token, match.end())
-        if end < 0:
-            return None
-        content = source[match.end():end]
-        if len(token) == 1 and "\n" in content:
-            return None
-        if previous_end is not None and not _COMMENT.sub("", source[previous_end:start]).strip():
-            return None  # side by side: maybe concatenated
-        literals.add(content)
-        position = previous_end = end + len(token)
-
-
 def may_name(source: Optional[str], names: Iterable[str]) -> bool:
-    """Whether the registry ``source`` may register any of ``names``: False only when none
-    of them is a string constant of it (so none is a key).
+    """Whether the registry ``source`` may hold a string constant equal to one of ``names``
+    (and so a key): False only when none can be, found from the text alone.
+
+    Without a backslash in ``source`` no literal has an escape, so a constant equal to a
+    name is either the name's own text in quotes, or adjacent literals (implicit
+    concatenation) whose first non-empty one is a proper prefix of the name, quoted. When
+    neither the name nor any quoted prefix of it occurs in the text, no constant is the
+    name. A few substring searches instead of parsing the whole registry.
 
     Example:
         >>> may_name('M = {"a/b": ModelConfig(is_fc_model=True)}', ["a/b"]), may_name('M = {}', ["a/b"])
         (True, False)
-        >>> may_name(None, ["a/b"]), may_name('M = {"a" "/b": 1}', ["a/b"])
-        (False, True)
+        >>> may_name(None, ["a/b"]), may_name('M = {"a/" "b": 1}', ["a/b"]), may_name('M = {"a\\x2fb": 1}', ["a/b"])
+        (False, True, True)
     """
     if source is None:
         return False
-    literals = _literals_of(source)
-    return literals is None or any(name in literals for name in names)
-
-
-@functools.lru_cache(maxsize=4)
-def _literals_of(source: str) -> Optional[frozenset]:
-    literals = string_literals(source)
-    return None if literals is None else frozenset(literals)
+    if "\\" in source:
+        return True
+    for name in names:
+        if name in source:
+            return True
+        for end in range(1, len(name)):
+            prefix = name[:end]
+            if f'"{prefix}"' in source or f"'{prefix}'" in source:
+                return True
+    return False
 
 
 def model_registry(data: Any, models: Optional[Iterable[str]] = None) -> dict:
