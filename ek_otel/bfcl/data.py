@@ -130,15 +130,18 @@ def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
         ([123456789012345678901234567890], [12345678901234567890])
     """
     kind = type(text)
-    if kind is memoryview:  # a line of a data file's bytes (BfclData.question_lines)
+    if kind is memoryview and (exact_ints or _orjson is None):  # a view of a file's bytes
         text = text.tobytes()
         kind = bytes
     if _orjson is not None and not (exact_ints and (kind is str or kind is bytes)
                                     and has_long_digits(text)):
         try:
-            return _orjson.loads(text)
+            return _orjson.loads(text)  # str, bytes or (exact_ints=False) a memoryview
         except (_orjson.JSONDecodeError, TypeError):
             pass  # NaN, huge integers, bad input...: the standard parser decides (and words the error)
+    if kind is memoryview:
+        text = text.tobytes()
+        kind = bytes
     if kind is bytes:
         text = text.decode("utf-8")  # strict, as a file read as UTF-8 text
     return json.loads(text)
@@ -252,21 +255,20 @@ _SPACE = frozenset(b" \t\n\x0b\x0c\r")  # what bytes.isspace() calls space
 
 
 def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = None) -> list:
-    """Question lines, parsing each distinct ``function`` doc list once (``lines``, when
-    given, receives each entry's line: a view of ``raw`` when it can be).
+    """Question lines, each parsed whole unless its ``function`` doc list is the same text
+    as the line before's (``lines``, when given, receives each entry's line: a view of
+    ``raw`` when it can be).
 
-    A line ``{..., "function": [...]}`` whose ``function`` key comes last is split there;
-    the head and the doc list are parsed separately (the list once per distinct text; a
-    line whose list is the same text as the line before's reuses it after one compare,
-    as BFCL's live data groups the entries of a doc list). Any line that does not split
-    cleanly is parsed whole. Lines are found in ``raw`` itself (no copy of the file line
-    by line) unless it has ``\\r`` line ends.
+    BFCL's live data groups the entries that share a doc list; a line whose text from
+    ``, "function": [`` on is the line before's is parsed up to there only, and shares the
+    doc list parsed before (the same values as a whole parse: a cut anywhere but at the
+    top level leaves the head unbalanced, and it is then parsed whole). Lines are found in
+    ``raw`` itself (no copy of the file line by line) unless it has ``\\r`` line ends.
     """
-    docs_by_text: dict = {}
     entries = []
     view = memoryview(raw)
     skip = len(_FUNCTION_KEY) - 1
-    tail = b""  # the previous line's `[...]}`, and its parsed doc list
+    tail = b""  # the previous line's text from its doc list on, and that doc list
     tail_docs = None
     for text, first, last in _line_bounds(raw):
         entry = None
@@ -274,31 +276,20 @@ def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = No
         if cut > first and text.endswith(b"]}", first, last):
             start = cut + skip
             if tail_docs is not None and last - start == len(tail) and text.startswith(tail, start):
-                docs = tail_docs
-            else:
-                docs_text = text[start:last - 1]
-                docs = docs_by_text.get(docs_text)
-                if docs is None:
-                    try:
-                        docs = parse_json(docs_text, exact_ints=exact_ints)
-                    except ValueError:
-                        docs = None
-                    if type(docs) is list:
-                        docs_by_text[docs_text] = docs
-                    else:
-                        docs = None
-                if docs is not None:
-                    tail, tail_docs = docs_text + b"}", docs
-            if docs is not None:
                 try:
                     head = parse_json(text[first:cut] + b"}", exact_ints=exact_ints)
                 except ValueError:
                     head = None
                 if type(head) is dict and "function" not in head:
-                    head["function"] = docs
+                    head["function"] = tail_docs
                     entry = head
-        if entry is None:
-            entry = parse_json(text[first:last], exact_ints=exact_ints)
+            if entry is None:
+                entry = parse_json(view[first:last] if text is raw else text,
+                                   exact_ints=exact_ints)
+                docs = entry.get("function") if type(entry) is dict else None
+                tail, tail_docs = (text[start:last], docs) if type(docs) is list else (b"", None)
+        else:
+            entry = parse_json(view[first:last] if text is raw else text, exact_ints=exact_ints)
         entries.append(entry)
         if lines is not None:  # a view of raw, not a copy: raw is kept anyway
             lines.append(view[first:last] if text is raw else text)
