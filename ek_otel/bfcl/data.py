@@ -189,24 +189,23 @@ def parse_json_lines(text: Any, *, exact_ints: bool = True) -> list:
 
 
 def plain_lines(raw: bytes) -> Optional[bytes]:
-    """``raw`` without its final newline when its lines are plain: no ``\\r``, no blank or
-    whitespace-only line (as far as a leading or doubled newline shows), so that its
-    lines are ``raw.split(b"\\n")`` of the result, each non-blank; else None.
+    """``raw`` without its final newline, when it has no ``\\r`` line end (then its lines
+    are the result split at ``\\n``), else None.
 
     Example:
-        >>> plain_lines(b'{"a": 1}\\n{"b": 2}\\n'), plain_lines(b'{"a": 1}\\n\\n{"b": 2}')
+        >>> plain_lines(b'{"a": 1}\\n{"b": 2}\\n'), plain_lines(b'{"a": 1}\\r\\n')
         (b'{"a": 1}\\n{"b": 2}', None)
     """
-    if not raw or b"\r" in raw or b"\n\n" in raw or raw[:1].isspace():
+    if not raw or b"\r" in raw:
         return None
-    body = raw[:-1] if raw.endswith(b"\n") else raw
-    return body if body and not body[-1:].isspace() else None
+    return raw[:-1] if raw.endswith(b"\n") else raw
 
 
 def parse_whole(raw: bytes, exact_ints: bool = True, objects: bool = False) -> Optional[list]:
     """The values of JSON Lines bytes in one orjson call, without splitting them into lines
     (the text :func:`parse_lines` joins, so the same values), or None: then split them.
-    ``objects``: only when every line is one object by its shape (``{...}``).
+    A blank or whitespace-only line leaves ``,,`` or ``, ,`` in the text, which does not
+    parse (None). ``objects``: only when every line is one object by its shape (``{...}``).
 
     Example:
         >>> parse_whole(b'{"id": 1}\\n{"id": 2}\\n', objects=True)

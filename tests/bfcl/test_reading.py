@@ -125,3 +125,27 @@ def test_question_lines_without_splitting_read_as_split_lines(tmp_path, text):
     lines = BfclData(str(tmp_path)).question_lines("irrelevance")
     expected = [(json.loads(line)["id"], json.loads(line)) for line in split_lines(text)]
     assert [(i, parse_json(line)) for i, line in lines] == expected
+
+
+@pytest.mark.parametrize("text", [
+    b'{"a": 1}\n{"b": 2}\n', b'{"a": 1}\n\n{"b": 2}\n', b'{"a": 1}\n  \n{"b": 2}',
+    b'\n{"a": 1}', b'{"a": 1}\n\n', b' {"a": 1}\n{"b": 2}\n', b'{"a": 1}\r\n{"b": 2}',
+    b'{"a": 1}, {"b": 2}\n{"c": 3}\n', b'{"a": 1\n"b": 2}\n{"c": 3}, {"d": 4}\n', b'[1]\n2\n',
+])
+def test_json_lines_parsed_whole_read_as_line_by_line(text):
+    """One parse of the whole file gives the line-by-line values, or declines (None). With
+    objects=True (result files), only when every line is one object: two lines merged by
+    the joining comma, with a third line holding two objects, keep the count of values
+    but are not the lines (the official reads them line by line, and fails)."""
+    from ek_otel.bfcl.data import parse_whole
+
+    try:
+        lines = [json.loads(line) for line in split_lines(text)]
+    except ValueError:
+        lines = None
+    objects = parse_whole(text, objects=True)
+    if lines is None:
+        assert objects is None
+        return
+    assert parse_whole(text) in (None, lines)
+    assert objects is None or (objects == lines and all(type(v) is dict for v in objects))
