@@ -97,13 +97,18 @@ def line_text(verdict: Verdict, model: str) -> bytes:
         >>> line_text(replace(v, prompt_line=b'{"q": 1}'), "mod") == line_text(v, "mod")
         True
     """
+    return b"".join(_line_parts(verdict, model))
+
+
+def _line_parts(verdict: Verdict, model: str) -> list:
+    """:func:`line_text` in pieces, joined once with the whole file."""
     line = score_line(verdict, model)
     prompt = verdict.prompt_line
     if prompt is not None:
         prompt = bytes(prompt)  # a memoryview of a data file: this line's bytes
     if prompt is None or b"\\u" in prompt or "prompt" not in line:
         # default=str is make_json_serializable's leaf rule, without a full walk
-        return _encode(line).encode("utf-8")
+        return [_encode(line).encode("utf-8")]
     head: dict = {}
     tail: dict = {}
     part = head
@@ -112,8 +117,9 @@ def line_text(verdict: Verdict, model: str) -> bytes:
             part = tail
         else:
             part[key] = value
-    text = _encode(head)[:-1].encode("utf-8") + b', "prompt": ' + prompt
-    return text + (b", " + _encode(tail)[1:].encode("utf-8") if tail else b"}")
+    parts = [_encode(head)[:-1].encode("utf-8"), b', "prompt": ', prompt]
+    parts.append(b", " + _encode(tail)[1:].encode("utf-8") if tail else b"}")
+    return parts
 
 
 def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) -> str:
@@ -125,11 +131,13 @@ def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) ->
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{VERSION_PREFIX}_{score.category}_score.json")
     model = score.model
-    lines = [json.dumps(score.header(), ensure_ascii=False).encode("utf-8")]
-    lines.extend(line_text(verdict, model) for verdict in verdicts if not verdict.valid)
-    lines.append(b"")
+    parts = [json.dumps(score.header(), ensure_ascii=False).encode("utf-8"), b"\n"]
+    for verdict in verdicts:
+        if not verdict.valid:
+            parts.extend(_line_parts(verdict, model))
+            parts.append(b"\n")
     with open(path, "wb") as handle:
-        handle.write(b"\n".join(lines))
+        handle.write(b"".join(parts))
     return path
 
 
