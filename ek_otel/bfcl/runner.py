@@ -40,7 +40,7 @@ from .data import (BfclData, BfclEntry, has_long_digits, parse_json, parse_lines
                    split_lines)
 from .gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
-from .single_turn import check_single_turn, relevance_verdict
+from .single_turn import check_ast_entry, check_single_turn, relevance_verdict
 from .verdict import Verdict
 
 __all__ = [
@@ -301,7 +301,11 @@ def _pair(result_file: ResultFile, entries: Sequence[BfclEntry]) -> list:
 def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional[str],
                  model: str, style: Optional[str] = None, exact_ints: bool = True) -> Callable:
     kind = checker_kind(category)
-    if kind in ("ast", "relevance"):
+    if kind == "ast":  # check_single_turn's own dispatch, one call less per entry
+        return lambda entry, record: check_ast_entry(
+            entry, record.get("result"), underscore_to_dot=underscore_to_dot, style=style,
+            exact_ints=exact_ints)
+    if kind == "relevance":
         return lambda entry, record: check_single_turn(
             entry, record.get("result"), underscore_to_dot=underscore_to_dot, style=style,
             exact_ints=exact_ints)
