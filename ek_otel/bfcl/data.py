@@ -32,7 +32,7 @@ import os
 import re
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from ..errors import BfclDataError, BfclDataNotFound
 from .categories import (
