@@ -331,9 +331,11 @@ def bench_processes(real_dir: Path, work: Path, repeat: int, before: Optional[st
     }
     if before:
         _compile(before)
-        commands["before"] = ["env", f"PYTHONPATH={os.path.abspath(before)}", sys.executable,
-                              "-m", "ek_otel", "bfcl", str(result_dir), "--score-dir",
-                              str(work / "score-before")]
+        # first on the path explicitly: `-m` would put the current directory (maybe this
+        # checkout) before PYTHONPATH
+        commands["before"] = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                              "from ek_otel.cli import main; main()", os.path.abspath(before),
+                              "bfcl", str(result_dir), "--score-dir", str(work / "score-before")]
     commands["python -c pass"] = [sys.executable, "-c", "pass"]
     print(f"  categories ({len(categories)} of {len(SINGLE_TURN)} single-turn, {entries:,} entries): "
           + ", ".join(f"{f.category} {len(f.records)}" for f in files))
