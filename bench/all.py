@@ -52,8 +52,9 @@ def ek_otel_cmd() -> list:
 
 
 def before_cmd(args) -> list:
-    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path)."""
-    return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-m", "ek_otel"]
+    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path;
+    ``-P``: the current directory, maybe this tree, is not put ahead of it)."""
+    return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-P", "-m", "ek_otel"]
 
 
 def load() -> str:
