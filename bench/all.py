@@ -52,8 +52,9 @@ def ek_otel_cmd() -> list:
 
 
 def before_cmd(args) -> list:
-    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path)."""
-    return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-m", "ek_otel"]
+    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path;
+    ``-P``: the current directory, maybe this tree, is not put ahead of it)."""
+    return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-P", "-m", "ek_otel"]
 
 
 def load() -> str:
@@ -260,46 +261,19 @@ def bench_serve_scoring(args, work: str, offline: dict) -> dict:
 
 
 def bench_bfcl(args, work: str) -> dict:
+    import bfcl_vs_official  # bench/bfcl_vs_official.py: the whole-process measure (its part 4)
+
     real = Path(args.real)
     print(f"== ek-otel bfcl vs the official checker, whole processes, single-turn categories of {real} "
           f"({load()})")
-    from ek_otel.bfcl.categories import SINGLE_TURN
-    from ek_otel.bfcl.runner import find_result_files
-
-    files = [f for f in find_result_files([str(real / "result")]) if f.category in SINGLE_TURN]
-    if not files:
+    folder = Path(work) / "bfcl"
+    folder.mkdir()
+    figures = bfcl_vs_official.bench_processes(real, folder, max(3, args.repeat), before=args.before,
+                                               row=row)
+    if figures is None:
         print("  skipped: no bfcl-real result files")
         return {}
-    result_dir = Path(work) / "bfcl" / "result"
-    for result_file in files:
-        target = result_dir / Path(result_file.path).relative_to(real / "result")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(result_file.path, target)
-    entries = sum(len(f.records) for f in files)
-    official = ("import sys; from pathlib import Path\n"
-                "from ek_otel.bfcl.official import official_eval_runner\n"
-                "runner = official_eval_runner()\n"
-                "if runner is None: sys.exit(3)\n"
-                f"runner.runner(None, {list(SINGLE_TURN)!r}, Path(sys.argv[1]), Path(sys.argv[2]))\n")
-    commands = {
-        "official": [sys.executable, "-c", official, str(result_dir), str(Path(work) / "bfcl" / "score-official")],
-        "ek-otel": ek_otel_cmd() + ["bfcl", str(result_dir), "--score-dir", str(Path(work) / "bfcl" / "score-ek")],
-    }
-    if args.before:
-        commands["before"] = before_cmd(args) + ["bfcl", str(result_dir), "--score-dir",
-                                                 str(Path(work) / "bfcl" / "score-before")]
-    best_runs = alternate(commands, max(3, args.repeat))
-    o, e = best_runs["official"], best_runs["ek-otel"]
-    row(f"official eval_runner.runner, {entries:,} entries (baseline)", f"{o.wall_s:.2f} s", "1.0x",
-        f"CPU {o.cpu_s:.2f} s")
-    row("ek-otel bfcl", f"{e.wall_s:.2f} s", f"{o.wall_s / e.wall_s:.1f}x",
-        f"CPU {e.cpu_s:.2f} s ({o.cpu_s / e.cpu_s:.1f}x); target >= 10x")
-    if args.before:
-        b = best_runs["before"]
-        row("before: ek-otel bfcl", f"{b.wall_s:.2f} s", f"{o.wall_s / b.wall_s:.1f}x",
-            f"CPU {b.cpu_s:.2f} s ({o.cpu_s / b.cpu_s:.1f}x)")
-    return {"entries": entries, "official_wall_s": o.wall_s, "ek_wall_s": e.wall_s,
-            "ratio_wall": o.wall_s / e.wall_s, "ratio_cpu": o.cpu_s / e.cpu_s}
+    return figures
 
 
 def bench_growth(args, work: str) -> dict:
@@ -349,6 +323,12 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} CPUs, {load()}; the machine may be shared: every ratio is against a "
           "baseline of this same run")
     report: dict = {}
+    # Every measured tree runs from byte-compiled modules, as an installed package does (with
+    # PYTHONDONTWRITEBYTECODE set, a checkout would compile every module on every run).
+    import compileall
+
+    for tree in (REPO, *((Path(args.before),) if args.before else ())):
+        compileall.compile_dir(str(tree / "ek_otel"), quiet=2)
     with tempfile.TemporaryDirectory(prefix="ek-bench-all-") as work:
         if "startup" in only:
             report["startup"] = bench_startup(args)
