@@ -56,11 +56,8 @@ def ek_otel_cmd() -> list:
 
 
 def before_cmd(args) -> list:
-    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path).
-
-    ``-P``: ``python -m`` would otherwise put the current directory first on the path, and
-    run from this repository that would be this tree's ``ek_otel``, not the other one.
-    """
+    """``ek-otel`` of the ``--before`` source tree (same interpreter, that tree first on the path;
+    ``-P``: the current directory, maybe this tree, is not put ahead of it)."""
     return ["env", f"PYTHONPATH={os.path.abspath(args.before)}", sys.executable, "-P", "-m", "ek_otel"]
 
 
@@ -114,29 +111,38 @@ def bench_score(args, work: str) -> dict:
     paths = ingest.generate(os.path.join(work, "score"), args.spans, 512, ingest.FORMATS)
     gold = os.path.join(work, "score", "gold.jsonl")
     out = {}
+    from ek_otel.parallel import default_jobs
+
+    jobs_label = f"--jobs {args.jobs}" if args.jobs else f"default --jobs ({default_jobs()} here)"
     for fmt in ingest.FORMATS:
         path = paths[fmt]
-        floors, runs, before = [], [], []
+        floors, runs, one, before = [], [], [], []
         jobs = ["--jobs", str(args.jobs)] if args.jobs else []
-        for _ in range(args.repeat):  # alternated: floor, score, (before), floor, score, ...
+        for _ in range(args.repeat):  # alternated: floor, score, score --jobs 1, (before), floor, ...
             gc.collect()
             t = time.process_time()
             n = ingest.floor(path, fmt)
             floors.append(time.process_time() - t)
             runs.append(ingest.run_child(ek_otel_cmd() + ["score", path, "--gold", gold, *jobs,
                                                           "--json", os.path.join(work, f"score-{fmt}.json")]))
+            one.append(ingest.run_child(ek_otel_cmd() + ["score", path, "--gold", gold, "--jobs", "1",
+                                                         "--json", os.path.join(work, f"score1-{fmt}.json")]))
             if args.before:
                 before.append(ingest.run_child(before_cmd(args) + [
                     "score", path, "--gold", gold, "--json", os.path.join(work, f"before-{fmt}.json")]))
         floor_s = min(floors)
         child_cpu = min(r.cpu_s for r in runs)
         child = best(runs)
+        single = best(one)
         row(f"{fmt}: decode floor (one process, CPU)", f"{n / floor_s:,.0f} spans/s", "1.00x", f"{floor_s:.2f} s")
+        row(f"{fmt}: ek-otel score, wall ({jobs_label})", f"{n / child.wall_s:,.0f} spans/s",
+            f"{floor_s / child.wall_s:.2f}x", f"{child.wall_s:.2f} s, peak RSS {child.max_rss_mib:.0f} MiB "
+            "(its largest process)")
         row(f"{fmt}: ek-otel score, CPU of all its processes", f"{n / child_cpu:,.0f} spans/s",
             f"{floor_s / child_cpu:.2f}x", f"{child_cpu:.2f} s")
-        row(f"{fmt}: ek-otel score, wall", f"{n / child.wall_s:,.0f} spans/s",
-            f"{floor_s / child.wall_s:.2f}x", f"{child.wall_s:.2f} s, peak RSS {child.max_rss_mib:.0f} MiB"
-            f"{', ' + ' '.join(jobs) if jobs else ''}")
+        row(f"{fmt}: ek-otel score --jobs 1, wall", f"{n / single.wall_s:,.0f} spans/s",
+            f"{floor_s / single.wall_s:.2f}x", f"{single.wall_s:.2f} s (CPU {single.cpu_s:.2f} s), "
+            f"peak RSS {single.max_rss_mib:.0f} MiB; {jobs_label}: {single.wall_s / child.wall_s:.2f}x faster")
         if before:
             then = best(before)
             then_cpu = min(r.cpu_s for r in before)
@@ -146,7 +152,9 @@ def bench_score(args, work: str) -> dict:
                 f"{then.wall_s:.2f} s, peak RSS {then.max_rss_mib:.0f} MiB")
         out[fmt] = {"floor_s": floor_s, "score_cpu_s": child_cpu, "score_wall_s": child.wall_s,
                     "ratio_cpu": floor_s / child_cpu, "ratio_wall": floor_s / child.wall_s,
-                    "peak_rss_mib": child.max_rss_mib}
+                    "peak_rss_mib": child.max_rss_mib, "jobs": args.jobs or default_jobs(),
+                    "one_process_wall_s": single.wall_s, "one_process_cpu_s": single.cpu_s,
+                    "one_process_ratio_wall": floor_s / single.wall_s}
     out["dump"] = paths
     out["gold"] = gold
     return out
@@ -300,46 +308,19 @@ def bench_serve_scoring(args, work: str, offline: dict) -> dict:
 
 
 def bench_bfcl(args, work: str) -> dict:
+    import bfcl_vs_official  # bench/bfcl_vs_official.py: the whole-process measure (its part 4)
+
     real = Path(args.real)
     print(f"== ek-otel bfcl vs the official checker, whole processes, single-turn categories of {real} "
           f"({load()})")
-    from ek_otel.bfcl.categories import SINGLE_TURN
-    from ek_otel.bfcl.runner import find_result_files
-
-    files = [f for f in find_result_files([str(real / "result")]) if f.category in SINGLE_TURN]
-    if not files:
+    folder = Path(work) / "bfcl"
+    folder.mkdir()
+    figures = bfcl_vs_official.bench_processes(real, folder, max(3, args.repeat), before=args.before,
+                                               row=row)
+    if figures is None:
         print("  skipped: no bfcl-real result files")
         return {}
-    result_dir = Path(work) / "bfcl" / "result"
-    for result_file in files:
-        target = result_dir / Path(result_file.path).relative_to(real / "result")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(result_file.path, target)
-    entries = sum(len(f.records) for f in files)
-    official = ("import sys; from pathlib import Path\n"
-                "from ek_otel.bfcl.official import official_eval_runner\n"
-                "runner = official_eval_runner()\n"
-                "if runner is None: sys.exit(3)\n"
-                f"runner.runner(None, {list(SINGLE_TURN)!r}, Path(sys.argv[1]), Path(sys.argv[2]))\n")
-    commands = {
-        "official": [sys.executable, "-c", official, str(result_dir), str(Path(work) / "bfcl" / "score-official")],
-        "ek-otel": ek_otel_cmd() + ["bfcl", str(result_dir), "--score-dir", str(Path(work) / "bfcl" / "score-ek")],
-    }
-    if args.before:
-        commands["before"] = before_cmd(args) + ["bfcl", str(result_dir), "--score-dir",
-                                                 str(Path(work) / "bfcl" / "score-before")]
-    best_runs = alternate(commands, max(3, args.repeat))
-    o, e = best_runs["official"], best_runs["ek-otel"]
-    row(f"official eval_runner.runner, {entries:,} entries (baseline)", f"{o.wall_s:.2f} s", "1.0x",
-        f"CPU {o.cpu_s:.2f} s")
-    row("ek-otel bfcl", f"{e.wall_s:.2f} s", f"{o.wall_s / e.wall_s:.1f}x",
-        f"CPU {e.cpu_s:.2f} s ({o.cpu_s / e.cpu_s:.1f}x); target >= 10x")
-    if args.before:
-        b = best_runs["before"]
-        row("before: ek-otel bfcl", f"{b.wall_s:.2f} s", f"{o.wall_s / b.wall_s:.1f}x",
-            f"CPU {b.cpu_s:.2f} s ({o.cpu_s / b.cpu_s:.1f}x)")
-    return {"entries": entries, "official_wall_s": o.wall_s, "ek_wall_s": e.wall_s,
-            "ratio_wall": o.wall_s / e.wall_s, "ratio_cpu": o.cpu_s / e.cpu_s}
+    return figures
 
 
 def bench_growth(args, work: str) -> dict:
@@ -389,6 +370,12 @@ def main(argv=None) -> int:
           f"{os.cpu_count()} CPUs, {load()}; the machine may be shared: every ratio is against a "
           "baseline of this same run")
     report: dict = {}
+    # Every measured tree runs from byte-compiled modules, as an installed package does (with
+    # PYTHONDONTWRITEBYTECODE set, a checkout would compile every module on every run).
+    import compileall
+
+    for tree in (REPO, *((Path(args.before),) if args.before else ())):
+        compileall.compile_dir(str(tree / "ek_otel"), quiet=2)
     with tempfile.TemporaryDirectory(prefix="ek-bench-all-") as work:
         if "startup" in only:
             report["startup"] = bench_startup(args)
