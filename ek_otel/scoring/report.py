@@ -25,7 +25,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Optional
 
 from ..core.evaluate import EvaluationReport, to_jsonable
@@ -171,6 +173,20 @@ def report_to_dict(report: EvaluationReport) -> dict:
                     _dollars_by_task(report.scores))
 
 
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: the report is a million fresh dicts and lists
+    with no cycle among them, and with the whole run in memory each full collection rescans
+    it (the report of 100k spans: 2.3-3.2 s of CPU with the collector, 0.7 s without)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def run_to_dict(run: Any) -> dict:
     """The JSON report of a :class:`~ek_otel.scoring.run.ScoreRun` (``ek-otel score --json``).
 
@@ -179,11 +195,12 @@ def run_to_dict(run: Any) -> dict:
         >>> sorted(run_to_dict(score_episodes([], {}, ScoreSettings())))[:3]
         ['aggregate', 'episodes', 'k']
     """
-    episodes = [
-        _episode_dict(e.score, {"task_id": e.task_id, "trace_id": e.trace_id,
-                                "root_span_id": e.root_span_id, "revision": e.revision,
-                                "service": e.evaluated_service})
-        for e in run.envelopes
-    ]
-    return _to_dict(run.report, episodes, [e.score for e in run.envelopes], run.unmatched,
-                    run.revisions, run.provenance, run.task_dollars)
+    with _no_cyclic_gc():
+        episodes = [
+            _episode_dict(e.score, {"task_id": e.task_id, "trace_id": e.trace_id,
+                                    "root_span_id": e.root_span_id, "revision": e.revision,
+                                    "service": e.evaluated_service})
+            for e in run.envelopes
+        ]
+        return _to_dict(run.report, episodes, [e.score for e in run.envelopes], run.unmatched,
+                        run.revisions, run.provenance, run.task_dollars)
