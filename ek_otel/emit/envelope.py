@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from ..core.episode import Cost
+from ..core.fastinit import fast_init
 from ..core.scores import ArgDiff, CallRow, EpisodeScore
 from .tagged_json import from_tagged, to_tagged
 
@@ -65,6 +66,7 @@ class ScoreProvenance:
     matcher: Mapping[str, Any] = field(default_factory=dict)
 
 
+@fast_init  # one per episode: filled like a plain object (ek_otel.core.fastinit)
 @dataclass(frozen=True)
 class ScoreEnvelope:
     """One score, ready to be written back into the trace it scores.
@@ -109,9 +111,9 @@ class ScoreEnvelope:
     root_end_ns: int = 0
 
     def __post_init__(self) -> None:
-        if not _TRACE_ID.match(self.trace_id or "") or set(self.trace_id) == {"0"}:
+        if not _TRACE_ID.match(self.trace_id or "") or not self.trace_id.strip("0"):
             raise ValueError(f"trace_id must be 32 lowercase hex characters, got {self.trace_id!r}")
-        if not _SPAN_ID.match(self.root_span_id or "") or set(self.root_span_id) == {"0"}:
+        if not _SPAN_ID.match(self.root_span_id or "") or not self.root_span_id.strip("0"):
             raise ValueError(
                 f"root_span_id must be 16 lowercase hex characters, got {self.root_span_id!r}"
             )
