@@ -211,10 +211,8 @@ def write_json(data: Any, out: str) -> None:
     from ._indented_json import indented_json_chunks
 
     if out == "-":
-        stdout = click.get_binary_stream("stdout")
-        for chunk in indented_json_chunks(data):
-            stdout.write(chunk)
-        stdout.flush()
+        for chunk in indented_json_chunks(data):  # each chunk is whole UTF-8 text
+            click.echo(chunk.decode("utf-8"), nl=False)
         return
     # Streamed to the file, in chunks: the same text without holding it whole (a report of
     # 100k episodes is some 150 MB of JSON, which took 400 MB at its peak when built whole).
