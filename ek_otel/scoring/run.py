@@ -69,8 +69,10 @@ __all__ = [
 #: How many envelopes go to the sink in one ``send``.
 DEFAULT_BATCH = 256
 
-#: How many distinct episodes :func:`score_stream` remembers to number revisions.
-REVISION_MEMORY = 100_000
+#: How many distinct episodes :func:`score_stream` remembers to number revisions (ten times
+#: the traces :class:`~ek_otel.ingest.assemble.LateRecords` keeps for late spans by default;
+#: some 300 bytes each).
+REVISION_MEMORY = 20_000
 
 
 @dataclass(frozen=True)
