@@ -128,7 +128,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if html_out is not None:
         from ..report.html import write_run_page
 
-        page_data = {**data, "episodes": list(data["episodes"])}  # the page embeds them all
+        page_data = {**data, "episodes": list(data["episodes"]),  # the page embeds them all
+                     "unmatched": list(data["unmatched"])}
         write_run_page(page_data, html_out, source=", ".join(paths), gold_path=gold,
                        trace_url=trace_url)
     if sink is not None:

@@ -723,7 +723,7 @@ def aggregate_scores(
     if k is None:
         k = default_k_of_trials(whole.trials())
     run_settings = {**dict(settings or {}), "k": k, "group_by_provenance": group_by_provenance}
-    report = whole.report(k, tuple(unmatched), keys, run_settings,
+    report = whole.report(k, _kept(unmatched), keys, run_settings,
                           None if scores is None else scores(None))
     if not group_by_provenance:
         return report
@@ -735,3 +735,11 @@ def aggregate_scores(
             None if scores is None else scores(key))))
     return replace(report, groups=tuple(out))
 
+
+
+def _kept(items: Iterable[Any]) -> Sequence:
+    """A sequence as it is (a run's spooled unmatched episodes stay where they are); other
+    iterables (and lists) as tuples."""
+    if isinstance(items, Sequence) and not isinstance(items, list):
+        return items
+    return tuple(items)

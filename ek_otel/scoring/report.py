@@ -31,7 +31,7 @@ from typing import Any, Optional
 from ..core.evaluate import EvaluationReport, to_jsonable
 from ..core.scores import EpisodeScore
 from ..core.tally import DollarTally
-from .spool import EpisodeRows, Scores, score_of
+from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
 __all__ = ["report_to_dict", "run_to_dict", "dollars_of", "dollars_by_task", "EpisodeStream"]
 
@@ -173,8 +173,7 @@ def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], 
         "k": report.k,
         "pass_at_k": dict(report.pass_at_k),
         "pass_hat_k": dict(report.pass_hat_k),
-        "unmatched": [{"trace_id": u.trace_id, "task_id": u.task_id, "reason": u.reason}
-                      for u in unmatched],
+        "unmatched": [],
         "provenance": provenance,
     }
     if report.groups:
@@ -185,6 +184,14 @@ def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], 
         ]
     out = to_jsonable(out)
     out["episodes"] = episodes  # in its place among the keys
+
+    def unmatched_rows() -> Iterator[dict]:
+        for u in unmatched:
+            yield {"trace_id": u.trace_id, "task_id": u.task_id, "reason": u.reason}
+
+    lazy = isinstance(episodes, EpisodeStream) and isinstance(unmatched, (AppendRows, Chained))
+    out["unmatched"] = (EpisodeStream(unmatched_rows, len(unmatched)) if lazy
+                        else to_jsonable(list(unmatched_rows())))
     return out
 
 
@@ -261,8 +268,9 @@ def report_to_dict(report: EvaluationReport) -> dict:
 def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
     """The JSON report of a :class:`~ek_otel.scoring.run.ScoreRun` (``ek-otel score --json``).
 
-    With ``lazy_episodes`` its ``episodes`` are an :class:`EpisodeStream`, made one block at
-    a time as the report is written (``ek-otel score --json`` of millions of episodes).
+    With ``lazy_episodes`` its ``episodes`` (and its ``unmatched``, when they were spooled)
+    are an :class:`EpisodeStream`, made one block at a time as the report is written
+    (``ek-otel score --json`` of millions of episodes).
 
     Example:
         >>> from ek_otel.scoring import ScoreSettings, score_episodes

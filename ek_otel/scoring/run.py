@@ -52,7 +52,7 @@ from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
 from .report import dollars_by_task, run_to_dict
 from .settings import ScoreSettings
-from .spool import EpisodeRows, ignored_calls_of
+from .spool import AppendRows, EpisodeRows, ignored_calls_of
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -83,7 +83,8 @@ class ScoreRun:
         envelopes: The latest score of each scored episode, in first-seen order (a tuple;
             for a large run, an :class:`~ek_otel.scoring.spool.EpisodeRows` that reads them
             from a temporary file).
-        unmatched: The episodes that were not scored, and why.
+        unmatched: The episodes that were not scored, and why (a tuple; for a large run, a
+            sequence read from a temporary file: :class:`~ek_otel.scoring.spool.AppendRows`).
         report: The corpus :class:`~ek_otel.core.evaluate.EvaluationReport` over
             ``envelopes`` (pass^k uses each task's episodes as its trials).
         revisions: How many re-scores (late spans) were made.
@@ -180,7 +181,7 @@ def aggregate(
     run_settings: dict = {}
     if settings is not None:
         run_settings.update(settings.provenance().matcher, priced=settings.prices is not None)
-    return aggregate_scores(scored, tasks, k=k, unmatched=tuple(unmatched),
+    return aggregate_scores(scored, tasks, k=k, unmatched=unmatched,
                             settings=run_settings, group_by_provenance=None, scores=scores)
 
 
@@ -241,7 +242,7 @@ class _Scored:
     """What the corpus loop gathered: the latest outcome per episode key, and the rest."""
 
     latest: EpisodeRows
-    unmatched: list
+    unmatched: AppendRows
     revisions: int
 
 
@@ -278,7 +279,7 @@ def _collect(
     its key (:class:`~ek_otel.scoring.spool.EpisodeRows`, which moves to a temporary file
     past ``spool_after`` episodes, default :data:`~ek_otel.scoring.spool.SPOOL_AFTER`); ``on_scored`` sees each scored outcome, ``on_outcome``
     every outcome."""
-    done = _Scored(EpisodeRows(spool_after), [], 0)
+    done = _Scored(EpisodeRows(spool_after), AppendRows(spool_after), 0)
     for item in outcomes:
         outcome = item.outcome
         if isinstance(outcome, Unmatched):
@@ -291,6 +292,11 @@ def _collect(
         if on_outcome is not None:
             on_outcome(outcome)
     return done
+
+
+def _held(rows: AppendRows) -> Sequence:
+    """The rows as a tuple when they are in memory (a small run), else the spooled rows."""
+    return rows if rows.spooled else tuple(rows)
 
 
 def _episode_key(episode: Any) -> tuple:
@@ -342,17 +348,17 @@ def collect_run(
     done = _collect(outcomes, on_episode, batcher.add)
     batcher.flush()
     rows = done.latest
+    unmatched = _held(done.unmatched)
     if rows.spooled:  # a large run: read from the spool, never held whole
         envelopes: Sequence = rows
-        report = aggregate(rows.facts(), tasks, unmatched=done.unmatched, settings=settings,
+        report = aggregate(rows.facts(), tasks, unmatched=unmatched, settings=settings,
                            scores=rows.scores)
     else:
         envelopes = tuple(rows)
-        report = aggregate(list(rows.facts()), tasks, unmatched=done.unmatched,
-                           settings=settings)
+        report = aggregate(list(rows.facts()), tasks, unmatched=unmatched, settings=settings)
     return ScoreRun(
         envelopes=envelopes,
-        unmatched=tuple(done.unmatched),
+        unmatched=unmatched,
         report=report,
         revisions=done.revisions,
         emitted=batcher.sent,
@@ -434,8 +440,8 @@ def evaluate_corpus(
     if scoring.get("ignore_tools"):  # only when used: the default report keeps its shape
         settings["ignore_tools"] = list(scoring["ignore_tools"])
     if rows.spooled:
-        return aggregate_scores(rows.facts(), by_id, k=k, unmatched=done.unmatched,
+        return aggregate_scores(rows.facts(), by_id, k=k, unmatched=_held(done.unmatched),
                                 settings=settings, group_by_provenance=group_by_provenance,
                                 scores=rows.scores)
-    return aggregate_scores(list(rows.facts()), by_id, k=k, unmatched=done.unmatched,
+    return aggregate_scores(list(rows.facts()), by_id, k=k, unmatched=_held(done.unmatched),
                             settings=settings, group_by_provenance=group_by_provenance)

@@ -50,7 +50,8 @@ from typing import Any, NamedTuple, Optional
 from ..core.episode import Cost
 from ..emit.envelope import ScoreEnvelope
 
-__all__ = ["SPOOL_AFTER", "ScoreFacts", "EpisodeRows", "ignored_calls_of", "score_of"]
+__all__ = ["SPOOL_AFTER", "ScoreFacts", "EpisodeRows", "AppendRows", "ignored_calls_of",
+           "score_of"]
 
 #: Episodes kept in memory before the rows move to a temporary SQLite file (a scored
 #: episode takes some 3-4 KB in memory: 20k of them about 70 MB).
@@ -316,3 +317,123 @@ class Scores(Sequence):
             if i == index:
                 return score
         raise IndexError("score index out of range")
+
+
+class AppendRows(Sequence):
+    """A list that only grows (the unmatched episodes of a run), in memory up to
+    ``spool_after`` items (None: :data:`SPOOL_AFTER`), then pickled in a temporary SQLite
+    file like :class:`EpisodeRows`; ``rows + other`` is a sequence of both.
+
+    Example:
+        >>> rows = AppendRows(spool_after=1)
+        >>> for item in ("a", "b", "c"):
+        ...     rows.append(item)
+        >>> rows.spooled, len(rows), list(rows), rows[-1], rows[:2], list(rows + ("d",))
+        (True, 3, ['a', 'b', 'c'], 'c', ['a', 'b'], ['a', 'b', 'c', 'd'])
+    """
+
+    def __init__(self, spool_after: Optional[int] = None):
+        self.spool_after = SPOOL_AFTER if spool_after is None else spool_after
+        self.memory: list = []
+        self.pending: list = []
+        self.conn: Optional[sqlite3.Connection] = None
+        self.count = 0
+
+    @property
+    def spooled(self) -> bool:
+        """Whether the items are in the SQLite spool (else in memory)."""
+        return self.conn is not None
+
+    def append(self, item: Any) -> None:
+        self.count += 1
+        if self.conn is None:
+            self.memory.append(item)
+            if len(self.memory) <= self.spool_after:
+                return
+            conn = sqlite3.connect("", check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=OFF")
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("CREATE TABLE item (seq INTEGER PRIMARY KEY, value BLOB)")
+            self.conn = conn
+            weakref.finalize(self, conn.close)
+            items, self.memory = self.memory, []
+        else:
+            items = [item]
+        self.pending.extend((pickle.dumps(i, pickle.HIGHEST_PROTOCOL),) for i in items)
+        if len(self.pending) >= _WRITE_BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.pending and self.conn is not None:
+            self.conn.executemany("INSERT INTO item (value) VALUES (?)", self.pending)
+            self.pending = []
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _select(self, offset: int = 0, limit: int = -1) -> Iterator[Any]:
+        if self.conn is None:
+            stop = None if limit < 0 else offset + limit
+            yield from self.memory[offset:stop]
+            return
+        self._flush()
+        cursor = self.conn.execute("SELECT value FROM item ORDER BY seq LIMIT ? OFFSET ?",
+                                   (limit, offset))
+        while True:
+            batch = cursor.fetchmany(_READ_BATCH)
+            if not batch:
+                return
+            for (blob,) in batch:
+                yield pickle.loads(blob)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._select()
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.count)
+            if step == 1:
+                return list(self._select(start, max(stop - start, 0)))
+            return [self[i] for i in range(start, stop, step)]
+        if index < 0:
+            index += self.count
+        if not 0 <= index < self.count:
+            raise IndexError("row index out of range")
+        return next(self._select(index, 1))
+
+    def __add__(self, other: Any) -> "Chained":
+        return Chained(self, other)
+
+
+class Chained(Sequence):
+    """Two sequences one after the other, neither copied (``AppendRows + tuple``).
+
+    Example:
+        >>> both = Chained(("a",), ("b", "c"))
+        >>> len(both), both[1], both[-1], both[:2], list(both + ("d",))
+        (3, 'b', 'c', ['a', 'b'], ['a', 'b', 'c', 'd'])
+    """
+
+    def __init__(self, first: Sequence, second: Sequence):
+        self.first, self.second = first, second
+
+    def __len__(self) -> int:
+        return len(self.first) + len(self.second)
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self.first
+        yield from self.second
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("row index out of range")
+        head = len(self.first)
+        return self.first[index] if index < head else self.second[index - head]
+
+    def __add__(self, other: Any) -> "Chained":
+        return Chained(self, other)

@@ -100,7 +100,9 @@ def test_a_spooled_run_reports_what_a_run_in_memory_reports(monkeypatch):
     monkeypatch.setattr(spool_module, "SPOOL_AFTER", 7)  # spills in the middle of the run
     spooled = score_episodes(episodes, tasks, settings)
     assert isinstance(spooled.envelopes, EpisodeRows) and spooled.envelopes.spooled
-    assert isinstance(held.envelopes, tuple)
+    assert isinstance(held.envelopes, tuple) and isinstance(held.unmatched, tuple)
+    assert spooled.unmatched.spooled and list(spooled.unmatched) == list(held.unmatched)
+    assert list(spooled.report.unmatched) == list(held.report.unmatched)
     assert held.report.groups and held.revisions == spooled.revisions > 0
     assert _dumps(spooled) == _dumps(held)
     assert spooled.to_dict() == held.to_dict() == json.loads(_dumps(held))
@@ -173,3 +175,33 @@ def test_ek_otel_score_with_a_spool_writes_the_baseline_bytes(tmp_path, spool_ev
     late = os.path.join(out_dir, "late.json")
     write_json(run.to_dict(lazy_episodes=True), late)
     assert open(late).read().replace(out_dir, "OUT") == baseline("late.report.json")
+
+
+def test_revision_numbers_come_from_the_last_episodes(monkeypatch):
+    from ek_otel.scoring import run as run_module
+
+    monkeypatch.setattr(run_module, "REVISION_MEMORY", 3)
+    task = {"t": TaskSpec("t")}
+
+    def episode(i):
+        return Episode("t", provenance=Provenance(trace_id=f"{i:032x}", root_span_id=f"{i:016x}"))
+
+    # 1 again after 2 others: a revision; 1 again after 4 others: numbered 0 again, and still
+    # the one score of its episode in the report
+    order = [1, 2, 3, 1, 4, 5, 6, 7, 1]
+    run = score_episodes([episode(i) for i in order], task, ScoreSettings(scored_at_ns=1))
+    revisions = [o.revision for o in run_module.score_stream([episode(i) for i in order], task,
+                                                             ScoreSettings(scored_at_ns=1))]
+    assert revisions == [0, 0, 0, 1, 0, 0, 0, 0, 0]
+    assert len(run.envelopes) == 7 and run.report.n_episodes == 7
+
+
+def test_many_unmatched_episodes_are_spooled_and_chained(spool_everything):
+    eps = [Episode("nope", provenance=Provenance(trace_id=f"{i + 1:032x}", root_span_id=f"{i + 1:016x}"))
+           for i in range(1500)]
+    run = score_episodes(eps, {"t": TaskSpec("t")}, ScoreSettings(scored_at_ns=1))
+    assert run.unmatched.spooled and len(run.unmatched) == 1500
+    both = run.unmatched + ("late",)
+    assert len(both) == 1501 and both[-1] == "late" and both[0].task_id == "nope"
+    data = json.loads(_dumps(run))
+    assert len(data["unmatched"]) == 1500 and data["aggregate"]["unmatched"] == 1500
