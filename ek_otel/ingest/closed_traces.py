@@ -1,10 +1,11 @@
 """The ids of the traces already closed, remembered with flat memory: so that a record that
 comes for one of them later is known as late, however long the input.
 
-:class:`ClosedTraces` keeps the most recent ``in_memory`` ids in a dict; older ones go to a private temporary SQLite database
-(``sqlite3.connect("")``: a file in ``$TMPDIR`` that SQLite deletes when it is closed or
-garbage-collected), 16 bytes each, written in batches. Nothing is forgotten: a dump of
-millions of traces takes some 40 bytes of disk per trace and no more memory than a small one.
+:class:`ClosedTraces` keeps the most recent ``in_memory`` ids in a dict; older ones go to a
+private temporary SQLite database (:func:`~ek_otel.tempdb.temporary_database`: a file in
+``$TMPDIR`` that SQLite deletes when it is closed or garbage-collected), 16 bytes each,
+written in batches. Nothing is forgotten: a dump of millions of traces takes some 40 bytes of
+disk per trace and no more memory than a small one.
 The file is only made once more than ``in_memory`` traces have closed.
 
 Example:
@@ -18,9 +19,9 @@ Example:
 
 from __future__ import annotations
 
-import sqlite3
-import weakref
-from typing import Optional
+from typing import Any, Optional
+
+from ..tempdb import temporary_database
 
 __all__ = ["ClosedTraces"]
 
@@ -47,9 +48,8 @@ class ClosedTraces:
         self.in_memory = in_memory
         self.recent: dict = {}  # trace id -> None, oldest first
         self.pending: set = set()  # keys evicted from ``recent``, not yet written
-        self.conn: Optional[sqlite3.Connection] = None
+        self.conn: Any = None
         self.on_disk = 0
-        self._finalizer: Optional[weakref.finalize] = None
 
     def add(self, trace_id: str) -> None:
         recent = self.recent
@@ -79,12 +79,9 @@ class ClosedTraces:
 
     def _write(self) -> None:
         if self.conn is None:
-            conn = sqlite3.connect("", check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=OFF")
-            conn.execute("PRAGMA synchronous=OFF")
+            conn = temporary_database(self)
             conn.execute("CREATE TABLE closed (id BLOB PRIMARY KEY) WITHOUT ROWID")
             self.conn = conn
-            self._finalizer = weakref.finalize(self, conn.close)
         before = self.conn.total_changes
         self.conn.executemany("INSERT OR IGNORE INTO closed VALUES (?)",
                               ((key,) for key in self.pending))
@@ -93,7 +90,7 @@ class ClosedTraces:
 
     def close(self) -> None:
         """Forget everything and delete the file."""
-        if self._finalizer is not None:
-            self._finalizer()
-        self.conn, self._finalizer = None, None
+        if self.conn is not None:
+            self.conn.close()
+        self.conn = None
         self.recent, self.pending, self.on_disk = {}, set(), 0

@@ -8,8 +8,8 @@ takes flat memory.
 key and comparability key; an outcome whose key came before replaces the earlier one (a
 revision) and keeps its place. Up to ``spool_after`` episodes (:data:`SPOOL_AFTER`) it keeps
 them in a dict. Past that it moves them, and every later one, to a private temporary SQLite
-database (``sqlite3.connect("")``: a file in ``$TMPDIR`` that SQLite deletes when the rows are
-closed or garbage-collected), one row per episode: the figures the corpus report sums (task
+database (:func:`~ek_otel.tempdb.temporary_database`: a file in ``$TMPDIR`` that SQLite
+deletes when the rows are closed or garbage-collected), one row per episode: the figures the corpus report sums (task
 id, tp/fp/fn, exact, success, dollars, tokens) in columns of their own, and the outcome
 pickled. The pickles are read back only by this process (nothing outside it writes that
 file).
@@ -41,14 +41,13 @@ Example:
 from __future__ import annotations
 
 import pickle
-import sqlite3
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple, Optional
 
 from ..core.episode import Cost
 from ..emit.envelope import ScoreEnvelope
+from ..tempdb import temporary_database
 
 __all__ = ["SPOOL_AFTER", "ScoreFacts", "EpisodeRows", "AppendRows", "ignored_calls_of",
            "score_of"]
@@ -118,10 +117,7 @@ class _Spool:
     """The SQLite side of :class:`EpisodeRows`."""
 
     def __init__(self) -> None:
-        conn = sqlite3.connect("", check_same_thread=False, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=OFF")
-        conn.execute("PRAGMA synchronous=OFF")
-        conn.execute("PRAGMA cache_size=-8192")  # KiB: the page cache stays small
+        conn = temporary_database(self, cache_kib=8192)  # the page cache stays small
         # Columns without a type keep what they are given (an int stays an int).
         conn.execute(f"CREATE TABLE episode (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
                      f"{', '.join(_COLUMNS)}, outcome BLOB)")
@@ -135,7 +131,6 @@ class _Spool:
         self.keys: dict = {}  # comparability key -> its number in the rows
         self.key_list: list = []
         self.count: Optional[int] = 0
-        self._finalizer = weakref.finalize(self, conn.close)
 
     def put(self, key: Any, outcome: Any, comparability: tuple) -> None:
         score = score_of(outcome)
@@ -184,7 +179,7 @@ class _Spool:
             yield from batch
 
     def close(self) -> None:
-        self._finalizer()
+        self.conn.close()
 
 
 class EpisodeRows(Sequence):
@@ -336,7 +331,7 @@ class AppendRows(Sequence):
         self.spool_after = SPOOL_AFTER if spool_after is None else spool_after
         self.memory: list = []
         self.pending: list = []
-        self.conn: Optional[sqlite3.Connection] = None
+        self.conn: Any = None
         self.count = 0
 
     @property
@@ -350,12 +345,9 @@ class AppendRows(Sequence):
             self.memory.append(item)
             if len(self.memory) <= self.spool_after:
                 return
-            conn = sqlite3.connect("", check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=OFF")
-            conn.execute("PRAGMA synchronous=OFF")
+            conn = temporary_database(self)
             conn.execute("CREATE TABLE item (seq INTEGER PRIMARY KEY, value BLOB)")
             self.conn = conn
-            weakref.finalize(self, conn.close)
             items, self.memory = self.memory, []
         else:
             items = [item]

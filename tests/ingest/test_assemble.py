@@ -161,7 +161,8 @@ def test_gc_thresholds_are_relaxed_while_grouping_and_restored_after():
 def test_a_late_record_is_known_as_late_long_after_its_trace_left_memory(monkeypatch):
     from ek_otel.ingest import assemble
 
-    monkeypatch.setattr(assemble, "CLOSED_TRACE_IDS", 3)  # the rest go to the temporary file
+    # the rest go to the temporary file (set where group_traces reads it)
+    monkeypatch.setitem(assemble.group_traces.__globals__, "CLOSED_TRACE_IDS", 3)
     traces = [f"{i + 1:032x}" for i in range(5000)]
     records = [SpanRecord(t, f"{i + 1:016x}") for i, t in enumerate(traces)]
     records.append(SpanRecord(traces[0], "f" * 16, f"{1:016x}"))  # late, 5000 traces later

@@ -20,7 +20,6 @@ from ek_otel.core.episode import (Cost, Episode, Provenance, RunProvenance, Step
 from ek_otel.core.evaluate import evaluate
 from ek_otel.core.tally import CutTally, RunningSum
 from ek_otel.scoring import ScoreSettings, score_episodes
-from ek_otel.scoring import spool as spool_module
 from ek_otel.scoring.spool import EpisodeRows
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,9 +27,17 @@ CLI_TESTS = os.path.join(os.path.dirname(HERE), "cli")
 BASELINE = os.path.join(CLI_TESTS, "data", "output_baseline")
 
 
+def set_spool_after(monkeypatch, n: int) -> None:
+    """SPOOL_AFTER where the corpus loop reads it (the globals of the module that defines
+    EpisodeRows: with --import-mode=importlib a doctest run may import a second copy)."""
+    from ek_otel.scoring import run as run_module
+
+    monkeypatch.setitem(run_module.EpisodeRows.__init__.__globals__, "SPOOL_AFTER", n)
+
+
 @pytest.fixture
 def spool_everything(monkeypatch):
-    monkeypatch.setattr(spool_module, "SPOOL_AFTER", 0)
+    set_spool_after(monkeypatch, 0)
 
 
 def test_running_sum_is_the_builtin_sum_bit_for_bit():
@@ -97,9 +104,9 @@ def test_a_spooled_run_reports_what_a_run_in_memory_reports(monkeypatch):
     prices = PriceTable({"m": ModelPrice(2.0, 8.0)})
     settings = ScoreSettings(scored_at_ns=1, prices=prices)
     held = score_episodes(episodes, tasks, settings)
-    monkeypatch.setattr(spool_module, "SPOOL_AFTER", 7)  # spills in the middle of the run
+    set_spool_after(monkeypatch, 7)  # spills in the middle of the run
     spooled = score_episodes(episodes, tasks, settings)
-    assert isinstance(spooled.envelopes, EpisodeRows) and spooled.envelopes.spooled
+    assert type(spooled.envelopes).__name__ == "EpisodeRows" and spooled.envelopes.spooled
     assert isinstance(held.envelopes, tuple) and isinstance(held.unmatched, tuple)
     assert spooled.unmatched.spooled and list(spooled.unmatched) == list(held.unmatched)
     assert list(spooled.report.unmatched) == list(held.report.unmatched)
@@ -121,7 +128,7 @@ def test_a_spooled_run_reports_what_a_run_in_memory_reports(monkeypatch):
 def test_the_library_evaluate_with_a_spool(monkeypatch):
     tasks, episodes = _corpus(40)
     held = evaluate(episodes, tasks, group_by_provenance=True)
-    monkeypatch.setattr(spool_module, "SPOOL_AFTER", 3)
+    set_spool_after(monkeypatch, 3)
     spooled = evaluate(episodes, tasks, group_by_provenance=True)
     assert spooled.to_dict() == held.to_dict()
     assert list(spooled.scores) == list(held.scores)
@@ -180,7 +187,7 @@ def test_ek_otel_score_with_a_spool_writes_the_baseline_bytes(tmp_path, spool_ev
 def test_revision_numbers_come_from_the_last_episodes(monkeypatch):
     from ek_otel.scoring import run as run_module
 
-    monkeypatch.setattr(run_module, "REVISION_MEMORY", 3)
+    monkeypatch.setitem(run_module.score_stream.__globals__, "REVISION_MEMORY", 3)
     task = {"t": TaskSpec("t")}
 
     def episode(i):
