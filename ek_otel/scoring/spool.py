@@ -182,7 +182,24 @@ class _Spool:
         self.conn.close()
 
 
-class EpisodeRows(Sequence):
+class _Rows(Sequence):
+    """A sequence that finds one item by its position (:meth:`_item`); slices are lists."""
+
+    def _item(self, index: int) -> Any:
+        raise NotImplementedError
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("row index out of range")
+        return self._item(index)
+
+
+class EpisodeRows(_Rows):
     """The latest outcome of each episode, in first-seen order (module doc); a sequence of
     the outcomes.
 
@@ -221,14 +238,7 @@ class EpisodeRows(Sequence):
         for outcome, _ in self.rows():
             yield outcome
 
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("episode row index out of range")
+    def _item(self, index: int) -> Any:
         if self.spool is None:
             return next(v for i, v in enumerate(self.memory.values()) if i == index)[0]
         (blob,), = self.spool.select("outcome", offset=index, limit=1)
@@ -271,7 +281,7 @@ class EpisodeRows(Sequence):
         self.memory = OrderedDict()
 
 
-class Scores(Sequence):
+class Scores(_Rows):
     """The scores of :class:`EpisodeRows` (all, or of one comparability key) as a sequence
     that reads them from the rows on each pass (what a report's ``scores`` is for a spooled
     run).
@@ -300,21 +310,13 @@ class Scores(Sequence):
                 self._len = sum(1 for _, comp in self.rows.facts() if comp == self.comparability)
         return self._len
 
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def _item(self, index: int) -> Any:
         if self.comparability is None:
             return score_of(self.rows[index])
-        n = len(self)
-        if index < 0:
-            index += n
-        for i, score in enumerate(self):
-            if i == index:
-                return score
-        raise IndexError("score index out of range")
+        return next(score for i, score in enumerate(self) if i == index)
 
 
-class AppendRows(Sequence):
+class AppendRows(_Rows):
     """A list that only grows (the unmatched episodes of a run), in memory up to
     ``spool_after`` items (None: :data:`SPOOL_AFTER`), then pickled in a temporary SQLite
     file like :class:`EpisodeRows`; ``rows + other`` is a sequence of both.
@@ -382,22 +384,19 @@ class AppendRows(Sequence):
         return self._select()
 
     def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self.count)
-            if step == 1:
-                return list(self._select(start, max(stop - start, 0)))
-            return [self[i] for i in range(start, stop, step)]
-        if index < 0:
-            index += self.count
-        if not 0 <= index < self.count:
-            raise IndexError("row index out of range")
+        if isinstance(index, slice) and index.step in (None, 1):  # one query
+            start, stop, _ = index.indices(self.count)
+            return list(self._select(start, max(stop - start, 0)))
+        return super().__getitem__(index)
+
+    def _item(self, index: int) -> Any:
         return next(self._select(index, 1))
 
     def __add__(self, other: Any) -> "Chained":
         return Chained(self, other)
 
 
-class Chained(Sequence):
+class Chained(_Rows):
     """Two sequences one after the other, neither copied (``AppendRows + tuple``).
 
     Example:
@@ -416,14 +415,7 @@ class Chained(Sequence):
         yield from self.first
         yield from self.second
 
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        n = len(self)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("row index out of range")
+    def _item(self, index: int) -> Any:
         head = len(self.first)
         return self.first[index] if index < head else self.second[index - head]
 

@@ -134,10 +134,10 @@ def test_the_library_evaluate_with_a_spool(monkeypatch):
     assert list(spooled.scores) == list(held.scores)
 
 
-def test_rows_keep_first_seen_order_and_the_latest_revision(spool_everything):
+def test_rows_keep_first_seen_order_and_the_latest_revision():
     from ek_otel.core.scores import EpisodeScore
 
-    rows = EpisodeRows()
+    rows = EpisodeRows(spool_after=0)
     for i in range(3000):  # more than a write batch, and revisions across batches
         rows.put(("k", i % 1200), EpisodeScore(f"t{i % 1200}", tp=float(i)), ("m",))
     assert rows.spooled and len(rows) == 1200
