@@ -212,3 +212,22 @@ def test_many_unmatched_episodes_are_spooled_and_chained(spool_everything):
     assert len(both) == 1501 and both[-1] == "late" and both[0].task_id == "nope"
     data = json.loads(_dumps(run))
     assert len(data["unmatched"]) == 1500 and data["aggregate"]["unmatched"] == 1500
+
+
+def test_the_html_page_of_a_spooled_run_is_the_same(tmp_path, monkeypatch):
+    sys.path.insert(0, CLI_TESTS)
+    try:
+        import identity_dump
+    finally:
+        sys.path.remove(CLI_TESTS)
+    paths = identity_dump.write_dump(str(tmp_path))
+    pages = []
+    for spool_after in (None, 0):
+        if spool_after is not None:
+            set_spool_after(monkeypatch, spool_after)
+        page = str(tmp_path / f"page-{spool_after}.html")
+        result = CliRunner().invoke(cli_main, ["score", paths["dump"], "--gold", paths["gold"],
+                                               "--html", page], env={"COLUMNS": "1000"})
+        assert result.exit_code == 0, result.output
+        pages.append(open(page, encoding="utf-8").read())
+    assert pages[0] == pages[1] and "task-" in pages[0]
