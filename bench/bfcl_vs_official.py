@@ -39,8 +39,22 @@ leaves it: ek-otel pauses it while it parses and checks single-turn files (see
    ``bfcl evaluate``: score files, then the leaderboard CSVs). ek-otel: the ``ek-otel bfcl
    RESULT_DIR --score-dir DIR`` command, through click's test runner (tables and score
    files).
+4. **Whole processes** (:func:`bench_processes`, also ``bench/all.py --only bfcl``): the same
+   two commands, each a process of its own, so that everything counts: interpreter
+   start-up, imports, reading, checking, writing, exit. Both get the same copy of every
+   single-turn result file of bfcl-real (the categories measured are printed; the official
+   is given exactly those categories), write into a fresh score directory (emptied before
+   each run, not timed), and run with the same interpreter. Both packages run from
+   byte-compiled modules, as an installed package does (``compileall`` on the ek-otel
+   tree first: a checkout run with ``PYTHONDONTWRITEBYTECODE`` would compile every module
+   on every run, which the official, installed by pip, never does). Runs alternate
+   (official, ek-otel, [before], official, ...) for ``--repeat`` rounds; CPU is the child's
+   user + system time (``os.wait4``), the steadier figure on a shared machine. The figures:
+   best official / best ek-otel, CPU and wall, and the median of the per-round CPU ratios;
+   the load average before and after; ``python -c pass`` as the interpreter's own floor;
+   and whether ek-otel's score files are byte for byte the official's.
 
-Run: ``python bench/bfcl_vs_official.py [--real DIR] [--repeat N]``.
+Run: ``python bench/bfcl_vs_official.py [--real DIR] [--repeat N] [--only processes]``.
 """
 
 from __future__ import annotations
@@ -49,11 +63,13 @@ import argparse
 import contextlib
 import io
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 from ek_otel.bfcl import ast_checker as ast_checker_module
 from ek_otel.bfcl import data as data_module
@@ -250,15 +266,133 @@ def bench_command(real_dir, repeat):
     return total, total / t_official, total / t_mine, t_official / t_mine, median
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+_OFFICIAL_PROCESS = (
+    "import sys\nfrom pathlib import Path\n"
+    "from ek_otel.bfcl.official import official_eval_runner\n"
+    "runner = official_eval_runner()\n"
+    "if runner is None:\n    sys.exit(3)\n"
+    "runner.runner(None, sys.argv[3].split(','), Path(sys.argv[1]), Path(sys.argv[2]))\n")
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.1f}/{five:.1f} on {len(os.sched_getaffinity(0))} cores"
+
+
+def _compile(tree: str) -> None:
+    """Byte-compile a source tree's ``ek_otel`` package, as ``pip install`` does."""
+    import compileall
+
+    compileall.compile_dir(os.path.join(tree, "ek_otel"), quiet=2)
+
+
+def _same_files(mine: Path, official: Path) -> tuple:
+    """(ek-otel score files byte for byte equal to the official's, ek-otel score files)."""
+    files = sorted(p for p in mine.rglob("*.json"))
+    same = sum(1 for p in files if (official / p.relative_to(mine)).is_file()
+               and p.read_bytes() == (official / p.relative_to(mine)).read_bytes())
+    return same, len(files)
+
+
+def bench_processes(real_dir: Path, work: Path, repeat: int, before: Optional[str] = None,
+                    row=None) -> Optional[dict]:
+    """Whole processes, alternated: the official runner and ``ek-otel bfcl`` on every
+    single-turn result file of ``real_dir`` (see the module doc, part 4). ``before``: an
+    earlier ek-otel source tree, run alternated too. ``row(label, value, ratio, note)``
+    prints a line. Returns the figures, or None without result files.
+    """
+    sys.path.insert(0, HERE)
+    import ingest  # bench/ingest.py: run_child (CPU, wall, peak RSS of a child)
+
+    row = row or (lambda label, value, ratio, note="":
+                  print(f"  {label:<52} {value:>12} {ratio:>7}  {note}"))
+    files = [f for f in find_result_files([str(real_dir / "result")]) if f.category in SINGLE_TURN]
+    if not files:
+        return None
+    result_dir = work / "result"
+    for result_file in files:
+        target = result_dir / Path(result_file.path).relative_to(real_dir / "result")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(result_file.path, target)
+    categories = [f.category for f in files]
+    entries = sum(len(f.records) for f in files)
+    import ek_otel
+
+    _compile(str(Path(ek_otel.__file__).parents[1]))
+    ek_otel_cmd = [sys.executable, "-c", "from ek_otel.cli import main; main()"]
+    script = shutil.which("ek-otel", path=os.path.dirname(sys.executable))
+    if script:
+        ek_otel_cmd = [script]
+    commands = {
+        "official": [sys.executable, "-c", _OFFICIAL_PROCESS, str(result_dir),
+                     str(work / "score-official"), ",".join(categories)],
+        "ek-otel": ek_otel_cmd + ["bfcl", str(result_dir), "--score-dir", str(work / "score-ek-otel")],
+    }
+    if before:
+        _compile(before)
+        # first on the path explicitly: `-m` would put the current directory (maybe this
+        # checkout) before PYTHONPATH
+        commands["before"] = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                              "from ek_otel.cli import main; main()", os.path.abspath(before),
+                              "bfcl", str(result_dir), "--score-dir", str(work / "score-before")]
+    commands["python -c pass"] = [sys.executable, "-c", "pass"]
+    print(f"  categories ({len(categories)} of {len(SINGLE_TURN)} single-turn, {entries:,} entries): "
+          + ", ".join(f"{f.category} {len(f.records)}" for f in files))
+    absent = [c for c in SINGLE_TURN if c not in categories]
+    if absent:
+        print(f"  not in the submission: {', '.join(absent)}")
+    load_before = _load()
+    runs: dict = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, argv in commands.items():
+            for score_dir in work.glob("score-*"):
+                shutil.rmtree(score_dir)
+            run = ingest.run_child(argv)
+            if run.returncode != 0:
+                raise SystemExit(f"{name} failed ({run.returncode}): {run.stderr[-800:]}")
+            runs[name].append(run)
+    for name in ("official", "ek-otel"):  # one more pair, untimed: compare the score files
+        ingest.run_child(commands[name])
+    same = _same_files(work / "score-ek-otel", work / "score-official")
+    cpu = {name: min(r.cpu_s for r in rs) for name, rs in runs.items()}
+    wall = {name: min(r.wall_s for r in rs) for name, rs in runs.items()}
+    paired = statistics.median(o.cpu_s / e.cpu_s for o, e in zip(runs["official"], runs["ek-otel"]))
+    row("official eval_runner.runner (baseline)", f"{cpu['official']:.3f} s", "1.0x",
+        f"CPU; wall {wall['official']:.2f} s")
+    row("ek-otel bfcl", f"{cpu['ek-otel']:.3f} s", f"{cpu['official'] / cpu['ek-otel']:.1f}x",
+        f"CPU (median of paired rounds {paired:.1f}x); wall {wall['ek-otel']:.2f} s "
+        f"({wall['official'] / wall['ek-otel']:.1f}x); target >= 10x")
+    if before:
+        row("before: ek-otel bfcl", f"{cpu['before']:.3f} s",
+            f"{cpu['official'] / cpu['before']:.1f}x", f"CPU; wall {wall['before']:.2f} s")
+    row("python -c pass (the interpreter's own start-up)", f"{cpu['python -c pass']:.3f} s", "",
+        f"CPU; wall {wall['python -c pass']:.3f} s")
+    row("ek-otel score files identical to the official's", f"{same[0]} of {same[1]}", "",
+        f"best of {repeat} alternated rounds; {load_before} before, {_load()} after")
+    return {"categories": categories, "entries": entries, "official_cpu_s": cpu["official"],
+            "ek_cpu_s": cpu["ek-otel"], "official_wall_s": wall["official"],
+            "ek_wall_s": wall["ek-otel"], "ratio_cpu": cpu["official"] / cpu["ek-otel"],
+            "ratio_cpu_paired_median": paired, "ratio_wall": wall["official"] / wall["ek-otel"],
+            "python_pass_cpu_s": cpu["python -c pass"],
+            "score_files_identical": same[0] == same[1] and same[1] > 0}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--real", default=os.environ.get("EK_OTEL_BFCL_REAL",
-                                                         str(REPO.parent / "shared" / "bfcl-real")))
+    parser.add_argument("--real", default=os.environ.get("EK_OTEL_BFCL_REAL") or next(
+        (str(p) for p in (REPO.parent / "shared" / "bfcl-real", REPO.parents[1] / "shared" / "bfcl-real")
+         if p.is_dir()), str(REPO.parent / "shared" / "bfcl-real")), help="the bfcl-real submission")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--only", default="checker,core,command,processes",
+                        help="some of checker,core,command,processes (the parts above)")
+    parser.add_argument("--before", metavar="DIR",
+                        help="processes: an earlier ek-otel source tree, run alternated too")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="cpu: this process's CPU time (robust on a shared machine); "
                              "wall: elapsed time")
     args = parser.parse_args(argv)
+    only = {part.strip() for part in args.only.split(",") if part.strip()}
     global _clock
     _clock = CLOCKS[args.clock]
     if official_ast_checker() is None:
@@ -270,34 +404,43 @@ def main(argv=None) -> int:
     real_files = {}
     if (real_dir / "result").is_dir():
         real_files = {f.category: f for f in find_result_files([str(real_dir / "result")])}
-
-    print(f"checker only (decoded entries), entries/s ({args.clock} time), best of {args.repeat}")
-    print("ratio: best official time / best ek-otel time; median: median of the paired "
-          "(same-round) ratios")
-    print(f"{'category':24} {'input':10} {'entries':>7} {'official':>12} {'ek-otel':>12} "
-          f"{'ratio':>7} {'median':>7}")
-    for category, source, n, official, mine, ratio, median in bench_checkers(
-            data, real_files, args.repeat):
-        print(f"{category:24} {source:10} {n:7d} {official:12,.0f} {mine:12,.0f} {ratio:6.1f}x "
-              f"{median:6.1f}x")
+    print(f"bench/bfcl_vs_official.py, {_load()}")
+    if "checker" in only:
+        print(f"checker only (decoded entries), entries/s ({args.clock} time), best of "
+              f"{args.repeat}")
+        print("ratio: best official time / best ek-otel time; median: median of the paired "
+              "(same-round) ratios")
+        print(f"{'category':24} {'input':10} {'entries':>7} {'official':>12} {'ek-otel':>12} "
+              f"{'ratio':>7} {'median':>7}")
+        for category, source, n, official, mine, ratio, median in bench_checkers(
+                data, real_files, args.repeat):
+            print(f"{category:24} {source:10} {n:7d} {official:12,.0f} {mine:12,.0f} "
+                  f"{ratio:6.1f}x {median:6.1f}x")
     if not real_files:
         print("end to end: skipped (no bfcl-real result directory)")
         return 0
-    e2e = bench_end_to_end(data, real_dir, args.repeat)
-    if e2e is None:
+    if official_eval_runner() is None:
         print("end to end: skipped (bfcl_eval.eval_checker.eval_runner is not importable)")
         return 0
-    total, official, mine, ratio, median = e2e
-    print(f"\nend to end, core (read results + data, decode, check, write score files), "
-          f"{total} single-turn entries, {args.clock} time, best of {args.repeat}")
-    print(f"official {official:10,.0f} entries/s   ek-otel {mine:10,.0f} entries/s   "
-          f"ratio {ratio:.1f}x   median {median:.1f}x")
-    repeat = max(3, args.repeat // 2)
-    total, official, mine, ratio, median = bench_command(real_dir, repeat)
-    print(f"\nend to end, command (eval_runner.runner vs `ek-otel bfcl`), {total} single-turn "
-          f"entries, {args.clock} time, best of {repeat}")
-    print(f"official {official:10,.0f} entries/s   ek-otel {mine:10,.0f} entries/s   "
-          f"ratio {ratio:.1f}x   median {median:.1f}x")
+    if "core" in only:
+        total, official, mine, ratio, median = bench_end_to_end(data, real_dir, args.repeat)
+        print(f"\nend to end, core (read results + data, decode, check, write score files), "
+              f"{total} single-turn entries, {args.clock} time, best of {args.repeat}")
+        print(f"official {official:10,.0f} entries/s   ek-otel {mine:10,.0f} entries/s   "
+              f"ratio {ratio:.1f}x   median {median:.1f}x")
+    if "command" in only:
+        repeat = max(3, args.repeat // 2)
+        total, official, mine, ratio, median = bench_command(real_dir, repeat)
+        print(f"\nend to end, command in this process (eval_runner.runner vs `ek-otel bfcl` "
+              f"through click's test runner), {total} single-turn entries, {args.clock} time, "
+              f"best of {repeat}")
+        print(f"official {official:10,.0f} entries/s   ek-otel {mine:10,.0f} entries/s   "
+              f"ratio {ratio:.1f}x   median {median:.1f}x")
+    if "processes" in only:
+        print(f"\nwhole processes (official runner vs `ek-otel bfcl`), CPU, best of "
+              f"{args.repeat} alternated rounds ({_load()})")
+        with tempfile.TemporaryDirectory(prefix="bfcl-processes-") as work:
+            bench_processes(real_dir, Path(work), args.repeat, before=args.before)
     return 0
 
 

@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from typing import Optional
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -58,13 +59,15 @@ import ingest  # noqa: E402  (bench/ingest.py: the generator and the decode floo
 class Server:
     LISTEN = re.compile(rb"listening on http [^:]+:(\d+), grpc [^:]+:(\d+)")
 
-    def __init__(self, workdir: str, gold: str, extra: list):
+    def __init__(self, workdir: str, gold: str, extra: list, ek_otel: Optional[list] = None):
+        """``ek_otel``: the command that runs ``ek-otel`` (default: this interpreter's
+        ``-m ek_otel``; ``bench/all.py --before`` passes another source tree's)."""
         self.log_path = os.path.join(workdir, "server.log")
         self.store = os.path.join(workdir, "store.db")
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ek_otel", "serve", "--gold", gold, "--store", self.store,
-             "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", *extra],
+            [*(ek_otel or [sys.executable, "-m", "ek_otel"]), "serve", "--gold", gold,
+             "--store", self.store, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", *extra],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while True:
@@ -87,16 +90,22 @@ class Server:
         return pids
 
     def cpu_s(self) -> float:
-        total = 0.0
+        """CPU time (user + system) of the server and its workers so far."""
+        return sum(self.cpu_by_process())
+
+    def cpu_by_process(self) -> list:
+        """CPU seconds of each process: the server first, then its children (the
+        multiprocessing resource tracker and the scoring workers)."""
+        out = []
         tick = os.sysconf("SC_CLK_TCK")
         for pid in self.pids():
             try:
                 with open(f"/proc/{pid}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
-                total += (int(fields[11]) + int(fields[12])) / tick
+                out.append((int(fields[11]) + int(fields[12])) / tick)
             except OSError:
                 pass
-        return total
+        return out
 
     def rss_mib(self) -> float:
         """Current RSS of the server and its workers (MiB)."""
@@ -270,10 +279,12 @@ def decode_floor(workdir: str, n_spans: int) -> float:
 
 
 def run_load(args, workdir: str, gold: str) -> dict:
-    server = Server(workdir, gold, ["--grace", str(args.grace), *args.server_args])
+    server = Server(workdir, gold, ["--grace", str(args.grace), *args.server_args],
+                    getattr(args, "ek_otel", None))
     rss_peak = [server.rss_mib()]
     try:
         cpu0 = server.cpu_s()
+        receiver0 = server.cpu_by_process()[0]
         port = server.grpc_port if args.protocol == "grpc" else server.http_port
         import threading
 
@@ -304,6 +315,7 @@ def run_load(args, workdir: str, gold: str) -> dict:
         scored_at = time.time()
         scored = server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
         cpu_total = server.cpu_s() - cpu0
+        cpu_receiver = server.cpu_by_process()[0] - receiver0
         stop.set()
         sampler.join(5)
     finally:
@@ -321,6 +333,8 @@ def run_load(args, workdir: str, gold: str) -> dict:
         "server_cpu_s_while_accepting": cpu_accept,
         "server_cpu_us_per_span_accepting": cpu_accept / max(1, sent) * 1e6,
         "server_cpu_us_per_span_total": cpu_total / max(1, sent) * 1e6,
+        "server_cpu_s_total": cpu_total,
+        "receiver_process_cpu_s": cpu_receiver,
         "traces": traces, "traces_scored": scored,
         "all_scored_after_s": scored_at - pushed["start"],
         "peak_rss_mib": rss_peak[0],

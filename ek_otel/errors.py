@@ -34,6 +34,7 @@ __all__ = [
     "BfclDataError",
     "BfclDataNotFound",
     "ComparabilityError",
+    "WorkerError",
 ]
 
 
@@ -206,4 +207,14 @@ class ComparabilityError(EkOtelError):
     Example:
         >>> str(ComparabilityError("2 provenance keys"))
         '2 provenance keys'
+    """
+
+
+class WorkerError(EkOtelError):
+    """A process of a parallel ``score`` or ``episodes`` failed or died (``--jobs 1`` runs
+    in one process).
+
+    Example:
+        >>> str(WorkerError("process 2 of 2 (--jobs 2) was killed by signal 9"))
+        'process 2 of 2 (--jobs 2) was killed by signal 9'
     """

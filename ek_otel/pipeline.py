@@ -47,7 +47,7 @@ from .scoring.link import LATE_EVICTED, Unmatched
 from .scoring.run import DEFAULT_BATCH, ScoreRun, score_episodes
 from .scoring.settings import ScoreSettings
 
-__all__ = ["read_episodes", "score_dump", "diagnose_dumps"]
+__all__ = ["read_episodes", "trace_groups", "score_dump", "open_scoring", "diagnose_dumps"]
 
 
 def read_episodes(
@@ -60,11 +60,15 @@ def read_episodes(
     close_after: Optional[int] = None,
     evicted: Optional[list] = None,
     on_own_output: Optional[Callable[[Any], None]] = None,
+    jobs: Optional[int] = 1,
 ) -> Iterator[Episode]:
     """The episodes of dump files, as ``ek-otel score`` and ``ek-otel episodes`` both see them.
 
     A late trace comes again, rebuilt from all its records, with ``meta["late"]``; the
-    pseudo-episodes of log records that belong to no trace are dropped.
+    pseudo-episodes of log records that belong to no trace are dropped. With ``jobs`` above
+    1, that many processes read and build them (:class:`ek_otel.parallel.ParallelRun`), and
+    they come in the same order; ``report`` and ``evicted`` are complete once they are all
+    read.
 
     Args:
         paths: Dump files, directories, globs or ``-`` (see :func:`~ek_otel.ingest.dumps.read_dump`).
@@ -78,6 +82,8 @@ def read_episodes(
             ``LATE_EVICTED``) for late records of a trace no longer kept.
         on_own_output: Called with each record of ek-otel's own output (scores written
             back), which is skipped.
+        jobs: How many processes (None: :func:`ek_otel.parallel.plan_jobs` decides; 1: this
+            one alone).
 
     Raises:
         InputError: a path does not exist (checked before anything is read).
@@ -94,20 +100,58 @@ def read_episodes(
     if group_by not in GROUP_BY_CHOICES:
         raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
     expand_paths(paths)  # fail on a missing path before anything is read or emitted
+    from .parallel import plan_jobs
+
+    jobs = plan_jobs(paths, jobs, group_by)
+    if jobs > 1:
+        return _parallel_episodes(paths, report, jobs, tuple(task_id_keys), keep_closed,
+                                  close_after, evicted, on_own_output)
     return _episodes_of_dumps(paths, report, group_by, tuple(task_id_keys), keep_closed,
                               close_after, evicted, on_own_output)
 
 
-def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
-                       evicted, on_own_output) -> Iterator[Episode]:
+def _parallel_episodes(paths, report, jobs, task_id_keys, keep_closed, close_after, evicted,
+                       on_own_output) -> Iterator[Episode]:
+    from .parallel import ParallelRun
+
+    with ParallelRun(paths, iter, jobs=jobs, report=report, task_id_keys=task_id_keys,
+                     keep_closed=keep_closed, close_after=close_after) as run:
+        yield from run.items(on_own_output)
+        if evicted is not None:
+            evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in run.evicted)
+
+
+def trace_groups(paths: Sequence[str], report: Any, *, keep_closed: int = KEEP_CLOSED_TRACES,
+                 close_after: Optional[int] = None,
+                 on_own_output: Optional[Callable[[Any], None]] = None,
+                 shard: Any = None) -> tuple:
+    """``(groups, late)``: the trace groups of dump files, late ones merged with the kept
+    records of their trace (an iterator of :class:`~ek_otel.ingest.assemble.TraceGroup`),
+    and the :class:`~ek_otel.ingest.assemble.LateRecords` that merges them (its ``evicted``
+    is complete once the groups are). The id-level flow that one process and each process
+    of a parallel run (``shard``: see :func:`~ek_otel.ingest.dumps.read_dump`) share.
+
+    Example:
+        >>> from ek_otel.ingest.bad_input import BadInputReport
+        >>> groups, late = trace_groups(["examples/traces.jsonl"], BadInputReport())
+        >>> len(list(groups)) > 0, late.evicted
+        (True, [])
+    """
     from .ingest.assemble import LateRecords, group_traces
     from .ingest.dumps import read_dump
-    from .ingest.episodes import build_episodes
 
     grouping = {} if close_after is None else {"close_after": close_after}
     late = LateRecords(keep_closed)
-    records = _not_ours(read_dump(paths, report=report), on_own_output)
-    groups = late.merge(group_traces(records, **grouping))
+    records = _not_ours(read_dump(paths, report=report, shard=shard), on_own_output)
+    return late.merge(group_traces(records, **grouping)), late
+
+
+def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
+                       evicted, on_own_output) -> Iterator[Episode]:
+    from .ingest.episodes import build_episodes
+
+    groups, late = trace_groups(paths, report, keep_closed=keep_closed, close_after=close_after,
+                                on_own_output=on_own_output)
     episodes = build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
                               source=", ".join(paths), report=report)
     yield from _real_episodes(episodes)
@@ -126,10 +170,13 @@ def score_dump(
     keep_closed: int = KEEP_CLOSED_TRACES,
     close_after: Optional[int] = None,
     batch_size: int = DEFAULT_BATCH,
+    jobs: Optional[int] = 1,
 ) -> ScoreRun:
     """Score the traces of dump files (the ``ek-otel score`` command without the terminal).
 
     The episodes are those of :func:`read_episodes` (the same as ``ek-otel episodes``).
+    With ``jobs`` above 1 they are read, built and scored by that many processes, with the
+    same result (:mod:`ek_otel.parallel`; :func:`open_scoring`).
 
     Args:
         paths: Dump files, directories, globs or ``-`` (see :func:`~ek_otel.ingest.dumps.read_dump`).
@@ -143,19 +190,80 @@ def score_dump(
         close_after: Passed to :func:`~ek_otel.ingest.assemble.group_traces` (None: its
             default).
         batch_size: Envelopes per ``send`` to the sink.
+        jobs: How many processes (None: :func:`ek_otel.parallel.plan_jobs` decides; 1: this
+            one alone).
 
     Raises:
         InputError: a path does not exist (nothing is read then).
+        WorkerError: a process of a parallel run failed.
     """
-    evicted: list = []
-    episodes = read_episodes(paths, report=report, group_by=settings.group_by,
-                             task_id_keys=settings.task_id_keys, keep_closed=keep_closed,
-                             close_after=close_after, evicted=evicted)
-    run = score_episodes(episodes, tasks, settings, sink=sink,
-                         on_episode=on_episode, batch_size=batch_size)
-    if evicted:
-        run = replace(run, unmatched=run.unmatched + tuple(evicted))
-    return run
+    with open_scoring(paths, tasks, settings, report=report, keep_closed=keep_closed,
+                      close_after=close_after, jobs=jobs) as scoring:
+        return scoring.run(sink=sink, on_episode=on_episode, batch_size=batch_size)
+
+
+def open_scoring(
+    paths: Sequence[str],
+    tasks: Mapping[str, TaskSpec],
+    settings: ScoreSettings,
+    *,
+    report: Any,
+    keep_closed: int = KEEP_CLOSED_TRACES,
+    close_after: Optional[int] = None,
+    jobs: Optional[int] = 1,
+) -> Any:
+    """:func:`score_dump` in two steps, for a caller that starts threads (a progress bar):
+    this starts the processes of a parallel run (``jobs``: see :func:`score_dump`), then
+    ``.run(sink=, on_episode=, batch_size=)`` scores. A context manager: leaving it ends the
+    processes.
+
+    Raises:
+        InputError: a path does not exist (checked before any process starts).
+
+    Example:
+        >>> from ek_otel.ingest.bad_input import BadInputReport
+        >>> with open_scoring(["examples/traces.jsonl"], {}, ScoreSettings(),
+        ...                   report=BadInputReport(), jobs=1) as scoring:
+        ...     scoring.run().report.n_episodes
+        0
+    """
+    from .ingest.dumps import expand_paths
+    from .parallel import ParallelScoring, plan_jobs
+
+    expand_paths(paths)
+    jobs = plan_jobs(paths, jobs, settings.group_by)
+    if jobs > 1:
+        return ParallelScoring(paths, tasks, settings, jobs=jobs, report=report,
+                               keep_closed=keep_closed, close_after=close_after)
+    return _OneProcess(paths, tasks, settings, report, keep_closed, close_after)
+
+
+class _OneProcess:
+    """:func:`open_scoring` with one process: the episodes of :func:`read_episodes`, scored
+    by :func:`~ek_otel.scoring.run.score_episodes`."""
+
+    def __init__(self, paths, tasks, settings, report, keep_closed, close_after):
+        self.paths, self.tasks, self.settings, self.report = paths, tasks, settings, report
+        self.keep_closed, self.close_after = keep_closed, close_after
+
+    def __enter__(self) -> "_OneProcess":
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        return None
+
+    def run(self, *, sink: Any = None, on_episode: Optional[Callable[[Any], None]] = None,
+            batch_size: int = DEFAULT_BATCH) -> ScoreRun:
+        evicted: list = []
+        settings = self.settings
+        episodes = read_episodes(self.paths, report=self.report, group_by=settings.group_by,
+                                 task_id_keys=settings.task_id_keys, keep_closed=self.keep_closed,
+                                 close_after=self.close_after, evicted=evicted)
+        run = score_episodes(episodes, self.tasks, settings, sink=sink,
+                             on_episode=on_episode, batch_size=batch_size)
+        if evicted:
+            run = replace(run, unmatched=run.unmatched + tuple(evicted))
+        return run
 
 
 def diagnose_dumps(

@@ -31,7 +31,7 @@ import json
 import os
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..errors import BfclDataError, BfclDataNotFound
@@ -60,6 +60,8 @@ __all__ = [
     "parse_json",
     "parse_lines",
     "split_lines",
+    "plain_lines",
+    "parse_whole",
     "has_long_digits",
 ]
 
@@ -128,12 +130,18 @@ def parse_json(text: Any, *, exact_ints: bool = True) -> Any:
         ([123456789012345678901234567890], [12345678901234567890])
     """
     kind = type(text)
+    if kind is memoryview and (exact_ints or _orjson is None):  # a view of a file's bytes
+        text = text.tobytes()
+        kind = bytes
     if _orjson is not None and not (exact_ints and (kind is str or kind is bytes)
                                     and has_long_digits(text)):
         try:
-            return _orjson.loads(text)
+            return _orjson.loads(text)  # str, bytes or (exact_ints=False) a memoryview
         except (_orjson.JSONDecodeError, TypeError):
             pass  # NaN, huge integers, bad input...: the standard parser decides (and words the error)
+    if kind is memoryview:
+        text = text.tobytes()
+        kind = bytes
     if kind is bytes:
         text = text.decode("utf-8")  # strict, as a file read as UTF-8 text
     return json.loads(text)
@@ -173,7 +181,49 @@ def parse_json_lines(text: Any, *, exact_ints: bool = True) -> list:
         >>> parse_json_lines(b'{"id": 1}\\n')
         [{'id': 1}]
     """
+    if type(text) is bytes:
+        values = parse_whole(text, exact_ints)
+        if values is not None:
+            return values
     return parse_lines(split_lines(text), exact_ints=exact_ints)
+
+
+def plain_lines(raw: bytes) -> Optional[bytes]:
+    """``raw`` without its final newline, when it has no ``\\r`` line end (then its lines
+    are the result split at ``\\n``), else None.
+
+    Example:
+        >>> plain_lines(b'{"a": 1}\\n{"b": 2}\\n'), plain_lines(b'{"a": 1}\\r\\n')
+        (b'{"a": 1}\\n{"b": 2}', None)
+    """
+    if not raw or b"\r" in raw:
+        return None
+    return raw[:-1] if raw.endswith(b"\n") else raw
+
+
+def parse_whole(raw: bytes, exact_ints: bool = True, objects: bool = False) -> Optional[list]:
+    """The values of JSON Lines bytes in one orjson call, without splitting them into lines
+    (the text :func:`parse_lines` joins, so the same values), or None: then split them.
+    A blank or whitespace-only line leaves ``,,`` or ``, ,`` in the text, which does not
+    parse (None). ``objects``: only when every line is one object by its shape (``{...}``).
+
+    Example:
+        >>> parse_whole(b'{"id": 1}\\n{"id": 2}\\n', objects=True)
+        [{'id': 1}, {'id': 2}]
+        >>> parse_whole(b'{"id": 1}, {"id": 2}\\n', objects=True) is None
+        True
+    """
+    body = plain_lines(raw)
+    if _orjson is None or body is None or (exact_ints and has_long_digits(body)):
+        return None
+    if objects and not (body.startswith(b"{") and body.endswith(b"}")
+                        and body.count(b"}\n{") == body.count(b"\n")):
+        return None
+    try:
+        values = _orjson.loads(b"[" + body.replace(b"\n", b",") + b"]")
+    except (_orjson.JSONDecodeError, TypeError):
+        return None
+    return values if len(values) == body.count(b"\n") + 1 else None
 
 
 def parse_lines(lines: list, *, exact_ints: bool = True) -> list:
@@ -200,53 +250,90 @@ def parse_lines(lines: list, *, exact_ints: bool = True) -> list:
 
 
 _FUNCTION_KEY = b', "function": ['
+_SPACE = frozenset(b" \t\n\x0b\x0c\r")  # what bytes.isspace() calls space
 
 
-def _parse_questions(raw: bytes, *, exact_ints: bool) -> list:
-    """Question lines, parsing each distinct ``function`` doc list once.
+def _parse_questions(raw: bytes, *, exact_ints: bool, lines: Optional[list] = None) -> list:
+    """Question lines, each parsed whole unless its ``function`` doc list is the same text
+    as the line before's (``lines``, when given, receives each entry's line: a view of
+    ``raw`` when it can be).
 
-    A line ``{..., "function": [...]}`` whose ``function`` key comes last is split there;
-    the head and the doc list are parsed separately (the list once per distinct text; a
-    line whose list is the same text as the line before's reuses it after one compare,
-    as BFCL's live data groups the entries of a doc list). Any line that does not split
-    cleanly is parsed whole.
+    BFCL's live data groups the entries that share a doc list; a line whose text from
+    ``, "function": [`` on is the line before's is parsed up to there only, and shares the
+    doc list parsed before (the same values as a whole parse: a cut anywhere but at the
+    top level leaves the head unbalanced, and it is then parsed whole). Lines are found in
+    ``raw`` itself (no copy of the file line by line) unless it has ``\\r`` line ends.
     """
-    docs_by_text: dict = {}
     entries = []
+    view = memoryview(raw)
     skip = len(_FUNCTION_KEY) - 1
-    tail = b""  # the previous line's `[...]}`, and its parsed doc list
+    tail = b""  # the previous line's text from its doc list on, and that doc list
     tail_docs = None
-    for line in split_lines(raw):
+    for text, first, last in _line_bounds(raw):
         entry = None
-        cut = line.find(_FUNCTION_KEY)
-        if cut > 0 and line.endswith(b"]}"):
+        cut = text.find(_FUNCTION_KEY, first, last)
+        if cut > first and text.endswith(b"]}", first, last):
             start = cut + skip
-            if tail_docs is not None and len(line) - start == len(tail) and line.endswith(tail):
-                docs = tail_docs
-            else:
-                docs_text = line[start:-1]
-                docs = docs_by_text.get(docs_text)
-                if docs is None:
-                    try:
-                        docs = parse_json(docs_text, exact_ints=exact_ints)
-                    except ValueError:
-                        docs = None
-                    if type(docs) is list:
-                        docs_by_text[docs_text] = docs
-                    else:
-                        docs = None
-                if docs is not None:
-                    tail, tail_docs = docs_text + b"}", docs
-            if docs is not None:
+            if tail_docs is not None and last - start == len(tail) and text.startswith(tail, start):
                 try:
-                    head = parse_json(line[:cut] + b"}", exact_ints=exact_ints)
+                    head = parse_json(text[first:cut] + b"}", exact_ints=exact_ints)
                 except ValueError:
                     head = None
                 if type(head) is dict and "function" not in head:
-                    head["function"] = docs
+                    head["function"] = tail_docs
                     entry = head
-        entries.append(entry if entry is not None else parse_json(line, exact_ints=exact_ints))
+            if entry is None:
+                entry = parse_json(view[first:last] if text is raw else text,
+                                   exact_ints=exact_ints)
+                docs = entry.get("function") if type(entry) is dict else None
+                tail, tail_docs = (text[start:last], docs) if type(docs) is list else (b"", None)
+        else:
+            entry = parse_json(view[first:last] if text is raw else text, exact_ints=exact_ints)
+        entries.append(entry)
+        if lines is not None:  # a view of raw, not a copy: raw is kept anyway
+            lines.append(view[first:last] if text is raw else text)
     return entries
+
+
+def _line_bounds(raw: bytes) -> list:
+    """``(text, start, end)`` of each line :func:`split_lines` gives: ``text[start:end]``
+    is the line; ``text`` is ``raw`` itself unless ``\\r`` line ends had to be normalized
+    (then each line is a copy)."""
+    if b"\r" in raw:
+        return [(line, 0, len(line)) for line in split_lines(raw)]
+    bounds = []
+    find = raw.find
+    position, size = 0, len(raw)
+    while position < size:
+        end = find(b"\n", position)
+        if end < 0:
+            end = size
+        if end > position and not (raw[position] in _SPACE and raw[position:end].isspace()):
+            bounds.append((raw, position, end))
+        position = end + 1
+    return bounds
+
+
+def _id_lines(raw: bytes) -> Optional[list]:
+    """``(id, memoryview of the line)`` of every line of ``raw``, found without splitting
+    it (no copy of each line), or None unless every line is a plain ``{"id": "...", ...``
+    line (no blank line, no ``\\r``): then the caller splits as :func:`split_lines`."""
+    if b"\r" in raw:
+        return None
+    view = memoryview(raw)
+    lines = []
+    find, match = raw.find, _LINE_ID.match
+    position, size = 0, len(raw)
+    while position < size:
+        end = find(b"\n", position)
+        if end < 0:
+            end = size
+        found = match(raw, position)
+        if found is None or found.end() > end:
+            return None
+        lines.append((found.group(1).decode("utf-8"), view[position:end]))
+        position = end + 1
+    return lines
 
 
 def _data_file(category: str) -> str:
@@ -275,6 +362,12 @@ class BfclEntry:
     category: str
     question: dict
     answer: Optional[dict] = None
+    #: The question's line in the data file (UTF-8 JSON: bytes, or a memoryview of the
+    #: file's cached bytes), kept for vetted data only, whose
+    #: lines ``json.dumps`` wrote: a score file can then write the line as it is instead of
+    #: encoding the question again (see :func:`~ek_otel.bfcl.score_files.line_text`).
+    #: None otherwise. Not compared.
+    question_line: Any = field(default=None, compare=False, repr=False)
 
     @property
     def ground_truth(self) -> Any:
@@ -291,7 +384,8 @@ _new = object.__new__
 _set = object.__setattr__
 
 
-def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict]) -> BfclEntry:
+def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict],
+           question_line: Optional[bytes] = None) -> BfclEntry:
     """A :class:`BfclEntry`, built as its frozen ``__init__`` builds it, without the
     per-field ``object.__setattr__`` calls (thousands are made per category).
 
@@ -301,7 +395,7 @@ def _entry(entry_id: str, category: str, question: dict, answer: Optional[dict])
     """
     entry = _new(BfclEntry)
     _set(entry, "__dict__", {"id": entry_id, "category": category, "question": question,
-                             "answer": answer})
+                             "answer": answer, "question_line": question_line})
     return entry
 
 
@@ -555,7 +649,8 @@ class BfclData:
 
     def question_lines(self, category: str) -> list:
         """``(id, raw JSON line)`` of each question of a single-turn category, unparsed (the
-        line as UTF-8 bytes, for :func:`parse_json`).
+        line as UTF-8 bytes, or a memoryview of the file's cached bytes: both for
+        :func:`parse_json`).
 
         Lets a caller parse only the entries it needs (relevance checks need a question
         only to report a failure).
@@ -568,8 +663,12 @@ class BfclData:
         """
         if is_multi_turn(category) or is_agentic(category):
             raise ValueError(f"question_lines is for single-turn categories, not {category}")
+        raw = self.read_bytes(_data_file(category))
+        found = _id_lines(raw)
+        if found is not None:
+            return found
         lines = []
-        for line in split_lines(self.read_bytes(_data_file(category))):
+        for line in split_lines(raw):
             match = _LINE_ID.match(line)
             entry_id = match.group(1).decode("utf-8") if match else parse_json(line)["id"]
             lines.append((entry_id, line))
@@ -598,13 +697,22 @@ class BfclData:
             ...
             ek_otel.errors.BfclDataError: directory /nowhere: BFCL_v4_live_relevance.json is missing
         """
-        questions = self.questions(category)
+        lines: Optional[list] = None
+        if is_multi_turn(category) or is_agentic(category) or not self.vetted:
+            questions = self.questions(category)
+        else:  # the lines too: score files may write them as they are (question_line)
+            lines = []
+            questions = _parse_questions(self.read_bytes(_data_file(category)),
+                                         exact_ints=False, lines=lines)
         answers = self.answers(category)
         if answers and len(answers) != len(questions):
             raise BfclDataError(
                 f"{self.describe()}: {category}: {len(questions)} questions but "
                 f"{len(answers)} possible answers"
             )
+        if lines is not None:
+            return [_entry(q["id"], category, q, a, line)
+                    for q, a, line in zip(questions, answers or [None] * len(questions), lines)]
         if not answers:
             return [_entry(q["id"], category, q, None) for q in questions]
         return [_entry(q["id"], category, q, a) for q, a in zip(questions, answers)]

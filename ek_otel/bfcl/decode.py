@@ -78,7 +78,8 @@ def result_style(result: Any) -> str:
     return "prompting" if isinstance(result, str) else "fc"
 
 
-def decode_ast(result: Any, language: str = "python", style: Optional[str] = None) -> list:
+def decode_ast(result: Any, language: str = "python", style: Optional[str] = None, *,
+               exact_ints: bool = True) -> list:
     """Decode one model result into ``[{name: {param: value}}]``.
 
     ``style`` is ``"fc"`` or ``"prompting"``; by default it is read from the result's form
@@ -86,7 +87,9 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
     ``"fc-decoded"`` decodes as the official ``GeminiHandler`` (function calling whose
     arguments are stored as dicts: the result is kept, a non-list wrapped in a list).
     ``language`` is ``python``, ``java`` or ``javascript`` and only matters for prompting
-    output.
+    output. ``exact_ints=False`` parses function-calling arguments without the scan for
+    integers beyond 64 bits (:func:`~ek_otel.bfcl.data.parse_json`), for text known to
+    hold none.
 
     Example:
         >>> decode_ast('[calc(x=2**3, y=-1.5, z=None)]')
@@ -100,13 +103,13 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
     if style == "decoded":
         return result
     if style == "fc":
-        return decode_function_calling(result)
+        return decode_function_calling(result, exact_ints=exact_ints)
     if style == "fc-decoded":  # GeminiHandler: arguments already decoded, kept as they are
         return result if type(result) is list else [result]
     return decode_prompting(result, language)
 
 
-def decode_function_calling(result: Any) -> list:
+def decode_function_calling(result: Any, *, exact_ints: bool = True) -> list:
     """Decode function-calling output: each ``{name: "<json>"}`` becomes ``{name: dict}``.
 
     Mirrors the official FC handlers: the first key of each item is the name and its value
@@ -124,7 +127,7 @@ def decode_function_calling(result: Any) -> list:
     try:
         for item in result:
             name = list(item.keys())[0]
-            decoded.append({name: parse_json(item[name])})
+            decoded.append({name: parse_json(item[name], exact_ints=exact_ints)})
     except (AttributeError, IndexError, TypeError, ValueError, KeyError) as exc:
         raise DecodeError(str(exc)) from None
     return decoded

@@ -10,7 +10,9 @@ duration of such a block and back on afterwards, only if it was on: nothing is l
 and collections are just deferred to after the block.
 
 Only code that creates no cyclic garbage in bulk runs under it (single-turn scoring,
-reading result files); the multi-turn simulators keep the collector.
+reading result files); the multi-turn simulators keep the collector, and
+:func:`resumed_gc` turns it back on for them inside a paused block (``ek-otel bfcl`` pauses
+it for the whole command).
 
 Example:
     >>> import gc
@@ -27,7 +29,7 @@ import contextlib
 import gc
 from collections.abc import Iterator
 
-__all__ = ["paused_gc"]
+__all__ = ["paused_gc", "resumed_gc"]
 
 
 @contextlib.contextmanager
@@ -51,3 +53,32 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def resumed_gc() -> Iterator[None]:
+    """Inside a :func:`paused_gc` block, the collector on again for work that makes cyclic
+    garbage (the multi-turn simulators). What exists when the block starts is frozen
+    (:func:`gc.freeze`) out of its reach for the duration (the parsed data would only be
+    walked again and again), and unfrozen after it. Outside a paused block it changes
+    nothing.
+
+    Example:
+        >>> import gc
+        >>> with paused_gc():
+        ...     with resumed_gc():
+        ...         gc.isenabled()
+        ...     gc.isenabled()
+        True
+        False
+    """
+    if gc.isenabled():
+        yield
+        return
+    gc.freeze()
+    gc.enable()
+    try:
+        yield
+    finally:
+        gc.disable()
+        gc.unfreeze()

@@ -36,6 +36,29 @@ __all__ = [
     "parse_java_js_calls",
 ]
 
+
+class _Lazy:
+    """A regular expression compiled when first used: a run needs few of this module's
+    patterns (most runs none), and compiling them all at import costs more than the
+    conversions of a whole category.
+
+    Example:
+        >>> _Lazy(r"^-?\\d+$").match("12") is not None
+        True
+    """
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, *args: Any) -> None:
+        self._args = args
+        self._compiled = None
+
+    def __getattr__(self, name: str) -> Any:  # match, search, findall...
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
 #: Declared Java type -> the Python type a converted value must have.
 JAVA_TYPES = {
     "byte": int, "short": int, "integer": int, "float": float, "double": float, "long": int,
@@ -50,19 +73,19 @@ JS_TYPES = {
     "dict": dict, "array": list, "any": str,
 }
 
-_INT = re.compile(r"^-?\d+$")
-_JAVA_FLOAT = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
-_JAVA_DOUBLE = re.compile(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
-_JAVA_LONG = re.compile(r"^-?\d+[lL]$")
-_JAVA_CHAR = re.compile(r"^\'.$\'")
-_AS_LIST = re.compile(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
-_ADD_BLOCK = re.compile(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
-_ADD_CALL = re.compile(r"add\((.+?)\)")
-_EMPTY_LIST = re.compile(r"new\s+ArrayList<\w*>\(\)")
-_ARRAY = re.compile(r"new\s+\w+\[\]\s*\{(.*?)\}")
-_HASHMAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
-_PUT = re.compile(r"put\(\"(.*?)\",\s*(.*?)\)")
-_EMPTY_MAP = re.compile(r"new\s+HashMap<.*?>\s*\(\)")
+_INT = _Lazy(r"^-?\d+$")
+_JAVA_FLOAT = _Lazy(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?[fF]$")
+_JAVA_DOUBLE = _Lazy(r"^-?\d+(\.\d+)?([eE][+-]?\d+)?$")
+_JAVA_LONG = _Lazy(r"^-?\d+[lL]$")
+_JAVA_CHAR = _Lazy(r"^\'.$\'")
+_AS_LIST = _Lazy(r"new\s+ArrayList<\w*>\(Arrays\.asList\((.+?)\)\)")
+_ADD_BLOCK = _Lazy(r"new\s+ArrayList<\w*>\(\)\s*\{\{\s*(.+?)\s*\}\}", re.DOTALL)
+_ADD_CALL = _Lazy(r"add\((.+?)\)")
+_EMPTY_LIST = _Lazy(r"new\s+ArrayList<\w*>\(\)")
+_ARRAY = _Lazy(r"new\s+\w+\[\]\s*\{(.*?)\}")
+_HASHMAP = _Lazy(r"new\s+HashMap<.*?>\s*\(\)\s*\{\s*\{?\s*(.*?)\s*\}?\s*\}", re.DOTALL)
+_PUT = _Lazy(r"put\(\"(.*?)\",\s*(.*?)\)")
+_EMPTY_MAP = _Lazy(r"new\s+HashMap<.*?>\s*\(\)")
 
 
 def java_convert(value: str, declared: str, nested: Optional[str] = None) -> Any:
@@ -171,15 +194,15 @@ def _number_or_text(text: str) -> Any:
 # JavaScript
 # ---------------------------------------------------------------------------
 
-_JS_FLOAT = re.compile(r"^-?\d+(\.\d+)?$")
-_JS_BIGINT = re.compile(r"^-?\d+n$")
-_JS_ARRAY_2D = re.compile(
+_JS_FLOAT = _Lazy(r"^-?\d+(\.\d+)?$")
+_JS_BIGINT = _Lazy(r"^-?\d+n$")
+_JS_ARRAY_2D = _Lazy(
     r"\[\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\]|\bnew\s+Array\(\s*\[.*?\]\s*(,\s*\[.*?\]\s*)*\)"
 )
-_JS_ARRAY = re.compile(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
-_JS_INNER = re.compile(r"\[(.*?)\]")
-_JS_DICT = re.compile(r"\{(.*?)\}")
-_JS_PAIR = re.compile(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
+_JS_ARRAY = _Lazy(r"\[(.*?)\]|\bnew\s+Array\((.*?)\)")
+_JS_INNER = _Lazy(r"\[(.*?)\]")
+_JS_DICT = _Lazy(r"\{(.*?)\}")
+_JS_PAIR = _Lazy(r"([^:]+):\s*(.*?)(?:,\s*(?=[^,]+:)|$)")
 
 
 def js_convert(value: str, declared: str, nested: Optional[str] = None) -> Any:
@@ -276,8 +299,8 @@ def _js_value(text: str) -> Any:
 
 _OPEN = "([{"
 _CLOSE = ")]}"
-_NAME = re.compile(r"\s*([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*\(")
-_KEY = re.compile(r"\s*([A-Za-z_$][\w$]*)\s*=(?!=)")
+_NAME = _Lazy(r"\s*([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*\(")
+_KEY = _Lazy(r"\s*([A-Za-z_$][\w$]*)\s*=(?!=)")
 
 
 def _split_top(text: str, sep: str = ",") -> list:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 __all__ = ["ModelTraits", "BRANCHING_HANDLERS", "PROMPTING_HANDLERS", "registry_from_source",
-           "model_registry", "lookup", "style_of_results"]
+           "may_name", "model_registry", "lookup", "style_of_results"]
 
 _CONFIG_FILE = ("constants", "model_config.py")
 
@@ -131,43 +131,95 @@ def registry_from_source(source: str) -> dict:
 
 
 @functools.lru_cache(maxsize=8)
-def _registry_at(kind: str, root: str) -> dict:
+def _source_at(kind: str, root: str) -> Optional[str]:
+    """The text of ``model_config.py`` beside the data (a package's, a wheel's), or None."""
     try:
         if kind == "wheel":
             with zipfile.ZipFile(root) as archive:
-                source = archive.read("bfcl_eval/" + "/".join(_CONFIG_FILE)).decode("utf-8")
-        else:
-            path = os.path.join(os.path.dirname(root), *_CONFIG_FILE)
-            with open(path, encoding="utf-8") as handle:
-                source = handle.read()
+                return archive.read("bfcl_eval/" + "/".join(_CONFIG_FILE)).decode("utf-8")
+        path = os.path.join(os.path.dirname(root), *_CONFIG_FILE)
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
     except (KeyError, OSError, UnicodeDecodeError, zipfile.BadZipFile):
-        return {}
-    return registry_from_source(source)
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _registry_at(kind: str, root: str) -> dict:
+    source = _source_at(kind, root)
+    return {} if source is None else registry_from_source(source)
 
 
 @functools.lru_cache(maxsize=1)
-def _installed_registry() -> dict:
+def _installed_roots() -> tuple:
+    """The ``data`` folders of the installed ``bfcl_eval`` (found, never imported)."""
     try:
-        spec = importlib.util.find_spec("bfcl_eval")  # locates, never imports
+        spec = importlib.util.find_spec("bfcl_eval")
     except (ImportError, ValueError):
-        return {}
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        registry = _registry_at("dir", os.path.join(location, "data"))
+        return ()
+    locations = (spec.submodule_search_locations or []) if spec else []
+    return tuple(os.path.join(location, "data") for location in locations)
+
+
+def _installed_registry() -> dict:
+    for root in _installed_roots():
+        registry = _registry_at("dir", root)
         if registry:
             return registry
     return {}
 
 
-def model_registry(data: Any) -> dict:
+def may_name(source: Optional[str], names: Iterable[str]) -> bool:
+    """Whether the registry ``source`` may hold a string constant equal to one of ``names``
+    (and so a key): False only when none can be, found from the text alone.
+
+    Without a backslash in ``source`` no literal has an escape, so a constant equal to a
+    name is either the name's own text in quotes, or adjacent literals (implicit
+    concatenation) whose first non-empty one is a proper prefix of the name, quoted. When
+    neither the name nor any quoted prefix of it occurs in the text, no constant is the
+    name. A few substring searches instead of parsing the whole registry.
+
+    Example:
+        >>> may_name('M = {"a/b": ModelConfig(is_fc_model=True)}', ["a/b"]), may_name('M = {}', ["a/b"])
+        (True, False)
+        >>> may_name(None, ["a/b"]), may_name('M = {"a/" "b": 1}', ["a/b"]), may_name('M = {"a\\x2fb": 1}', ["a/b"])
+        (False, True, True)
+    """
+    if source is None:
+        return False
+    if "\\" in source:
+        return True
+    for name in names:
+        if name in source:
+            return True
+        for end in range(1, len(name)):
+            prefix = name[:end]
+            if f'"{prefix}"' in source or f"'{prefix}'" in source:
+                return True
+    return False
+
+
+def model_registry(data: Any, models: Optional[Iterable[str]] = None) -> dict:
     """The registry that ships with the BFCL ``data`` (a :class:`~ek_otel.bfcl.data.BfclData`
     of a package directory or a wheel), else that of the installed ``bfcl_eval`` (the one
     the official runner would use), else ``{}``.
+
+    With ``models`` (result directory names), the registry is only good for looking those
+    up (:func:`lookup`): ``{}``, and nothing parsed, when no registry source can name any
+    of them (:func:`may_name`), as for a model nobody registered.
 
     Example:
         >>> from ek_otel.bfcl.data import BfclData
         >>> model_registry(BfclData("/nowhere"))["gpt-4o-2024-11-20-FC"]   # the installed one
         ModelTraits(is_fc_model=True, underscore_to_dot=True, handler='OpenAIResponsesHandler')
+        >>> model_registry(BfclData("/nowhere"), ["my_model-v1"])
+        {}
     """
+    if models is not None:
+        names = [name for model in models for name in (model.replace("_", "/"), model)]
+        roots = dict.fromkeys([(data.kind, data.root)] + [("dir", r) for r in _installed_roots()])
+        if not any(may_name(_source_at(kind, root), names) for kind, root in roots):
+            return {}
     return _registry_at(data.kind, data.root) or _installed_registry()
 
 

@@ -36,10 +36,11 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import BfclData, BfclEntry, parse_json, parse_lines, split_lines
+from .data import (BfclData, BfclEntry, has_long_digits, parse_json, parse_lines, parse_whole,
+                   split_lines)
 from .gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
-from .single_turn import check_single_turn, relevance_verdict
+from .single_turn import check_ast_entry, check_single_turn, relevance_verdict
 from .verdict import Verdict
 
 __all__ = [
@@ -62,6 +63,11 @@ _GROUP_DIRS = {"non_live", "live", "multi_turn", "agentic", "memory", "web_searc
 class ResultFile:
     """One result file: its path, model, category and records (sorted as BFCL sorts them).
 
+    ``long_digits`` is False when the file's text holds no run of 19 digits and no escaped
+    digit (``\\u003N``): then no model output in it holds an integer beyond 64 bits, and
+    its arguments are parsed without looking for one (see
+    :func:`~ek_otel.bfcl.data.parse_json`).
+
     Example:
         >>> ResultFile("x.json", "m", "parallel", ({"id": "parallel_0", "result": []},)).category
         'parallel'
@@ -71,6 +77,7 @@ class ResultFile:
     model: str
     category: str
     records: tuple = ()
+    long_digits: bool = True
 
 
 @dataclass(frozen=True)
@@ -162,21 +169,23 @@ def read_result_file(path: str, model: Optional[str] = None) -> ResultFile:
         raise InputError("no such file", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc}", path=path) from None
+    long_digits = has_long_digits(raw) or b"\\u003" in raw
     with paused_gc():
-        records = _parse_records(raw, path)
-    return ResultFile(path, model or _model_of(path), category, tuple(records))
+        records = _parse_records(raw, path, long_digits)
+    return ResultFile(path, model or _model_of(path), category, tuple(records), long_digits)
 
 
-def _parse_records(raw: bytes, path: str) -> list:
+def _parse_records(raw: bytes, path: str, long_digits: bool = True) -> list:
     """The records of a result file's bytes, sorted by id (one bulk parse when every line
     looks like an object, else line by line to name the line at fault)."""
-    records = None
-    lines = split_lines(raw)
-    if _bulk_ok(lines):
-        try:
-            records = parse_lines(lines)
-        except ValueError:
-            records = None
+    records = parse_whole(raw, long_digits, objects=True)  # one parse, no split
+    if records is None:
+        lines = split_lines(raw)
+        if _bulk_ok(lines):
+            try:
+                records = parse_lines(lines, exact_ints=long_digits)
+            except ValueError:
+                records = None
     if records is None or not all(type(r) is dict and "id" in r for r in records):
         records = []  # line by line, to name the line at fault
         if b"\r" in raw:
@@ -290,11 +299,16 @@ def _pair(result_file: ResultFile, entries: Sequence[BfclEntry]) -> list:
 
 
 def _checker_for(category: str, *, underscore_to_dot: bool, multi_turn: Optional[str],
-                 model: str, style: Optional[str] = None) -> Callable:
+                 model: str, style: Optional[str] = None, exact_ints: bool = True) -> Callable:
     kind = checker_kind(category)
-    if kind in ("ast", "relevance"):
+    if kind == "ast":  # check_single_turn's own dispatch, one call less per entry
+        return lambda entry, record: check_ast_entry(
+            entry, record.get("result"), underscore_to_dot=underscore_to_dot, style=style,
+            exact_ints=exact_ints)
+    if kind == "relevance":
         return lambda entry, record: check_single_turn(
-            entry, record.get("result"), underscore_to_dot=underscore_to_dot, style=style)
+            entry, record.get("result"), underscore_to_dot=underscore_to_dot, style=style,
+            exact_ints=exact_ints)
     if kind == "multi_turn":
         try:
             from .multi_turn import check_multi_turn_entry
@@ -375,7 +389,8 @@ def _score_entries(result_file: ResultFile, data: BfclData, underscore_to_dot: b
     category = result_file.category
     pairs = _pair(result_file, data.entries(category))
     check = _checker_for(category, underscore_to_dot=underscore_to_dot,
-                         multi_turn=multi_turn, model=result_file.model, style=style)
+                         multi_turn=multi_turn, model=result_file.model, style=style,
+                         exact_ints=result_file.long_digits)
     verdicts = []
     for entry, record in pairs:
         verdicts.append(check(entry, record))
@@ -399,7 +414,8 @@ def _score_relevance(result_file: ResultFile, data: BfclData,
                                 f"data for {category}")
         verdicts.append(relevance_verdict(
             record["id"], category, lambda line=line: parse_json(line, exact_ints=exact_ints),
-            record.get("result"), style=style))
+            record.get("result"), style=style, question_line=line if data.vetted else None,
+            exact_ints=result_file.long_digits))
         if on_entry is not None:
             on_entry()
     correct = sum(1 for v in verdicts if v.valid)
@@ -426,12 +442,12 @@ def model_settings(files: Sequence[ResultFile], data: BfclData, *,
         >>> model_settings([rf], BfclData("/nowhere"), underscore_to_dot=True, style="fc")
         {'mine': ('fc', True)}
     """
-    registry = model_registry(data)
     results: dict = {}
     for result_file in files:
         depth = 0 if checker_kind(result_file.category) in ("ast", "relevance") else 2
         results.setdefault(result_file.model, []).append(
             style_of_results((r.get("result") for r in result_file.records), depth))
+    registry = model_registry(data, results)  # not parsed when it cannot name these models
     settings = {}
     for model, styles in results.items():
         traits = lookup(registry, model)

@@ -30,7 +30,7 @@ from typing import Any
 from .categories import VERSION_PREFIX, score_subdir
 from .verdict import Verdict
 
-__all__ = ["score_line", "write_score_file", "write_score_dir", "json_safe"]
+__all__ = ["score_line", "line_text", "write_score_file", "write_score_dir", "json_safe"]
 
 
 def json_safe(value: Any) -> Any:
@@ -76,6 +76,52 @@ def score_line(verdict: Verdict, model: str) -> dict:
 _encode = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False).encode
 
 
+def line_text(verdict: Verdict, model: str) -> bytes:
+    r"""The score-file line of a failed verdict, UTF-8: the official ``json.dumps(line,
+    ensure_ascii=False)``.
+
+    The prompt (the question, function docs included) is most of a line's text and of the
+    time to write it. When the verdict keeps the data line it was read from
+    (``prompt_line``: vetted data, whose lines ``json.dumps`` wrote with its default
+    ``ensure_ascii=True``) and that line holds no ``\u`` escape, the line is already the
+    text ``ensure_ascii=False`` gives, and is written as it is.
+
+    Example:
+        >>> v = Verdict("a_1", "a", False, "t", ("m",), {"error": ["m"], "prompt": {"q": "é"}})
+        >>> line_text(v, "mod").decode()
+        '{"id": "a_1", "model_name": "mod", "test_category": "a", "valid": false, "error": ["m"], "prompt": {"q": "é"}}'
+        >>> from dataclasses import replace
+        >>> line_text(replace(v, prompt_line=br'{"q": "\u00e9"}'), "mod") == line_text(v, "mod")
+        True
+        >>> v = replace(v, detail={"error": ["m"], "prompt": {"q": 1}})
+        >>> line_text(replace(v, prompt_line=b'{"q": 1}'), "mod") == line_text(v, "mod")
+        True
+    """
+    return b"".join(_line_parts(verdict, model))
+
+
+def _line_parts(verdict: Verdict, model: str) -> list:
+    """:func:`line_text` in pieces, joined once with the whole file."""
+    line = score_line(verdict, model)
+    prompt = verdict.prompt_line
+    if prompt is not None:
+        prompt = bytes(prompt)  # a memoryview of a data file: this line's bytes
+    if prompt is None or b"\\u" in prompt or "prompt" not in line:
+        # default=str is make_json_serializable's leaf rule, without a full walk
+        return [_encode(line).encode("utf-8")]
+    head: dict = {}
+    tail: dict = {}
+    part = head
+    for key, value in line.items():
+        if key == "prompt":
+            part = tail
+        else:
+            part[key] = value
+    parts = [_encode(head)[:-1].encode("utf-8"), b', "prompt": ', prompt]
+    parts.append(b", " + _encode(tail)[1:].encode("utf-8") if tail else b"}")
+    return parts
+
+
 def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) -> str:
     """Write one category's score file; returns its path.
 
@@ -85,12 +131,13 @@ def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) ->
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{VERSION_PREFIX}_{score.category}_score.json")
     model = score.model
-    lines = [json.dumps(score.header(), ensure_ascii=False)]
-    # default=str is make_json_serializable's leaf rule, without a full walk
-    lines.extend(_encode(score_line(verdict, model)) for verdict in verdicts if not verdict.valid)
-    lines.append("")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("\n".join(lines))
+    parts = [json.dumps(score.header(), ensure_ascii=False).encode("utf-8"), b"\n"]
+    for verdict in verdicts:
+        if not verdict.valid:
+            parts.extend(_line_parts(verdict, model))
+            parts.append(b"\n")
+    with open(path, "wb") as handle:
+        handle.write(b"".join(parts))
     return path
 
 

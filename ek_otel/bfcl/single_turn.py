@@ -40,7 +40,8 @@ _set = object.__setattr__
 
 
 def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional[str] = None,
-                 errors: tuple = (), detail: Optional[dict] = None) -> Verdict:
+                 errors: tuple = (), detail: Optional[dict] = None,
+                 prompt_line: Any = None) -> Verdict:
     """A :class:`Verdict`, built about 3x faster than through its frozen ``__init__``.
 
     Thousands are made per run; this sets the instance dict directly, to exactly the state
@@ -55,16 +56,18 @@ def make_verdict(entry_id: str, category: str, valid: bool, error_type: Optional
     verdict = _new(Verdict)
     _set(verdict, "__dict__", {"id": entry_id, "category": category, "valid": valid,
                                "error_type": error_type, "errors": errors,
-                               "detail": {} if detail is None else detail})
+                               "detail": {} if detail is None else detail,
+                               "prompt_line": prompt_line})
     return verdict
 
 
 def check_single_turn(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
-                      style: Optional[str] = None) -> Verdict:
+                      style: Optional[str] = None, exact_ints: bool = True) -> Verdict:
     """The verdict on one single-turn entry (AST or relevance) for the model ``result``.
 
     ``style`` forces ``"fc"`` or ``"prompting"`` decoding; by default it follows the
-    result's form (a string is prompting output).
+    result's form (a string is prompting output). ``exact_ints=False``: the result holds
+    no integer beyond 64 bits (see :func:`~ek_otel.bfcl.decode.decode_ast`).
 
     Example:
         >>> from ek_otel.bfcl.data import BfclEntry
@@ -73,11 +76,13 @@ def check_single_turn(entry: BfclEntry, result: Any, *, underscore_to_dot: bool 
         (True, 'irrelevance_error:decoder_success')
     """
     if is_relevance(entry.category):
-        return check_relevance(entry, result, style=style)
-    return check_ast_entry(entry, result, underscore_to_dot=underscore_to_dot, style=style)
+        return check_relevance(entry, result, style=style, exact_ints=exact_ints)
+    return check_ast_entry(entry, result, underscore_to_dot=underscore_to_dot, style=style,
+                           exact_ints=exact_ints)
 
 
-def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = None) -> Verdict:
+def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = None,
+                    exact_ints: bool = True) -> Verdict:
     """Relevance/irrelevance: is there a call at all?
 
     Example:
@@ -86,13 +91,16 @@ def check_relevance(entry: BfclEntry, result: Any, *, style: Optional[str] = Non
         >>> check_relevance(e, [{"f": "{}"}]).valid, check_relevance(e, [{}]).valid
         (True, False)
     """
-    return relevance_verdict(entry.id, entry.category, entry.question, result, style=style)
+    return relevance_verdict(entry.id, entry.category, entry.question, result, style=style,
+                             question_line=entry.question_line, exact_ints=exact_ints)
 
 
 def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, *,
-                      style: Optional[str] = None) -> Verdict:
+                      style: Optional[str] = None, question_line: Any = None,
+                      exact_ints: bool = True) -> Verdict:
     """:func:`check_relevance` from the parts of an entry; ``question`` may be a callable
-    that returns it, called only when the verdict is a failure.
+    that returns it, called only when the verdict is a failure; ``question_line`` is its
+    data line, when kept (:attr:`~ek_otel.bfcl.data.BfclEntry.question_line`).
 
     Example:
         >>> relevance_verdict("irrelevance_0", "irrelevance", lambda: {"id": 0}, "[f(a=1)]").detail["prompt"]
@@ -101,7 +109,7 @@ def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, 
     decoded = None
     decode_error = None
     try:
-        decoded = decode_ast(result, "python", style)
+        decoded = decode_ast(result, "python", style, exact_ints=exact_ints)
         has_call = not is_empty_output(decoded)
     except Exception as exc:  # the official decoder treats any failure as "no call"
         has_call = False
@@ -122,11 +130,11 @@ def relevance_verdict(entry_id: str, category: str, question: Any, result: Any, 
         "error": list(errors),
         "error_type": error_type,
     }
-    return make_verdict(entry_id, category, False, error_type, errors, detail)
+    return make_verdict(entry_id, category, False, error_type, errors, detail, question_line)
 
 
 def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = False,
-                    style: Optional[str] = None) -> Verdict:
+                    style: Optional[str] = None, exact_ints: bool = True) -> Verdict:
     """Decode and AST-check one entry of an AST category.
 
     Example:
@@ -141,7 +149,7 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
     answers = entry.ground_truth
     language = language_of(entry.category)
     try:
-        decoded = decode_ast(result, language, style)
+        decoded = decode_ast(result, language, style, exact_ints=exact_ints)
     except Exception as exc:  # any decoder failure, as the official runner catches
         errors = (f"Invalid syntax. Failed to decode AST. {exc}",)
         detail = {
@@ -152,7 +160,7 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
             "possible_answer": answers,
         }
         return make_verdict(entry.id, entry.category, False, "ast_decoder:decoder_failed",
-                            errors, detail)
+                            errors, detail, entry.question_line)
     if not is_function_calling_format(decoded):
         errors = ("Did not output in the specified format. Note: the model_result is wrapped "
                   "in a string to ensure json serializability.",)
@@ -165,7 +173,8 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
             "possible_answer": answers,
         }
         return make_verdict(entry.id, entry.category, False,
-                            "ast_decoder:decoder_wrong_output_format", errors, detail)
+                            "ast_decoder:decoder_wrong_output_format", errors, detail,
+                            entry.question_line)
     failure = check_ast(entry.functions, decoded, answers, entry.category, underscore_to_dot)
     if failure is None:
         return make_verdict(entry.id, entry.category, True)
@@ -178,4 +187,4 @@ def check_ast_entry(entry: BfclEntry, result: Any, *, underscore_to_dot: bool = 
         "possible_answer": answers,
     }
     return make_verdict(entry.id, entry.category, False, failure.error_type, failure.errors,
-                        detail)
+                        detail, entry.question_line)

@@ -20,7 +20,11 @@ __all__ = ["Verdict"]
 class Verdict:
     """One checked entry. ``error_type`` is the official string (None when valid);
     ``errors`` are the official human-readable messages; ``detail`` holds anything else the
-    score file prints for a failed entry (model output, decoded calls, possible answer)."""
+    score file prints for a failed entry (model output, decoded calls, possible answer).
+
+    ``prompt_line``, when set, is the data line that ``detail["prompt"]`` was read from, as
+    :attr:`~ek_otel.bfcl.data.BfclEntry.question_line` (a score file may write it as it
+    is); it takes no part in comparisons."""
 
     id: str
     category: str
@@ -28,3 +32,4 @@ class Verdict:
     error_type: Optional[str] = None
     errors: tuple = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
+    prompt_line: Any = field(default=None, compare=False, repr=False)

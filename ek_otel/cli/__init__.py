@@ -27,7 +27,7 @@ from .._version import __version__
 from ..errors import (BfclDataNotFound, ConfigError, EkOtelError, GoldFileError,
                       IgnoredGoldCallError, UnknownTaskError)
 
-__all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "error_line"]
+__all__ = ["COMMANDS", "SUBCOMMANDS", "cli", "main", "own_process", "error_line"]
 
 #: Command name -> ``"module:attribute"`` of the click command or group (in this package).
 COMMANDS: dict = {
@@ -122,8 +122,26 @@ def cli() -> None:
     """Score AI agents from their OpenTelemetry traces."""
 
 
+_OWN_PROCESS = False
+
+
+def own_process() -> bool:
+    """Whether the command runs as the ``ek-otel`` process itself (through :func:`main`),
+    which ends with it, rather than inside another program (click's test runner, a
+    benchmark). A command may then leave process-wide state for the exit, such as the
+    garbage collector off (``ek-otel bfcl``).
+
+    Example:
+        >>> own_process()
+        False
+    """
+    return _OWN_PROCESS
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI (the ``ek-otel`` console script)."""
+    global _OWN_PROCESS
+    _OWN_PROCESS = True
     cli.main(args=argv, prog_name="ek-otel")
 
 

@@ -9,14 +9,20 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import sys
 from typing import TYPE_CHECKING, Optional
 
 import click
 
-from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, is_multi_turn, language_of
+from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, checker_kind, is_multi_turn, language_of
+from ..bfcl.gc_pause import paused_gc, resumed_gc
 from ..errors import InputError
+from . import own_process
 from ._common import progress, stdout_console
+from ._plain_table import PlainTable, plain_text, rich_table
 
 if TYPE_CHECKING:
     from ..bfcl.runner import BfclRun
@@ -55,35 +61,44 @@ def run_json(run: BfclRun) -> dict:
     return {"categories": categories, "entries": entries}
 
 
-def _print_tables(run: BfclRun) -> None:
-    from rich.table import Table
-
+def _tables(run: BfclRun) -> list:
+    """The terminal's tables: per model, its categories, then the summary figures."""
     from ..bfcl.summary import aggregates
 
-    console = stdout_console()
+    tables = []
     for model in run.models:
-        table = Table(title=f"BFCL v4: {model}")
-        table.add_column("category")
-        table.add_column("accuracy", justify="right")
-        table.add_column("correct/total", justify="right")
         counts = {}
+        rows = []
         for score in run.scores:
             if score.model != model:
                 continue
             counts[score.category] = (score.correct_count, score.total_count)
-            table.add_row(score.category, f"{score.accuracy:.2%}",
-                          f"{score.correct_count}/{score.total_count}")
-        console.print(table)
+            rows.append((score.category, f"{score.accuracy:.2%}",
+                         f"{score.correct_count}/{score.total_count}"))
+        tables.append(PlainTable(f"BFCL v4: {model}", (("category", "left"), ("accuracy", "right"),
+                                                       ("correct/total", "right")), tuple(rows)))
         summary = aggregates(counts)
         if summary:
-            overall = Table(title="summary (as bfcl_eval aggregates)")
-            overall.add_column("aggregate")
-            overall.add_column("accuracy", justify="right")
-            overall.add_column("entries", justify="right")
-            for aggregate in summary:
-                overall.add_row(aggregate.name, f"{aggregate.accuracy:.2%}",
-                                str(aggregate.total_count))
-            console.print(overall)
+            tables.append(PlainTable(
+                "summary (as bfcl_eval aggregates)",
+                (("aggregate", "left"), ("accuracy", "right"), ("entries", "right")),
+                tuple((aggregate.name, f"{aggregate.accuracy:.2%}", str(aggregate.total_count))
+                      for aggregate in summary)))
+    return tables
+
+
+def _print_tables(run: BfclRun) -> None:
+    """Print the tables: as plain text when rich would print nothing else (see
+    :mod:`ek_otel.cli._plain_table`; rich costs more to import than a run to score), else
+    with rich."""
+    tables = _tables(run)
+    text = plain_text(tables, sys.stdout)
+    if text is not None:
+        sys.stdout.write(text)
+        return
+    console = stdout_console()
+    for table in tables:
+        console.print(rich_table(table))
 
 
 def _note_multi_turn_mode(files: list, multi_turn: Optional[str]) -> None:
@@ -100,13 +115,15 @@ def _note_multi_turn_mode(files: list, multi_turn: Optional[str]) -> None:
 
 def _note_java_js_without_tree_sitter(files: list) -> None:
     """Say so when Java/JavaScript prompting output must be decoded without tree-sitter."""
-    from ..bfcl import tree_sitter_calls
-
     for result_file in files:
         language = language_of(result_file.category)
-        if language == "python" or tree_sitter_calls.available(language):
+        if language == "python":
             continue
         if any(isinstance(r.get("result"), str) for r in result_file.records):
+            from ..bfcl import tree_sitter_calls  # imports tree-sitter: only for text results
+
+            if tree_sitter_calls.available(language):
+                continue
             click.echo("ek-otel: note: Java/JavaScript prompting output is decoded without "
                        "tree-sitter, which the official decoder uses; verdicts may differ "
                        "(`pip install tree_sitter==0.21.3 tree-sitter-java==0.21.0 "
@@ -149,6 +166,29 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
 
         ek-otel bfcl result/my-model --score-dir score --json verdicts.json
     """
+    # The cyclic garbage collector is paused for the whole command (imports, reading,
+    # checking, score files and tables make no cyclic garbage in bulk; a collection would
+    # only walk the parsed data again and again), and resumed while multi-turn and agentic
+    # files are checked (their simulated APIs do make some): see ek_otel.bfcl.gc_pause.
+    # As the ek-otel process, it stays paused to the exit, and what is left is then frozen
+    # (gc.freeze): the collections Python makes at exit would walk every object once more
+    # only to free memory that the exit frees anyway.
+    if not own_process():
+        with paused_gc():
+            _bfcl(results, data_path, json_out, score_dir, underscore_to_dot, style,
+                  multi_turn, html_out)
+        return
+    gc.disable()
+    try:
+        _bfcl(results, data_path, json_out, score_dir, underscore_to_dot, style, multi_turn,
+              html_out)
+    finally:
+        gc.freeze()
+
+
+def _bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
+          score_dir: Optional[str], underscore_to_dot: Optional[bool], style: Optional[str],
+          multi_turn: Optional[str], html_out: Optional[str]) -> None:
     # Imported here, not at the top: `ek-otel bfcl --help` pays for none of it.
     from ..bfcl.data import BfclData
     from ..bfcl.runner import find_result_files, score_result_files
@@ -166,8 +206,10 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     _note_multi_turn_mode(files, multi_turn)
     _note_java_js_without_tree_sitter(files)
     total = sum(len(f.records) for f in files)
+    single_turn_only = all(checker_kind(f.category) in ("ast", "relevance") for f in files)
     with progress("checking BFCL entries", total=total,
-                  enabled=None if total >= _PROGRESS_MIN_ENTRIES else False) as advance:
+                  enabled=None if total >= _PROGRESS_MIN_ENTRIES else False) as advance, \
+            contextlib.nullcontext() if single_turn_only else resumed_gc():
         run = score_result_files(files, data, underscore_to_dot=underscore_to_dot,
                                  multi_turn=multi_turn, on_entry=advance, style=style)
     _print_tables(run)

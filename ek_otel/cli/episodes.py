@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
 import click
 from rich.table import Table
@@ -73,7 +73,10 @@ def episodes_table(episodes: Iterable[Episode]) -> Table:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--table", "as_table", is_flag=True, help="Print a table instead of JSON lines.")
 @reading_options
-def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -> None:
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes that read and build (as for `score`; the output is that of one).")
+def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple,
+             jobs: Optional[int] = None) -> None:
     """Print the episodes read from trace dumps (files, directories, globs, or - for stdin).
 
     Example:
@@ -88,7 +91,7 @@ def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple) -
 
     found = read_episodes(list(paths), report=report, group_by=group_by,
                           task_id_keys=task_id_key_list(task_id_keys), evicted=evicted,
-                          on_own_output=count_ours)
+                          on_own_output=count_ours, jobs=jobs)
     shown = 0
     if as_table:
         listed = list(found)

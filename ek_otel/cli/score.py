@@ -64,13 +64,17 @@ def _check_writable(path: str, what: str) -> None:
 @emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Processes that read, build and score (each the owner of 1/N of the traces; "
+                   "the output is that of one). Default: one per available core, and one for "
+                   "dumps under 4 MB in all, stdin, or --group-by conversation/session.")
 def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy: str, matcher: str,
           json_out: Optional[str], pricing: Optional[str], emit_file: Optional[str],
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
           task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
-          trace_url: Optional[str] = None) -> None:
+          trace_url: Optional[str] = None, jobs: Optional[int] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -80,9 +84,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
             --emit-endpoint http://127.0.0.1:4317 --emit-protocol grpc
         ek-otel score dumps/ --gold tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \\
             --emit-signals spans --phoenix-url http://127.0.0.1:6006
+        ek-otel score big-dump.jsonl --gold tasks.jsonl --jobs 1   # one process
     """
     from ..emit.sinks import make_sink
-    from ..pipeline import score_dump
+    from ..pipeline import open_scoring
     from ..scoring.link import load_settings
 
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
@@ -98,15 +103,16 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                 signals=emit_signals, phoenix_url=phoenix_url,
                 phoenix_api_key=phoenix_api_key(phoenix_api_key_env),
                 mlflow_tracking_uri=mlflow_tracking_uri)
-    sink = make_sink(**emit, warn=_warn)
     bad_input = BadInputReport()
-    try:
-        with progress("scoring episodes") as advance:
-            run = score_dump(list(paths), tasks, settings, report=bad_input, sink=sink,
-                             on_episode=lambda _: advance())
-    finally:
-        if sink is not None:
-            sink.close()
+    # The processes of a parallel run start here, before any thread (sinks, progress bar).
+    with open_scoring(list(paths), tasks, settings, report=bad_input, jobs=jobs) as scoring:
+        sink = make_sink(**emit, warn=_warn)
+        try:
+            with progress("scoring episodes") as advance:
+                run = scoring.run(sink=sink, on_episode=lambda _: advance())
+        finally:
+            if sink is not None:
+                sink.close()
 
     if not run.envelopes and not run.unmatched:
         error = nothing_read_error(bad_input)

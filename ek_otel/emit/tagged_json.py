@@ -32,6 +32,9 @@ __all__ = ["to_tagged", "from_tagged"]
 
 _SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
+#: Types written as they are (exact types: a subclass takes the general path).
+_PLAIN = frozenset({str, int, bool, type(None)})
+
 
 def to_tagged(value: Any) -> Any:
     """Turn ``value`` into plain JSON data that :func:`from_tagged` turns back into it.
@@ -45,6 +48,16 @@ def to_tagged(value: Any) -> Any:
         >>> to_tagged(float("inf"))
         {'$float': 'inf'}
     """
+    kind = type(value)
+    # The common cases first, by exact type, without the isinstance chain below.
+    if kind in _PLAIN or (kind is float and math.isfinite(value)):
+        return value
+    if kind is list:
+        return [v if type(v) in _PLAIN else to_tagged(v) for v in value]
+    if kind is tuple:
+        return {"$tuple": [v if type(v) in _PLAIN else to_tagged(v) for v in value]}
+    if kind is dict and all(type(k) is str and not k.startswith("$") for k in value):
+        return {k: v if type(v) in _PLAIN else to_tagged(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):

@@ -42,7 +42,7 @@ import io
 import itertools
 import os
 import sys
-from typing import BinaryIO, Iterator, Sequence
+from typing import Any, BinaryIO, Iterator, Sequence
 
 import zstandard
 
@@ -156,8 +156,9 @@ def _decompress_frame(frame: bytes) -> bytes:
     return frame
 
 
-def read_stream(stream: BinaryIO, source: str, report: BadInputReport) -> Iterator[Record]:
-    """Read every record of one (possibly compressed) dump stream.
+def read_stream(stream: BinaryIO, source: str, report: BadInputReport, shard: Any = None) -> Iterator[Record]:
+    """Read every record of one (possibly compressed) dump stream (``shard``: see
+    :func:`read_dump`).
 
     Example:
         >>> import io
@@ -171,30 +172,38 @@ def read_stream(stream: BinaryIO, source: str, report: BadInputReport) -> Iterat
         buffered = _decompressed(stream)
         kind = content_kind(buffered.peek(SNIFF_BYTES)[:SNIFF_BYTES])
     except _READ_ERRORS as exc:
-        report.add(UNREADABLE_FILE, str(exc)[:200], Origin(source))
+        _add(report, shard, UNREADABLE_FILE, str(exc)[:200], Origin(source))
         return
     if kind == JSON:
-        yield from _read_json(buffered, source, report)
+        yield from _read_json(buffered, source, report, shard)
     elif kind == PROTOBUF:
-        yield from _read_whole_protobuf(buffered, source, report)
+        yield from _read_whole_protobuf(buffered, source, report, shard)
     elif kind == FRAMES:
-        yield from _read_frames(buffered, source, report)
+        yield from _read_frames(buffered, source, report, shard)
 
 
-def _read_whole_protobuf(stream: io.BufferedReader, source: str, report: BadInputReport) -> Iterator[Record]:
+def _add(report: BadInputReport, shard: Any, reason: str, detail: str, origin: Origin) -> None:
+    """Report a problem of a file, line or frame (with a shard: its clock ticks first)."""
+    if shard is not None:
+        shard.unit()
+    report.add(reason, detail, origin)
+
+
+def _read_whole_protobuf(stream: io.BufferedReader, source: str, report: BadInputReport,
+                         shard: Any) -> Iterator[Record]:
     try:
         body = stream.read()
     except _READ_ERRORS as exc:
-        report.add(UNREADABLE_FILE, str(exc)[:200], Origin(source))
+        _add(report, shard, UNREADABLE_FILE, str(exc)[:200], Origin(source))
         return
-    yield from decode(body, origin=Origin(source), report=report, strict=False)
+    yield from decode(body, origin=Origin(source), report=report, strict=False, shard=shard)
 
 
-def _lines(stream: io.BufferedReader, source: str, report: BadInputReport) -> Iterator[bytes]:
+def _lines(stream: io.BufferedReader, source: str, report: BadInputReport, shard: Any) -> Iterator[bytes]:
     try:
         yield from stream
     except _READ_ERRORS as exc:
-        report.add(UNREADABLE_FILE, str(exc)[:200], Origin(source))
+        _add(report, shard, UNREADABLE_FILE, str(exc)[:200], Origin(source))
 
 
 #: How much of a file whose first line is not a JSON document is read to try it as one
@@ -202,8 +211,8 @@ def _lines(stream: io.BufferedReader, source: str, report: BadInputReport) -> It
 MAX_PRETTY_JSON_BYTES = 64 << 20
 
 
-def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport) -> Iterator[Record]:
-    lines = _lines(stream, source, report)
+def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport, shard: Any) -> Iterator[Record]:
+    lines = _lines(stream, source, report, shard)
     number = 0
     for line in lines:
         number += 1
@@ -230,15 +239,16 @@ def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport) -
             except DecodeError:
                 pass
             else:
-                yield from decode(whole, JSON, origin=Origin(source), report=report, strict=False)
+                yield from decode(whole, JSON, origin=Origin(source), report=report, strict=False, shard=shard)
                 return
         lines = itertools.chain(head[1:], lines)
-    yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False)
+    yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False, shard=shard)
     for line in lines:
         number += 1
         stripped = line.strip()
         if stripped:
-            yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False)
+            yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False,
+                              shard=shard)
 
 
 def _read_exact(stream: io.BufferedReader, size: int) -> bytes:
@@ -252,7 +262,7 @@ def _read_exact(stream: io.BufferedReader, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _read_frames(stream: io.BufferedReader, source: str, report: BadInputReport) -> Iterator[Record]:
+def _read_frames(stream: io.BufferedReader, source: str, report: BadInputReport, shard: Any) -> Iterator[Record]:
     number = 0
     while True:
         number += 1
@@ -262,25 +272,26 @@ def _read_frames(stream: io.BufferedReader, source: str, report: BadInputReport)
             if not prefix:
                 return
             if len(prefix) < 4:
-                report.add(UNDECODABLE_PROTOBUF, "truncated frame length", origin)
+                _add(report, shard, UNDECODABLE_PROTOBUF, "truncated frame length", origin)
                 return
             size = int.from_bytes(prefix, "big")
             if size > MAX_FRAME_BYTES:
                 if number == 1:
-                    report.add(UNREADABLE_FILE, "not an OTLP dump (not JSON, protobuf or frames)", Origin(source))
+                    _add(report, shard, UNREADABLE_FILE, "not an OTLP dump (not JSON, protobuf or frames)",
+                         Origin(source))
                 else:
-                    report.add(UNDECODABLE_PROTOBUF, f"frame length {size} is not plausible; rest of file skipped",
-                               origin)
+                    _add(report, shard, UNDECODABLE_PROTOBUF,
+                         f"frame length {size} is not plausible; rest of file skipped", origin)
                 return
             frame = _read_exact(stream, size)
             if len(frame) < size:
-                report.add(UNDECODABLE_PROTOBUF, f"truncated frame: {len(frame)} of {size} bytes", origin)
+                _add(report, shard, UNDECODABLE_PROTOBUF, f"truncated frame: {len(frame)} of {size} bytes", origin)
                 return
             body = _decompress_frame(frame)
         except _READ_ERRORS as exc:
-            report.add(UNREADABLE_FILE, str(exc)[:200], origin)
+            _add(report, shard, UNREADABLE_FILE, str(exc)[:200], origin)
             return
-        yield from decode(body, origin=origin, report=report, strict=False)
+        yield from decode(body, origin=origin, report=report, strict=False, shard=shard)
 
 
 def _open(path: str) -> BinaryIO:
@@ -292,12 +303,16 @@ def _open(path: str) -> BinaryIO:
     return open(path, "rb")
 
 
-def read_dump(paths: Sequence[str], *, report: BadInputReport) -> Iterator[Record]:
+def read_dump(paths: Sequence[str], *, report: BadInputReport, shard: Any = None) -> Iterator[Record]:
     """Stream the span and log records of every dump under ``paths``, in path order.
 
     Args:
         paths: Files, directories (recursive, sorted), globs, or ``-`` for stdin.
         report: Collects every bad line, frame or record that was skipped or repaired.
+        shard: A :class:`~ek_otel.ingest.shard.Shard` when this is one of several processes
+            reading the same files (``report`` is then the shard): every record is still
+            read, those of other shards' traces light (see
+            :func:`~ek_otel.ingest.otlp.decode`). None: every record in full.
 
     Raises:
         InputError: A path does not exist or a glob matches nothing (checked before
@@ -314,10 +329,10 @@ def read_dump(paths: Sequence[str], *, report: BadInputReport) -> Iterator[Recor
         try:
             stream = _open(path)
         except OSError as exc:
-            report.add(UNREADABLE_FILE, exc.strerror or str(exc), Origin(source))
+            _add(report, shard, UNREADABLE_FILE, exc.strerror or str(exc), Origin(source))
             continue
         try:
-            yield from read_stream(stream, source, report)
+            yield from read_stream(stream, source, report, shard)
         finally:
             if path != STDIN:
                 stream.close()

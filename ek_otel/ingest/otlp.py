@@ -234,6 +234,7 @@ def decode(
     origin: Optional[Origin] = None,
     report: Optional[BadInputReport] = None,
     strict: bool = True,
+    shard: Any = None,
 ) -> Iterable[Record]:
     """Decode one OTLP request body into :class:`SpanRecord` and :class:`LogRecord`.
 
@@ -252,6 +253,11 @@ def decode(
             decodes as it is read; such a body is reported (``invalid JSON``,
             ``undecodable protobuf``, ``not an OTLP request``) and gives no records (a
             request of the wrong shape: those before the problem).
+        shard: A :class:`~ek_otel.ingest.shard.Shard` (one of several processes reading the
+            same dump; ``report`` is then the shard): the records of other shards' traces
+            are read light (ids, parent, resource and scope, no attribute walk), and the
+            shard's clock ticks at the body, each batch and each record. None: every record
+            in full.
 
     Raises:
         DecodeError: ``strict`` and the body cannot be decoded; or an unknown ``fmt``.
@@ -275,7 +281,7 @@ def decode(
         fmt = normalize_format(fmt)
     if signal != AUTO and signal not in _SIGNALS:
         raise DecodeError(f"unknown OTLP signal {signal!r} (expected traces or logs)")
-    records = _records(body, fmt, signal, origin, report, strict)
+    records = _records(body, fmt, signal, origin, report, strict, shard)
     return list(records) if strict else records
 
 
@@ -294,7 +300,9 @@ def _detail(exc: DecodeError) -> str:
 
 
 def _records(body: bytes, fmt: str, signal: str, origin: Optional[Origin],
-             report: Optional[BadInputReport], strict: bool) -> Iterator[Record]:
+             report: Optional[BadInputReport], strict: bool, shard: Any = None) -> Iterator[Record]:
+    if shard is not None:
+        shard.unit()
     if fmt == AUTO:
         fmt = JSON if content_kind(body[:SNIFF_BYTES]) == JSON else PROTOBUF
     if fmt == PROTOBUF:
@@ -313,19 +321,23 @@ def _records(body: bytes, fmt: str, signal: str, origin: Optional[Origin],
         return
     report_issues(report, issues, origin)
     if fmt == PROTOBUF:
-        yield from _SIGNALS[signal][1](parsed, origin, report)
+        yield from _SIGNALS[signal][1](parsed, origin, report, shard)
         return
     if signal != AUTO:
-        yield from _json_request(parsed, (signal,), origin, report, strict)
+        yield from _json_request(parsed, (signal,), origin, report, strict, shard)
         return
     for request in parsed if isinstance(parsed, list) else (parsed,):
         if not isinstance(request, dict):
+            if shard is not None:
+                shard.unit()
             _problem(BAD_REQUEST, f"a JSON {type(request).__name__}, not a request object", origin, report, strict)
             continue
         signals = _json_signals(request)
         if signals:
-            yield from _json_request(request, signals, origin, report, strict)
+            yield from _json_request(request, signals, origin, report, strict, shard)
         elif not any(key.startswith(_OTHER_SIGNAL_KEYS) for key in request):
+            if shard is not None:
+                shard.unit()
             _problem(BAD_REQUEST, "no resourceSpans or resourceLogs", origin, report, strict)
 
 
@@ -340,13 +352,15 @@ def _json_signals(request: dict) -> tuple:
 
 
 def _json_request(request: Any, signals: tuple, origin: Optional[Origin],
-                  report: Optional[BadInputReport], strict: bool) -> Iterator[Record]:
+                  report: Optional[BadInputReport], strict: bool, shard: Any = None) -> Iterator[Record]:
     """The records of one parsed JSON request, signal by signal; a request of the wrong
     shape stops it (reported, or DecodeError when ``strict``)."""
     signal = signals[0]
     try:
         for signal in signals:
-            yield from _SIGNALS[signal][2](request, origin, report)
+            yield from _SIGNALS[signal][2](request, origin, report, shard)
     except _WALK_ERRORS as exc:
+        if shard is not None:
+            shard.unit()
         _problem(BAD_REQUEST, str(exc), origin, report, strict,
                  f"not an OTLP {_SIGNALS[signal][3]} request: {exc}")

@@ -101,10 +101,15 @@ def _str(obj: dict, camel: str, snake: str = "") -> str:
     return value
 
 
+_INT64_END = 1 << 63
+
+
 def _u64(obj: dict, camel: str, snake: str) -> int:
     value = obj.get(camel)
-    if type(value) is str and len(value) <= 18 and value.isascii() and value.isdigit():  # fast path: a timestamp string
-        return int(value)
+    if type(value) is str and len(value) <= 19 and value.isascii() and value.isdigit():  # fast path: a timestamp string
+        number = int(value)
+        if number < _INT64_END:  # nanoseconds since 1970 have 19 digits: in range until 2262
+            return number
     if value is None:
         value = obj.get(snake)
     if value is None:
@@ -133,7 +138,20 @@ def _scope_of(scoped: dict) -> dict:
     return _object(scoped, "scope", "scope", "instrumentationLibrary", "instrumentation_library")
 
 
-def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list) -> SpanRecord:
+def _no_attributes(key_values: Any, issues: list) -> dict:
+    """What a record read light gets for its attributes (they are not walked)."""
+    return _NO_ATTRIBUTES
+
+
+#: The attributes of a record read light (never written to).
+_NO_ATTRIBUTES: dict = {}
+
+
+def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list,
+                 light: bool = False) -> SpanRecord:
+    """The record of one JSON span; ``light``: without its attributes (nothing else is
+    skipped, so a light read refuses exactly the spans a full read refuses)."""
+    attributes_of = _no_attributes if light else attributes_from_json
     trace_id, span_id, parent_id = json_span_ids(span)
     status = _object(span, "status", "status")
     events = span.get("events")
@@ -142,7 +160,7 @@ def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list)
             SpanEvent(
                 _str(event, "name"),
                 _u64(event, "timeUnixNano", "time_unix_nano"),
-                attributes_from_json(event.get("attributes"), issues),
+                attributes_of(event.get("attributes"), issues),
             )
             for event in _list(span, "events", "events")
         )
@@ -152,7 +170,7 @@ def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list)
             SpanLink(
                 hex_id(_get(link, "traceId", "trace_id"), TRACE_ID_BYTES, "link trace id"),
                 hex_id(_get(link, "spanId", "span_id"), SPAN_ID_BYTES, "link span id"),
-                attributes_from_json(link.get("attributes"), issues),
+                attributes_of(link.get("attributes"), issues),
             )
             for link in _list(span, "links", "links")
         )
@@ -170,7 +188,7 @@ def _span_record(span: dict, resource: dict, scope: tuple, origin, issues: list)
         _u64(span, "endTimeUnixNano", "end_time_unix_nano"),
         _enum(status, "code", "code", _STATUS_CODES),
         _str(status, "message"),
-        attributes_from_json(span.get("attributes"), issues),
+        attributes_of(span.get("attributes"), issues),
         events or (),
         links or (),
         resource,
@@ -213,9 +231,11 @@ _LOG_KEYS = (
 
 
 def spans_from_json(
-    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None
+    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None,
+    shard: Any = None,
 ) -> Iterator[SpanRecord]:
-    """Yield the spans of a parsed OTLP-JSON ``ExportTraceServiceRequest``.
+    """Yield the spans of a parsed OTLP-JSON ``ExportTraceServiceRequest`` (with a
+    :class:`~ek_otel.ingest.shard.Shard`: those of other shards' traces read light).
 
     Raises :class:`~ek_otel.ingest.anyvalue.BadValue` when the request itself has the wrong
     shape; a bad span is reported and skipped.
@@ -226,11 +246,12 @@ def spans_from_json(
         ...     {"traceId": "zz", "spanId": "b7ad6b7169203331"}]}]}]}, report=r)), r.counts
         ([], {'invalid id': 1})
     """
-    return _walk_json(request, _TRACE_KEYS, "span", _span_record, origin, report)
+    return _walk_json(request, _TRACE_KEYS, "span", _span_record, origin, report, shard)
 
 
 def logs_from_json(
-    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None
+    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None,
+    shard: Any = None,
 ) -> Iterator[LogRecord]:
     """Yield the records of a parsed OTLP-JSON ``ExportLogsServiceRequest``.
 
@@ -240,16 +261,23 @@ def logs_from_json(
         >>> [(r.event_name, r.severity_number, r.body) for r in logs_from_json(req)]
         [('gen_ai.choice', 9, 'hi')]
     """
-    return _walk_json(request, _LOG_KEYS, "log record", _log_record, origin, report)
+    return _walk_json(request, _LOG_KEYS, "log record", _log_record, origin, report, shard)
 
 
 def _walk_json(request: Any, keys: tuple, kind: str, build: Callable,
-                       origin: Optional[Origin], report: Optional[BadInputReport]) -> Iterator:
-    """The records of a parsed request: ``build(item, resource, scope, origin, issues)`` for
-    each span or log record (``kind``) of its batches; a bad one is reported and skipped."""
+               origin: Optional[Origin], report: Optional[BadInputReport], shard: Any = None) -> Iterator:
+    """The records of a parsed request: ``build(item, resource, scope, origin, issues, light)``
+    for each span or log record (``kind``) of its batches; a bad one is reported and skipped.
+
+    With a :class:`~ek_otel.ingest.shard.Shard`, each batch and each record ticks it, and the
+    records of other shards' traces are built ``light``: the same checks, no attribute walk.
+    A record is its trace's (:data:`_TRACE_OF`), a record without a valid trace id shard 0's."""
     issues: list = []
     resources: dict = {}
+    trace_of = _TRACE_OF[kind]
     for resource_json, scope_json, items in _batches(request, *keys):
+        if shard is not None:
+            shard.unit()
         key = id(resource_json)
         if key not in resources:
             resources[key] = attributes_from_json(resource_json.get("attributes"), issues)
@@ -257,25 +285,34 @@ def _walk_json(request: Any, keys: tuple, kind: str, build: Callable,
         resource = resources[key]
         scope = (_str(scope_json, "name"), _str(scope_json, "version"))
         for item in items:
+            light = False
+            if shard is not None:
+                trace_id = trace_of(item)
+                light = not shard.item(trace_id)
             try:
                 if not isinstance(item, dict):
                     raise BadValue(f"{kind} is a {type(item).__name__}, not an object")
-                record = build(item, resource, scope, origin, issues)
+                record = build(item, resource, scope, origin, issues, light)
             except (ValueError, TypeError, AttributeError) as exc:  # BadValue, InvalidId too
                 issues.clear()
                 _skip(report, exc, kind, origin)
                 continue
+            if shard is not None and record.trace_id != trace_id:  # the owner rule and the record disagree
+                raise RuntimeError(f"{kind} of trace {record.trace_id!r} sharded as {trace_id!r}")
             if issues:
                 report_issues(report, issues, origin, f"span {record.span_id}" if kind == "span" else kind)
             yield record
 
 
-def _log_record(log: dict, resource: dict, scope: tuple, origin, issues: list) -> LogRecord:
-    attributes = attributes_from_json(log.get("attributes"), issues)
+def _log_record(log: dict, resource: dict, scope: tuple, origin, issues: list,
+                light: bool = False) -> LogRecord:
+    """The record of one JSON log record; ``light``: without its attributes (as
+    :func:`_span_record`)."""
+    attributes = _NO_ATTRIBUTES if light else attributes_from_json(log.get("attributes"), issues)
     event_name = _str(log, "eventName", "event_name") or attributes.get(EVENT_NAME_ATTRIBUTE) or ""
     body = log.get("body")
     return LogRecord(
-        trace_id=hex_id(_get(log, "traceId", "trace_id"), TRACE_ID_BYTES, "trace id"),
+        trace_id=_log_trace_id(log),
         span_id=hex_id(_get(log, "spanId", "span_id"), SPAN_ID_BYTES, "span id"),
         time_ns=_u64(log, "timeUnixNano", "time_unix_nano")
         or _u64(log, "observedTimeUnixNano", "observed_time_unix_nano"),
@@ -288,6 +325,36 @@ def _log_record(log: dict, resource: dict, scope: tuple, origin, issues: list) -
         severity_number=_enum(log, "severityNumber", "severity_number", _SEVERITIES),
         origin=origin,
     )
+
+
+def _log_trace_id(log: dict) -> str:
+    """A JSON log record's trace id (lowercase hex, ``""`` when it has none); InvalidId."""
+    return hex_id(_get(log, "traceId", "trace_id"), TRACE_ID_BYTES, "trace id")
+
+
+def _span_trace_of(span: Any) -> str:
+    """The trace id a JSON span's record gets (:func:`~ek_otel.ingest.ids.json_span_ids`),
+    ``""`` when it will be refused for a bad one."""
+    if type(span) is not dict:
+        return ""
+    try:
+        return hex_id(span.get("traceId") or span.get("trace_id"), TRACE_ID_BYTES, "trace id")
+    except InvalidId:
+        return ""
+
+
+def _log_trace_of(log: Any) -> str:
+    """The trace id a JSON log record's record gets, ``""`` when none or a bad one."""
+    if type(log) is not dict:
+        return ""
+    try:
+        return _log_trace_id(log)
+    except InvalidId:
+        return ""
+
+
+#: kind -> the trace id that decides which shard reads a record in full.
+_TRACE_OF = {"span": _span_trace_of, "log record": _log_trace_of}
 
 
 # ---------------------------------------------------------------------------

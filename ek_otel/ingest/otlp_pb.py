@@ -37,21 +37,26 @@ __all__ = [
 
 def _records_from_pb(
     batches: Any, scoped_field: str, records_field: str, build: Callable,
-    origin: Optional[Origin], report: Optional[BadInputReport],
+    origin: Optional[Origin], report: Optional[BadInputReport], shard: Any = None,
 ) -> Iterator:
     """The one resource -> scope -> record walk of a parsed request: for each
     ``scoped_field`` batch of ``batches``, yield what ``build(its records_field entries,
-    resource, scope name, scope version, origin, report, issues)`` yields. The records of one
-    scope are read in one call (a call per record costs 4% of the walk); every problem met
-    while reading a resource or a record is reported where it was."""
+    resource, scope name, scope version, origin, report, issues, shard)`` yields. The records
+    of one scope are read in one call (a call per record costs 4% of the walk); every problem
+    met while reading a resource or a record is reported where it was.
+
+    With a :class:`~ek_otel.ingest.shard.Shard`, each batch and each record ticks it, and
+    the records of other shards' traces are read light (:func:`_light_span`)."""
     issues: list = []
     for batch in batches:
+        if shard is not None:
+            shard.unit()
         resource = attributes_from_pb(batch.resource.attributes, issues)
         report_issues(report, issues, origin, "resource")
         for scoped in getattr(batch, scoped_field):
             scope = scoped.scope
             yield from build(getattr(scoped, records_field), resource, scope.name, scope.version,
-                             origin, report, issues)
+                             origin, report, issues, shard)
 
 
 def _reject(report: Optional[BadInputReport], detail: str, origin: Optional[Origin]) -> None:
@@ -60,21 +65,38 @@ def _reject(report: Optional[BadInputReport], detail: str, origin: Optional[Orig
         report.add(INVALID_ID, detail, origin)
 
 
+#: The attributes of a record read light (never written to).
+_NO_ATTRIBUTES: dict = {}
+
+
+def _light_span(trace_id: str, span_id: bytes, parent_id: bytes, resource: dict, scope_name: str,
+                scope_version: str, origin: Optional[Origin]) -> SpanRecord:
+    """A span of another shard's trace: what grouping and the own-output check read."""
+    return span_record(trace_id, span_id.hex(), parent_id.hex(), "", 0, 0, 0, 0, "", _NO_ATTRIBUTES,
+                       (), (), resource, scope_name, scope_version, origin)
+
+
 def _spans(spans: Any, resource: dict, scope_name: str, scope_version: str, origin: Optional[Origin],
-           report: Optional[BadInputReport], issues: list) -> Iterator[SpanRecord]:
+           report: Optional[BadInputReport], issues: list, shard: Any = None) -> Iterator[SpanRecord]:
     """The protobuf spans of one scope as :class:`SpanRecord`; one with an invalid id is
     reported and skipped."""
     for span in spans:
         ids = span_ids_of(span)
         if type(ids) is str:
+            if shard is not None:
+                shard.item("")
             _reject(report, f"span {span.name[:60]!r}: {ids}", origin)
             continue
         trace_id, span_id, parent_id = ids
+        trace_hex = trace_id.hex()
+        if shard is not None and not shard.item(trace_hex):
+            yield _light_span(trace_hex, span_id, parent_id, resource, scope_name, scope_version, origin)
+            continue
         status = span.status
         events = span.events
         links = span.links
         record = span_record(  # SpanRecord(...), fields in order
-            trace_id.hex(),
+            trace_hex,
             span_id.hex(),
             parent_id.hex(),
             span.name,
@@ -107,15 +129,21 @@ def _spans(spans: Any, resource: dict, scope_name: str, scope_version: str, orig
 
 
 def _logs(logs: Any, resource: dict, scope_name: str, scope_version: str, origin: Optional[Origin],
-          report: Optional[BadInputReport], issues: list) -> Iterator[LogRecord]:
+          report: Optional[BadInputReport], issues: list, shard: Any = None) -> Iterator[LogRecord]:
     """The protobuf log records of one scope as :class:`LogRecord`; one with an invalid id
     is reported and skipped."""
     for log in logs:
         ids = log_ids_of(log)
         if type(ids) is str:
+            if shard is not None:
+                shard.item("")
             _reject(report, f"log record: {ids}", origin)
             continue
         trace_id, span_id = ids
+        if shard is not None and not shard.item(trace_id.hex()):
+            yield LogRecord(trace_id=trace_id.hex(), span_id=span_id.hex(), resource=resource,
+                            scope_name=scope_name, scope_version=scope_version, origin=origin)
+            continue
         attributes = attributes_from_pb(log.attributes, issues)
         event_name = log.event_name or attributes.get(EVENT_NAME_ATTRIBUTE) or ""
         record = LogRecord(
@@ -137,9 +165,11 @@ def _logs(logs: Any, resource: dict, scope_name: str, scope_version: str, origin
 
 
 def spans_from_request(
-    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None
+    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None,
+    shard: Any = None,
 ) -> Iterator[SpanRecord]:
-    """Yield the spans of a parsed ``ExportTraceServiceRequest`` as :class:`SpanRecord`.
+    """Yield the spans of a parsed ``ExportTraceServiceRequest`` as :class:`SpanRecord`
+    (with a :class:`~ek_otel.ingest.shard.Shard`: those of other shards' traces read light).
 
     Example:
         >>> from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -150,11 +180,12 @@ def spans_from_request(
         >>> list(spans_from_request(req, report=r)), r.counts
         ([], {'invalid id': 1})
     """
-    return _records_from_pb(request.resource_spans, "scope_spans", "spans", _spans, origin, report)
+    return _records_from_pb(request.resource_spans, "scope_spans", "spans", _spans, origin, report, shard)
 
 
 def logs_from_request(
-    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None
+    request: Any, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None,
+    shard: Any = None,
 ) -> Iterator[LogRecord]:
     """Yield the records of a parsed ``ExportLogsServiceRequest`` as :class:`LogRecord`.
 
@@ -170,7 +201,7 @@ def logs_from_request(
         >>> [(r.event_name, r.trace_id) for r in logs_from_request(req)]
         [('gen_ai.choice', '')]
     """
-    return _records_from_pb(request.resource_logs, "scope_logs", "log_records", _logs, origin, report)
+    return _records_from_pb(request.resource_logs, "scope_logs", "log_records", _logs, origin, report, shard)
 
 
 # ---------------------------------------------------------------------------

@@ -122,12 +122,12 @@ def split_traces(body: bytes, fmt: str) -> SplitTraces:
         {'service.name': 'agent'}
     """
     groups, problems = _split(body, fmt, TRACES)
-    chunks = tuple(
-        TraceChunk(trace_id.hex(), tuple(entry[3][1].hex() for entry in entries),
-                   tuple(entry[3][1].hex() for entry in entries if not entry[3][2]), payload)
-        for trace_id, entries, payload in groups
-    )
-    return SplitTraces(chunks, _count_rejected(problems), _problem_message(problems))
+    chunks = []
+    for trace_id, entries, payload in groups:
+        span_ids = tuple([entry[3][1].hex() for entry in entries])
+        roots = tuple([span_id for span_id, entry in zip(span_ids, entries) if not entry[3][2]])
+        chunks.append(TraceChunk(trace_id.hex(), span_ids, roots, payload))
+    return SplitTraces(tuple(chunks), _count_rejected(problems), _problem_message(problems))
 
 
 def split_logs(body: bytes, fmt: str) -> SplitLogs:
@@ -203,6 +203,8 @@ def _split(body: bytes, fmt: str, signal: str) -> tuple:
 
 # Wire tags of the length-delimited fields used below: field 1, 2 and 3.
 _TAG1, _TAG2, _TAG3 = b"\x0a", b"\x12", b"\x1a"
+# The one-byte varints (lengths below 128).
+_ONE_BYTE = tuple(bytes((n,)) for n in range(0x80))
 
 
 def _add_field(parts: list, tag: bytes, payload: bytes) -> int:
@@ -220,7 +222,8 @@ def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
 
     ``outer[i] = (resource bytes, schema url bytes)``; ``inner[i][j] = (scope bytes, schema
     url bytes)``. Records of the same (outer, inner) batch are contiguous in ``entries``.
-    The pieces are collected in one list and joined once (no nested copies).
+    The pieces are collected in one list and joined once (no nested copies). The loop over
+    records, run once per span, is written out (no call per field).
     """
     request_parts: list = []
     index = 0
@@ -235,8 +238,18 @@ def _encode_batches(entries: list, outer: list, inner: list) -> bytes:
             scope, inner_schema = inner[outer_index][inner_index]
             inner_parts: list = []
             inner_size = _add_field(inner_parts, _TAG1, scope) if scope else 0
-            while index < count and entries[index][0] == outer_index and entries[index][1] == inner_index:
-                inner_size += _add_field(inner_parts, _TAG2, entries[index][2].SerializeToString())
+            add = inner_parts.extend
+            while index < count:
+                entry = entries[index]
+                if entry[0] != outer_index or entry[1] != inner_index:
+                    break
+                record = entry[2].SerializeToString()
+                size = len(record)
+                length = (_ONE_BYTE[size] if size < 0x80
+                          else bytes(((size & 0x7F) | 0x80, size >> 7)) if size < 0x4000
+                          else encode_varint(size))
+                add((_TAG2, length, record))
+                inner_size += 1 + len(length) + size
                 index += 1
             if inner_schema:
                 inner_size += _add_field(inner_parts, _TAG3, inner_schema)

@@ -63,11 +63,13 @@ class LivePage:
                  trace_url: Optional[str] = None, refresh_seconds: int = REFRESH_SECONDS,
                  min_interval_s: float = 0.0,
                  load: Optional[Callable[[str, Optional[str]], dict]] = None):
-        from .html import validate_trace_url
-
         self.store_path = store_path
         self.gold = gold
-        self.trace_url = validate_trace_url(trace_url)
+        self.trace_url = None
+        if trace_url is not None:  # the page's modules (numpy, scipy) load with the first page
+            from .html import validate_trace_url
+
+            self.trace_url = validate_trace_url(trace_url)
         self.refresh_seconds = refresh_seconds
         self.min_interval_s = min_interval_s
         self._rendered_at = 0.0

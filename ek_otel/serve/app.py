@@ -1,6 +1,6 @@
 """Wiring of ``ek-otel serve``: store, writer, index, receivers, scheduler, outbox, lifecycle.
 
-Start order: open the store (the writer thread), rebuild the open-trace index from it,
+Start order: open the store (the writer thread, and the WAL checkpointer's), rebuild the open-trace index from it,
 start the scoring executor and the outbox exporters, then the receivers; ``/readyz`` turns
 200. On SIGTERM (or :meth:`ServeApp.request_stop`): readiness drops, the receivers stop
 accepting and finish their in-flight requests, every trace whose root arrived is scored,
@@ -26,6 +26,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Callable, Optional
 
 from ..errors import InputError
+from .checkpointer import BACKSTOP_PAGES, Checkpointer
 from .config import ServeConfig
 from .groupcommit import GroupCommitWriter
 from .intake import Intake
@@ -62,6 +63,7 @@ class ServeApp:
         self._make_sinks = make_sinks or self._default_sinks
         self._ready = False
         self.writer: Optional[GroupCommitWriter] = None
+        self.checkpointer: Optional[Checkpointer] = None
         self.index: Optional[TraceIndex] = None
         self.intake: Optional[Intake] = None
         self.scheduler: Optional[Scheduler] = None
@@ -100,12 +102,18 @@ class ServeApp:
         cfg = self.config
         store_path = os.path.abspath(cfg.store)
         self._lock = StoreLock(store_path)
-        self.writer = GroupCommitWriter(lambda: Store(store_path, synchronous=cfg.synchronous))
+        self.checkpointer = Checkpointer(store_path, synchronous=cfg.synchronous)
+        self.writer = GroupCommitWriter(
+            lambda: Store(store_path, synchronous=cfg.synchronous,
+                          autocheckpoint_pages=BACKSTOP_PAGES),
+            on_commit=self.checkpointer.wake)
         try:
             self.writer.start()
         except sqlite3.DatabaseError as exc:  # not a database, corrupt, locked...
             raise InputError(f"cannot open the store: {exc}", path=cfg.store) from None
+        self.checkpointer.start()
         gold = os.path.abspath(cfg.gold)
+
         def record_meta(store: Store) -> list:
             store.set_meta("gold", gold)
             store.set_meta("score_settings", cfg.score_settings)
@@ -139,6 +147,7 @@ class ServeApp:
             tick_s=min(0.1, max(0.01, cfg.grace_s / 4)), warm_workers=cfg.scorer_processes)
         self.scheduler.start()
         self.intake = Intake(self.writer, self.index, on_stored=self.scheduler.wake)
+        self.intake.warm_up()
         if open_traces:
             self.log(f"ek-otel serve: {len(open_traces)} open traces restored from {cfg.store}")
 
@@ -184,6 +193,8 @@ class ServeApp:
             self.scheduler.stop()
         for exporter in self.exporters:
             exporter.stop(flush_s)
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         if self.writer is not None:
             try:
                 counts = self.writer.call(lambda s: s.counts(), timeout=30)

@@ -46,11 +46,15 @@ class GroupCommitWriter:
     Args:
         open_store: Called once, in the writer thread, to open the write connection.
         max_batch: Most operations per transaction.
+        on_commit: Called in the writer thread after each commit, before the futures
+            resolve (the WAL checkpointer's wake-up).
     """
 
-    def __init__(self, open_store: Callable[[], Store], *, max_batch: int = DEFAULT_MAX_BATCH):
+    def __init__(self, open_store: Callable[[], Store], *, max_batch: int = DEFAULT_MAX_BATCH,
+                 on_commit: Optional[Callable[[], None]] = None):
         self._open_store = open_store
         self._max_batch = max_batch
+        self._on_commit = on_commit
         self._queue: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
         self._thread: Optional[threading.Thread] = None
         self._ready = threading.Event()
@@ -161,6 +165,8 @@ class GroupCommitWriter:
             return
         self.commits += 1
         self.operations += len(batch)
+        if self._on_commit is not None:
+            self._on_commit()
         for (_, fut, after), (ok, value) in zip(batch, results):
             if ok and after is not None:
                 try:

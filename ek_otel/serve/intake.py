@@ -3,8 +3,9 @@
 The steps, shared by OTLP/HTTP and OTLP/gRPC:
 
 1. :meth:`Intake.prepare` splits the body by trace id without decoding attributes
-   (:func:`~ek_otel.ingest.split.split_traces`); an undecodable body raises
-   :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
+   (:func:`~ek_otel.ingest.split.split_traces`) and packs each trace's payload for the store
+   (:func:`~ek_otel.serve.store.pack_payload`: zstd, outside the single writer thread); an
+   undecodable body raises :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
 2. :meth:`Intake.admit` refuses the request with
    :class:`~ek_otel.errors.Overloaded` (503 / UNAVAILABLE + retry) when it would
    break a memory cap. Nothing is dropped silently: the client keeps the data and retries.
@@ -34,7 +35,7 @@ from ..emit.own_output import drop_own_output
 from ..errors import Overloaded
 from ..ingest.bad_input import INVALID_UTF8
 from .groupcommit import GroupCommitWriter
-from .store import IncomingChunk
+from .store import IncomingChunk, pack_payload, payload_digest
 from .trace_index import TraceIndex
 
 __all__ = ["Prepared", "Intake", "InflightBudget"]
@@ -50,7 +51,7 @@ class Prepared:
     error_message: str = ""
 
     def sizes(self) -> dict:
-        """trace id → payload bytes (what admission checks)."""
+        """trace id → stored (packed) payload bytes (what admission checks)."""
         out: dict = {}
         for c in self.chunks:
             out[c.trace_id] = out.get(c.trace_id, 0) + len(c.payload)
@@ -103,6 +104,21 @@ class Intake:
         self.repaired_requests = 0
         self._lock = threading.Lock()
 
+    def warm_up(self) -> None:
+        """Import what requests need (the split, the protobuf and JSON codecs, the answers)
+        now, at start: the first request would otherwise wait a quarter of a second for
+        them on the event loop, and every request behind it too.
+
+        Example:
+            >>> Intake(None, None).warm_up()
+        """
+        from .responses import response_body
+
+        for signal in ("traces", "logs"):
+            for fmt in ("protobuf", "json"):
+                self._split(signal, b"" if fmt == "protobuf" else b"{}", fmt)
+                response_body(signal, fmt, 0, "")
+
     def prepare(self, signal: str, body: bytes, fmt: str) -> Prepared:
         """Split a traces or logs body by trace id (CPU work: run it off the event loop).
 
@@ -129,14 +145,15 @@ class Intake:
         if signal == "traces":
             split = split_traces(body, fmt)
             chunks = tuple(
-                IncomingChunk("traces", c.trace_id, c.payload, tuple(c.span_ids),
-                              bool(c.root_span_ids))
+                IncomingChunk("traces", c.trace_id, pack_payload(c.payload), c.span_ids,
+                              bool(c.root_span_ids), payload_digest(c.payload))
                 for c in split.chunks
             )
             return Prepared("traces", chunks, split.rejected_spans, split.error_message)
         split = split_logs(body, fmt)
         # Log records with no trace id cannot belong to an episode: they are not stored.
-        chunks = tuple(IncomingChunk("logs", c.trace_id, c.payload)
+        chunks = tuple(IncomingChunk("logs", c.trace_id, pack_payload(c.payload),
+                                     digest=payload_digest(c.payload))
                        for c in split.chunks if c.trace_id)
         return Prepared("logs", chunks, split.rejected, split.error_message)
 

@@ -146,7 +146,7 @@ class Scheduler:
             room = self.max_jobs - self.jobs
         if room <= 0:
             return 0
-        due = self.index.due(self.clock(), ignore_grace=self._ignore_grace)[:room * self.batch]
+        due = self.index.due(self.clock(), ignore_grace=self._ignore_grace, limit=room * self.batch)
         # A trace whose job failed before goes alone, and with nothing else in flight: one
         # poison trace (one that kills its worker) must not keep failing the traces batched
         # with it, and a worker killed from outside (which breaks every job in the pool) must
@@ -162,10 +162,9 @@ class Scheduler:
             groups = [due[i:i + self.batch] for i in range(0, len(due), self.batch)]
         submitted = 0
         for group in groups[:room]:
-            items = []
-            for trace_id, _ in group:
-                revision = self.index.start_scoring(trace_id)
-                items.append((trace_id, revision, self.reader.max_payload_id(trace_id)))
+            upto = self.reader.max_payload_ids([trace_id for trace_id, _ in group])
+            items = [(trace_id, self.index.start_scoring(trace_id), upto.get(trace_id, 0))
+                     for trace_id, _ in group]
             try:
                 fut = self.executor.submit(score_traces, self.setup, tuple(items))
             except Exception as exc:  # a broken pool: rebuild it, retry the traces later

@@ -8,14 +8,22 @@ concurrent requests (:mod:`ek_otel.serve.groupcommit`), not once per request.
 
 State machine of a trace (the ``traces`` table):
 
-- ``open``: it has payloads not yet scored (``payloads.revision IS NULL``);
+- ``open``: it has payloads not yet scored (ids above the highest ``scores.upto`` of the
+  trace);
 - ``scored`` / ``unmatched``: every payload is in a committed revision.
 
-Scoring commits, in ONE transaction, the score row ``(trace_id, revision)``, its outbox row,
-the payloads it covered and the trace's revision counter, so a crash either loses the whole
-scoring (it is redone after restart) or none of it: each revision is scored exactly once.
+Scoring commits, in ONE transaction, the score row ``(trace_id, revision)`` (its ``upto``
+says which payloads it covered: every one with ``id <= upto``), its outbox row and the trace's
+revision counter and pending bytes, so a crash either loses the whole scoring (it is redone
+after restart) or none of it: each revision is scored exactly once. Payload rows are never
+rewritten: ``payloads.revision``, which older stores set, is no longer read or written.
 Payloads are deduplicated by ``(trace_id, span_id)`` (a chunk with no new span is dropped)
 and, for logs, by a digest of the payload.
+
+Payloads are stored zstd-compressed (:func:`pack_payload`, about 4x smaller for GenAI spans:
+the WAL writes, the checkpoints and the fsync of each group commit shrink with them);
+:meth:`Store.payloads_for` hands them back as the protobuf the receiver split, and reads the
+uncompressed payloads of older stores as they are.
 
 Example:
     >>> s = Store(":memory:")
@@ -34,6 +42,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
@@ -42,6 +51,9 @@ from ..errors import ConfigError
 
 __all__ = [
     "SCHEMA",
+    "pack_payload",
+    "unpack_payload",
+    "payload_digest",
     "IncomingChunk",
     "OpenTraceRow",
     "ScoreRow",
@@ -70,7 +82,7 @@ CREATE TABLE IF NOT EXISTS payloads(
     digest BLOB NOT NULL,
     data BLOB NOT NULL,
     received REAL NOT NULL,
-    revision INTEGER,                -- the revision that first covered it; NULL = pending
+    revision INTEGER,                -- unused (older stores): covered = id <= MAX(scores.upto)
     UNIQUE(trace_id, digest)
 );
 CREATE INDEX IF NOT EXISTS payloads_trace ON payloads(trace_id, id);
@@ -109,11 +121,29 @@ CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(sink, exported, id);
 """
 
 
-def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> sqlite3.Connection:
+#: A payload's trace: opened, or re-opened, with the payload's bytes pending. Returns the
+#: trace's revisions and whether its root arrived, in the same statement where SQLite can.
+_UPSERT_TRACE = (
+    "INSERT INTO traces(trace_id, first_seen, last_seen, has_root, pending_bytes, state) "
+    "VALUES(?, ?, ?, ?, ?, 'open') "
+    "ON CONFLICT(trace_id) DO UPDATE SET "
+    " first_seen = CASE WHEN state='open' THEN first_seen ELSE excluded.first_seen END,"
+    " last_seen = excluded.last_seen,"
+    " has_root = MAX(has_root, excluded.has_root),"
+    " pending_bytes = pending_bytes + excluded.pending_bytes,"
+    " state = 'open'"
+    + (" RETURNING revisions, has_root" if sqlite3.sqlite_version_info >= (3, 35) else "")
+)
+
+
+def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False,
+            autocheckpoint_pages: Optional[int] = None) -> sqlite3.Connection:
     """Open the store database with WAL and the given ``synchronous`` level.
 
     The connection is in autocommit mode (``isolation_level=None``): transactions are
-    explicit ``BEGIN IMMEDIATE`` / ``COMMIT``.
+    explicit ``BEGIN IMMEDIATE`` / ``COMMIT``. ``autocheckpoint_pages`` sets the log size at
+    which its commits checkpoint (SQLite's default, 1000, when None; see
+    :mod:`ek_otel.serve.checkpointer`).
 
     Example:
         >>> connect(":memory:").execute("PRAGMA foreign_keys").fetchone()[0]
@@ -124,6 +154,8 @@ def connect(path: str, *, synchronous: str = "FULL", readonly: bool = False) -> 
     if not readonly:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+        if autocheckpoint_pages is not None:
+            conn.execute(f"PRAGMA wal_autocheckpoint={int(autocheckpoint_pages)}")
     else:
         conn.execute("PRAGMA query_only=1")
     return conn
@@ -143,11 +175,66 @@ class NotAStore(ConfigError):
     """
 
 
+#: The first bytes of every zstd frame. A payload the receiver splits is a protobuf
+#: ``Export*ServiceRequest``: it starts with the tag of field 1 (``0x0a``), or is empty.
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+_codecs = threading.local()
+
+
+def pack_payload(payload: bytes) -> bytes:
+    """The stored form of a payload: a zstd frame (level 1, with its content size).
+
+    Example:
+        >>> packed = pack_payload(b"gen_ai.tool.call.arguments" * 40)
+        >>> len(packed) < 100, unpack_payload(packed)[:11]
+        (True, b'gen_ai.tool')
+    """
+    compressor = getattr(_codecs, "compressor", None)
+    if compressor is None:  # one per thread: a zstd context is not thread-safe
+        import zstandard
+
+        compressor = _codecs.compressor = zstandard.ZstdCompressor(level=1)
+    return compressor.compress(payload)
+
+
+def unpack_payload(data: bytes) -> bytes:
+    """A payload as the receiver split it: zstd frames are decompressed, anything else (the
+    uncompressed payloads of stores written before compression) is returned as it is.
+
+    Example:
+        >>> unpack_payload(pack_payload(b"")), unpack_payload(b"raw")
+        (b'', b'raw')
+    """
+    if data[:4] != _ZSTD_MAGIC:
+        return bytes(data)
+    decompressor = getattr(_codecs, "decompressor", None)
+    if decompressor is None:
+        import zstandard
+
+        decompressor = _codecs.decompressor = zstandard.ZstdDecompressor()
+    return decompressor.decompress(data)
+
+
+def payload_digest(payload: bytes) -> bytes:
+    """The digest that deduplicates payloads of a trace (of the payload as split, never of
+    its compressed form).
+
+    Example:
+        >>> len(payload_digest(b"x"))
+        16
+    """
+    return hashlib.blake2b(payload, digest_size=16).digest()
+
+
 @dataclass(frozen=True)
 class IncomingChunk:
     """One trace's share of a request, as the receiver hands it to the store.
 
     ``signal`` is the OTLP signal, ``"traces"`` or ``"logs"``; ``span_ids`` is empty for logs.
+    ``payload`` is stored as given: the receiver hands it packed (:func:`pack_payload`), with
+    ``digest``, the :func:`payload_digest` of the payload before packing (``b""``: the
+    digest of ``payload``).
     """
 
     signal: str
@@ -155,6 +242,7 @@ class IncomingChunk:
     payload: bytes
     span_ids: tuple = ()
     has_root: bool = False
+    digest: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -203,9 +291,11 @@ class Store:
     their own :class:`Store` on the same file.
     """
 
-    def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False):
+    def __init__(self, path: str, *, synchronous: str = "FULL", readonly: bool = False,
+                 autocheckpoint_pages: Optional[int] = None):
         self.path = path
-        self.conn = connect(path, synchronous=synchronous, readonly=readonly)
+        self.conn = connect(path, synchronous=synchronous, readonly=readonly,
+                            autocheckpoint_pages=autocheckpoint_pages)
         if not readonly:
             tables = {r[0] for r in self.conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
@@ -290,42 +380,34 @@ class Store:
 
     def _ingest(self, chunks: Sequence[IncomingChunk], now: float) -> list[tuple]:
         stored = []
-        cur = self.conn.cursor()
+        conn = self.conn
+        cur = conn.cursor()
         for chunk in chunks:
+            trace_id = chunk.trace_id
             if chunk.signal == "traces":
-                before = self.conn.total_changes
+                before = conn.total_changes
                 cur.executemany(
                     "INSERT OR IGNORE INTO spans(trace_id, span_id) VALUES(?, ?)",
-                    [(chunk.trace_id, s) for s in chunk.span_ids],
+                    [(trace_id, s) for s in chunk.span_ids],
                 )
-                if self.conn.total_changes == before:
+                if conn.total_changes == before:
                     stored.append((0, 0, False))
                     continue
-            digest = hashlib.blake2b(chunk.payload, digest_size=16).digest()
             cur.execute(
                 "INSERT OR IGNORE INTO payloads(trace_id, signal, digest, data, received) "
                 "VALUES(?, ?, ?, ?, ?)",
-                (chunk.trace_id, chunk.signal, digest, chunk.payload, now),
+                (trace_id, chunk.signal, chunk.digest or payload_digest(chunk.payload),
+                 chunk.payload, now),
             )
             if cur.rowcount != 1:
                 stored.append((0, 0, False))
                 continue
             size = len(chunk.payload)
-            cur.execute(
-                "INSERT INTO traces(trace_id, first_seen, last_seen, has_root, pending_bytes, state) "
-                "VALUES(?, ?, ?, ?, ?, 'open') "
-                "ON CONFLICT(trace_id) DO UPDATE SET "
-                " first_seen = CASE WHEN state='open' THEN first_seen ELSE excluded.first_seen END,"
-                " last_seen = excluded.last_seen,"
-                " has_root = MAX(has_root, excluded.has_root),"
-                " pending_bytes = pending_bytes + excluded.pending_bytes,"
-                " state = 'open'",
-                (chunk.trace_id, now, now, int(chunk.has_root), size),
-            )
-            revisions, has_root = cur.execute(
-                "SELECT revisions, has_root FROM traces WHERE trace_id=?", (chunk.trace_id,)
-            ).fetchone()
-            stored.append((size, revisions, bool(has_root)))
+            row = cur.execute(_UPSERT_TRACE, (trace_id, now, now, int(chunk.has_root), size)).fetchone()
+            if row is None:  # SQLite before 3.35: no RETURNING
+                row = cur.execute("SELECT revisions, has_root FROM traces WHERE trace_id=?",
+                                  (trace_id,)).fetchone()
+            stored.append((size, row[0], bool(row[1])))
         return stored
 
     # -- scoring --------------------------------------------------------------------------
@@ -345,6 +427,25 @@ class Store:
         ).fetchone()
         return row[0] or 0
 
+    def max_payload_ids(self, trace_ids: Sequence[str]) -> dict:
+        """:meth:`max_payload_id` of several traces in one query: trace id → highest payload
+        id (traces with no payload are left out).
+
+        Example:
+            >>> s = Store(":memory:")
+            >>> s.ingest([IncomingChunk("logs", "ab" * 16, b"x")], now=1.0)
+            [(1, 0, False)]
+            >>> s.max_payload_ids(["ab" * 16, "cd" * 16])
+            {'abababababababababababababababab': 1}
+        """
+        out: dict = {}
+        for start in range(0, len(trace_ids), 500):  # within SQLite's bound-parameter limit
+            part = trace_ids[start:start + 500]
+            out.update(self.conn.execute(
+                f"SELECT trace_id, MAX(id) FROM payloads WHERE trace_id IN "
+                f"({','.join('?' * len(part))}) GROUP BY trace_id", part).fetchall())
+        return out
+
     def payloads_for(self, trace_id: str, upto: int) -> list[tuple[str, bytes]]:
         """All ``(signal, data)`` payloads of a trace with id ≤ ``upto``, in arrival order.
 
@@ -352,7 +453,7 @@ class Store:
         ``"spans"``: read as ``"traces"``).
         """
         return [
-            (r[0], bytes(r[1]))
+            (r[0], unpack_payload(r[1]))
             for r in self.conn.execute(
                 "SELECT CASE signal WHEN 'spans' THEN 'traces' ELSE signal END, data "
                 "FROM payloads WHERE trace_id=? AND id<=? ORDER BY id",
@@ -407,18 +508,21 @@ class Store:
                 "INSERT INTO outbox(sink, trace_id, revision, envelope) VALUES(?, ?, ?, ?)",
                 [(sink, trace_id, revision, envelope) for sink in sinks],
             )
+        # Payload ids grow with arrival, and a revision covers every payload up to its
+        # ``upto``: the payloads still pending are those above the highest upto recorded.
+        # (No UPDATE of the payload rows: it would rewrite every payload's bytes.)
+        before = self.conn.execute(
+            "SELECT COALESCE(MAX(upto), 0) FROM scores WHERE trace_id=? AND revision<?",
+            (trace_id, revision),
+        ).fetchone()[0]
         covered = self.conn.execute(
             "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM payloads "
-            "WHERE trace_id=? AND id<=? AND revision IS NULL",
-            (trace_id, upto),
+            "WHERE trace_id=? AND id>? AND id<=?",
+            (trace_id, before, upto),
         ).fetchone()[0]
-        self.conn.execute(
-            "UPDATE payloads SET revision=? WHERE trace_id=? AND id<=? AND revision IS NULL",
-            (revision, trace_id, upto),
-        )
         left = self.conn.execute(
-            "SELECT MIN(received), COUNT(*) FROM payloads WHERE trace_id=? AND revision IS NULL",
-            (trace_id,),
+            "SELECT MIN(received), COUNT(*) FROM payloads WHERE trace_id=? AND id>?",
+            (trace_id, max(before, upto)),
         ).fetchone()
         state = "open" if left[1] else ("scored" if matched else "unmatched")
         self.conn.execute(

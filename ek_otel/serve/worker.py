@@ -24,6 +24,7 @@ __all__ = [
     "ScoringResult",
     "TraceScorer",
     "decode_trace",
+    "envelope_json",
     "score_trace",
     "score_traces",
     "worker_init",
@@ -134,8 +135,41 @@ class TraceScorer:
                                  matched=False, success=None, envelope=None,
                                  detail=outcome.reason, comparability=comparability)
         return ScoringResult(trace_id, revision, upto, task_id=outcome.task_id, matched=True,
-                             success=bool(outcome.score.success), envelope=outcome.to_json(),
-                             comparability=comparability)
+                             success=bool(outcome.score.success),
+                             envelope=envelope_json(outcome), comparability=comparability)
+
+
+def envelope_json(envelope: Any) -> str:
+    """The stored text of a :class:`~ek_otel.emit.envelope.ScoreEnvelope`: what its
+    ``to_json()`` writes, as data (``from_json`` reads back an equal envelope), encoded by
+    orjson, about ten times faster than the stdlib for a score with its call table.
+
+    Whatever orjson would write differently from the stdlib's data falls back to
+    ``to_json()``: an integer beyond 64 bits or a string with a lone surrogate (orjson
+    refuses them), a NaN or infinite cost (the stdlib refuses it: the scoring fails, as in
+    ``ek-otel score``; orjson would write null).
+
+    Example:
+        >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
+        >>> from ek_otel.core.scores import EpisodeScore
+        >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t", f1=0.5),
+        ...                     ScoreProvenance("0"))
+        >>> ScoreEnvelope.from_json(envelope_json(env)) == env
+        True
+        >>> import json; json.loads(envelope_json(env)) == json.loads(env.to_json())
+        True
+    """
+    import math
+
+    import orjson
+
+    data = envelope.to_dict()
+    if all(type(v) is not float or math.isfinite(v) for v in data["score"]["cost"].values()):
+        try:
+            return orjson.dumps(data).decode()
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    return envelope.to_json()
 
 
 _WORKER: dict = {}
@@ -181,7 +215,11 @@ def warm_up(setup: ScoringSetup) -> int:
     """
     from ..ingest import episodes, otlp  # noqa: F401  (imported for their cost, now)
 
-    _worker_state(setup)
+    _, scorer = _worker_state(setup)
+    try:  # an empty run: what scoring imports on its way (the matcher, the envelope, orjson)
+        scorer.score("0" * 32, 0, 0, [])
+    except Exception:  # noqa: BLE001 - only a warm-up; a real failure shows when scoring
+        pass
     return os.getpid()
 
 

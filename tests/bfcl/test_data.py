@@ -87,3 +87,25 @@ def test_a_line_that_does_not_split_cleanly_is_parsed_whole(tmp_path):
            "content": 'x, "function": [1]}'}]], "function": [{"name": "f"}], "extra": 1}
     (tmp_path / "BFCL_v4_simple_python.json").write_text(json.dumps(odd) + "\n")
     assert BfclData.locate(str(tmp_path)).questions("simple_python") == [odd]
+
+
+@pytest.mark.parametrize("category", ["simple_python", "simple_java", "simple_javascript",
+                                      "multiple", "parallel", "parallel_multiple", "irrelevance",
+                                      "live_simple", "live_multiple", "live_parallel",
+                                      "live_parallel_multiple", "live_irrelevance",
+                                      "live_relevance"])
+def test_vetted_question_lines_are_the_text_score_files_write(bfcl_data, category):
+    """A kept question line without \\u escapes (written into score files as it is) is
+    what the official writer gives for the question: json.dumps(..., ensure_ascii=False)."""
+    import json
+
+    entries = bfcl_data.entries(category)
+    assert all(e.question_line is not None for e in entries)
+    plain = [e for e in entries if b"\\u" not in bytes(e.question_line)]
+    assert len(plain) > len(entries) * 0.8
+    for entry in plain:
+        assert json.dumps(entry.question, ensure_ascii=False).encode("utf-8") == bytes(entry.question_line)
+    for entry in entries:  # and with escapes, what the official reader reads
+        assert json.loads(bytes(entry.question_line)) == entry.question
+    unvetted = BfclData(bfcl_data.root, bfcl_data.kind)
+    assert all(e.question_line is None for e in unvetted.entries(category))

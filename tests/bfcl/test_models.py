@@ -27,7 +27,7 @@ def registry(monkeypatch):
     from ek_otel.bfcl import runner
 
     parsed = registry_from_source(SOURCE)
-    monkeypatch.setattr(runner, "model_registry", lambda data: parsed)
+    monkeypatch.setattr(runner, "model_registry", lambda data, models=None: parsed)
     return parsed
 
 
@@ -162,3 +162,52 @@ def test_gemini_function_calling_keeps_decoded_arguments(category, result, expec
                       {"ground_truth": [{"f": {"x": [1]}}]})
     verdict = check_single_turn(entry, result, style=ModelTraits(True, False, "GeminiHandler").style)
     assert (verdict.valid, verdict.error_type) == expected
+
+
+def _ast_strings(source):
+    import ast
+
+    return {node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+
+
+def test_may_name_never_misses_a_constant_python_reads():
+    """Whenever may_name says no, the name is no string constant of the source: literals in
+    every quoting, concatenated across spaces, comments and lines, prefixed, escaped."""
+    import random
+
+    from ek_otel.bfcl.models import may_name
+
+    rng = random.Random(11)
+    pieces = ["a/b", "a/", "b", "", "a", "/b", "x"]
+    quotes = ['"{}"', "'{}'", '"""{}"""', "u'{}'", '"\\x61{}"']
+    gaps = [" ", "  # c'\n  ", "\n", ""]
+    checked = 0
+    for _ in range(3000):
+        parts = [rng.choice(quotes).format(rng.choice(pieces)) for _ in range(rng.randint(1, 3))]
+        literal = parts[0] + "".join(rng.choice(gaps) + part for part in parts[1:])
+        source = "M = {\n  %s: ModelConfig(is_fc_model=True),\n  'k': 1}\n" % literal
+        try:
+            constants = _ast_strings(source)
+        except SyntaxError:
+            continue
+        for name in ("a/b", "ab", "a", "b/a"):
+            assert may_name(source, [name]) or name not in constants, (source, name)
+            checked += 1
+    assert checked > 5000
+    assert not may_name(SOURCE, ["other/chat-FC"]) and may_name(SOURCE, ["vendor/chat-FC"])
+
+
+def test_the_installed_registry_is_skipped_for_unregistered_models_only():
+    from ek_otel.bfcl.models import _installed_roots, _source_at, may_name
+
+    sources = [s for s in (_source_at("dir", root) for root in _installed_roots()) if s]
+    if not sources:
+        pytest.skip("bfcl_eval is not installed")
+    full = model_registry(BfclData("/nowhere"))
+    assert all(may_name(sources[0], [name]) for name in full)  # never skips a registered one
+    data = BfclData("/nowhere")
+    assert model_registry(data, ["glyphh-ada-1.1"]) == {}
+    assert model_registry(data, ["gpt-4o-2024-11-20-FC", "mine"]) == full
+    assert lookup(model_registry(data, ["openai_gpt-4o-2024-11-20-FC"]), "openai_gpt-4o-2024-11-20-FC") \
+        == lookup(full, "openai_gpt-4o-2024-11-20-FC")

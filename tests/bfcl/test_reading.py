@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from ek_otel.bfcl.data import BfclData, has_long_digits, parse_json_lines, split_lines
+from ek_otel.bfcl.data import BfclData, has_long_digits, parse_json, parse_json_lines, split_lines
 from ek_otel.bfcl.runner import find_result_files, read_result_file, score_result_files
 
 
@@ -48,6 +48,28 @@ def test_a_result_file_with_raw_line_separators_in_strings_reads(tmp_path):
     assert read.records[0]["result"] == "text\u20280"
 
 
+@pytest.mark.parametrize("number", ["123456789012345678901", r"\u0031" * 19 + "2"])
+def test_huge_integers_in_arguments_are_read_exactly(tmp_path, number):
+    """The file-level scan (no 19-digit run, no escaped digit) lets arguments skip their
+    own scan; an integer beyond 64 bits, written plainly or with escaped digits in the
+    file, is read as json.loads reads it."""
+    from ek_otel.bfcl.decode import decode_ast
+
+    path = tmp_path / "m" / "BFCL_v4_simple_python_result.json"
+    path.parent.mkdir()
+    line = '{"id": "simple_python_0", "result": [{"f": "{\\"n\\": %s}"}]}' % number
+    path.write_text(line + "\n")
+    read = read_result_file(str(path))
+    assert read.long_digits
+    decoded = decode_ast(read.records[0]["result"], exact_ints=read.long_digits)
+    assert decoded == [{"f": {"n": 1111111111111111111 * 10 + 2 if "u" in number
+                              else 123456789012345678901}}]
+    assert decoded == [{"f": json.loads(json.loads(line)["result"][0]["f"])}]
+    plain = tmp_path / "m" / "BFCL_v4_parallel_result.json"
+    plain.write_text(json.dumps({"id": "parallel_0", "result": [{"f": '{"n": 12345}'}]}) + "\n")
+    assert not read_result_file(str(plain)).long_digits
+
+
 def test_a_bad_result_line_is_named(tmp_path):
     from ek_otel.errors import InputError
 
@@ -68,7 +90,9 @@ def test_data_with_crlf_line_ends_reads_as_with_lf(tmp_path, bfcl_data):
     assert [(e.id, e.question, e.answer) for e in crlf.entries("live_simple")] == \
         [(e.id, e.question, e.answer) for e in bfcl_data.entries("live_simple")]
     assert [(i, json.loads(line)) for i, line in crlf.question_lines("live_irrelevance")] == \
-        [(i, json.loads(line)) for i, line in bfcl_data.question_lines("live_irrelevance")]
+        [(i, json.loads(bytes(line))) for i, line in bfcl_data.question_lines("live_irrelevance")]
+    assert [(i, parse_json(line)) for i, line in crlf.question_lines("live_irrelevance")] == \
+        [(i, parse_json(line)) for i, line in bfcl_data.question_lines("live_irrelevance")]
 
 
 def test_scoring_leaves_the_garbage_collector_as_it_was(tmp_path, bfcl_data):
@@ -85,3 +109,43 @@ def test_scoring_leaves_the_garbage_collector_as_it_was(tmp_path, bfcl_data):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("text", [
+    b'{"id": "a_0", "q": 1}\n{"id": "a_1"}\n',
+    b'{"id": "a_0", "q": 1}\n{"id": "a_1"}',                 # no final newline
+    b'{"id": "a_0"}\n\n{"id": "a_1"}\n',                       # a blank line
+    b'{"id": "a_0"}\n  {"id": "a_1"}\n',                       # an indented line
+    b'{"id": "a_0"}\r\n{"id": "a_1"}\r\n',                     # CRLF
+    b'{"id": "a_0"}\n{"q": 2, "id": "a_1"}\n',                 # the id elsewhere
+    b'\n{"id": "a_0"}\n',
+])
+def test_question_lines_without_splitting_read_as_split_lines(tmp_path, text):
+    (tmp_path / "BFCL_v4_irrelevance.json").write_bytes(text)
+    lines = BfclData(str(tmp_path)).question_lines("irrelevance")
+    expected = [(json.loads(line)["id"], json.loads(line)) for line in split_lines(text)]
+    assert [(i, parse_json(line)) for i, line in lines] == expected
+
+
+@pytest.mark.parametrize("text", [
+    b'{"a": 1}\n{"b": 2}\n', b'{"a": 1}\n\n{"b": 2}\n', b'{"a": 1}\n  \n{"b": 2}',
+    b'\n{"a": 1}', b'{"a": 1}\n\n', b' {"a": 1}\n{"b": 2}\n', b'{"a": 1}\r\n{"b": 2}',
+    b'{"a": 1}, {"b": 2}\n{"c": 3}\n', b'{"a": 1\n"b": 2}\n{"c": 3}, {"d": 4}\n', b'[1]\n2\n',
+])
+def test_json_lines_parsed_whole_read_as_line_by_line(text):
+    """One parse of the whole file gives the line-by-line values, or declines (None). With
+    objects=True (result files), only when every line is one object: two lines merged by
+    the joining comma, with a third line holding two objects, keep the count of values
+    but are not the lines (the official reads them line by line, and fails)."""
+    from ek_otel.bfcl.data import parse_whole
+
+    try:
+        lines = [json.loads(line) for line in split_lines(text)]
+    except ValueError:
+        lines = None
+    objects = parse_whole(text, objects=True)
+    if lines is None:
+        assert objects is None
+        return
+    assert parse_whole(text) in (None, lines)
+    assert objects is None or (objects == lines and all(type(v) is dict for v in objects))

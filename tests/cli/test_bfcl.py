@@ -71,6 +71,40 @@ def test_bfcl_scores_a_result_directory(data_dir, result_dir, tmp_path):
                                           "model_result_decoded", "possible_answer"]
 
 
+@pytest.mark.parametrize("columns", ["80", "30"])
+def test_the_tables_are_what_rich_prints_without_rich(data_dir, result_dir, monkeypatch, columns):
+    """The plain tables (no rich import) print what rich prints, and rich prints when they
+    cannot (COLUMNS=30: the table does not fit)."""
+    from ek_otel.cli import bfcl as bfcl_module
+
+    monkeypatch.setenv("COLUMNS", columns)
+    args = ["bfcl", str(result_dir), "--data", str(data_dir)]
+    plain = CliRunner().invoke(cli, args)
+    monkeypatch.setattr(bfcl_module, "plain_text", lambda tables, stream: None)
+    with_rich = CliRunner().invoke(cli, args)
+    assert plain.exit_code == with_rich.exit_code == 0
+    assert plain.output == with_rich.output
+    assert "BFCL v4: my-model" in plain.output and "2/3" in plain.output
+    assert ("correct/total" in plain.output) == (columns == "80")  # 30: rich folds the header
+
+
+def test_a_plain_run_imports_neither_rich_nor_tree_sitter(data_dir, result_dir):
+    """Piped output, function-calling results: no rich (plain tables), no tree-sitter (no
+    Java/JavaScript text to parse)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom ek_otel.cli import main\ntry:\n    main(sys.argv[1:])\n"
+            "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'tree_sitter')),"
+            " file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code, "bfcl", str(result_dir), "--data",
+                           str(data_dir)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "BFCL v4: my-model" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1] == "[]"
+
+
 def test_missing_data_is_one_line_and_exit_2(result_dir, tmp_path):
     run = CliRunner().invoke(cli, ["bfcl", str(result_dir), "--data", str(tmp_path / "none")])
     assert run.exit_code == 2

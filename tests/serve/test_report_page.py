@@ -111,3 +111,19 @@ def test_serve_refuses_a_trace_url_that_is_no_http_template(tmp_path):
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1] == (
         "ek-otel: error: --trace-url must be an http:// or https:// URL, got 'javascript:alert({trace_id})'")
+
+
+def test_the_server_loads_the_page_modules_only_with_the_first_page(tmp_path):
+    """numpy and scipy (the page's statistics) cost the receiver process tens of MiB: a
+    server nobody asks for its page never loads them."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from aiohttp import web\n"
+            "from ek_otel.serve.config import ServeConfig\n"
+            "from ek_otel.serve.http_receiver import make_app\n"
+            f"make_app(None, ServeConfig(gold='g', store={str(tmp_path / 's.db')!r}), ready=lambda: True)\n"
+            "print(sorted(m for m in ('numpy', 'scipy', 'jinja2') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -82,3 +82,30 @@ def test_uncommitted_work_is_not_visible_after_a_crash(tmp_path):
     assert again.counts()["spans"] == 0
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_payloads_are_stored_packed_and_read_back_as_split(tmp_path):
+    """The receiver hands payloads packed (zstd) with the digest of the raw bytes; readers get
+    the raw bytes back, and uncompressed payloads of older stores are read as they are."""
+    from ek_otel.serve.store import pack_payload, payload_digest
+
+    path = str(tmp_path / "s.db")
+    s = Store(path)
+    raw = b"\x0a" + b"gen_ai.tool.call.arguments" * 200
+    log = b"\x0a" + b"event" * 100
+
+    def packed(signal, data, spans=()):
+        return IncomingChunk(signal, T, pack_payload(data), spans, bool(spans), payload_digest(data))
+
+    assert s.ingest([packed("traces", raw, ("01" * 8,)), packed("logs", log)], now=1.0)[0][0] < 200
+    s.ingest([IncomingChunk("traces", T, b"\x0aold", ("02" * 8,))], now=2.0)  # an older store's
+    assert s.ingest([packed("logs", log)], now=3.0) == [(0, 0, False)]       # deduplicated
+    assert s.payloads_for(T, 10**9) == [("traces", raw), ("logs", log), ("traces", b"\x0aold")]
+    sizes = [r[0] for r in sqlite3.connect(path).execute("SELECT LENGTH(data) FROM payloads")]
+    assert sizes[0] < len(raw) / 10 and sizes[2] == 4
+    # What is pending is counted in stored bytes, and a scoring takes it all back.
+    (row,) = s.open_traces()
+    assert row.pending_bytes == sum(sizes)
+    s.record_score(T, 0, s.max_payload_id(T), task_id="t", matched=True, success=True,
+                   envelope="{}")
+    assert s.open_traces() == [] and s.counts()["open"] == 0

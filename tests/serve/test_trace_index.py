@@ -57,3 +57,43 @@ def test_caps():
     idx.admit({"a": 600})                              # an open trace may grow
     with pytest.raises(Overloaded):
         idx.admit({"a": 800})                          # ... up to the byte cap
+
+
+def _due_by_definition(idx, now):
+    """What due() must return, computed the slow way (every open trace looked at)."""
+    out = sorted((e.first_seen, tid, e.revision) for tid, e in idx._traces.items()
+                 if not e.scoring and ((e.has_root and now - e.last_seen >= idx.grace_s)
+                                       or now - e.first_seen >= idx.max_wait_s))
+    return [(tid, rev) for _, tid, rev in out]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_due_matches_its_definition_under_random_traffic(seed):
+    """The deadline heaps give what a walk over every open trace gives, in the same order,
+    with a clock that sometimes goes back, restores, aborted and finished scorings."""
+    import random
+
+    rnd = random.Random(seed)
+    idx = index(grace_s=rnd.choice([0.0, 1.0, 2.0]), max_wait_s=rnd.choice([3.0, 10.0]),
+                max_open_traces=10**6, max_pending_bytes=10**9)
+    now, scoring = 0.0, set()
+    for _ in range(300):
+        now += rnd.choice([0.0, 0.1, 0.5, 1.0, -0.3])
+        op, tid = rnd.random(), f"t{rnd.randrange(25)}"
+        if op < 0.4:
+            idx.observe(tid, 5, has_root=rnd.random() < 0.3, now=now)
+        elif op < 0.55 and (due := idx.due(now)):
+            t = rnd.choice(due)[0]
+            idx.start_scoring(t)
+            scoring.add(t)
+        elif op < 0.7 and scoring:
+            t = rnd.choice(sorted(scoring))
+            scoring.discard(t)
+            if op < 0.6:
+                idx.abort_scoring(t)
+            else:
+                reopened = OpenTraceRow(t, now - 1, now, rnd.random() < 0.5, 5, 1) \
+                    if rnd.random() < 0.3 else None
+                idx.finish_scoring(t, reopened)
+        limit = rnd.choice([None, 1, 3])
+        assert idx.due(now, limit=limit) == _due_by_definition(idx, now)[:limit]
