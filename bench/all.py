@@ -7,7 +7,7 @@
 | ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients until every run is scored (wall, and CPU of all the server's processes) | the decode floor of the same spans, and offline ``ek-otel score`` of the same dump |
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
-| growth: ``ek-otel score`` over 10k, 100k, 1M spans of JSON Lines (10M with ``--huge``): time per span and peak RSS | the 10k run |
+| growth: ``ek-otel score --json`` over 10k, 100k, 1M spans of JSON Lines (10M with ``--huge``): CPU and wall per span, peak RSS | the 10k run |
 
 Whole-process figures are the best of ``--repeat`` runs of each side, alternated, so both sides see the
 same machine load; the load average is printed with the figures, since the machine may be shared.
@@ -325,7 +325,8 @@ def bench_bfcl(args, work: str) -> dict:
 
 def bench_growth(args, work: str) -> dict:
     sizes = [10_000, 100_000, 1_000_000] + ([10_000_000] if args.huge else [])
-    print(f"== growth: ek-otel score over JSON Lines, {', '.join(f'{s:,}' for s in sizes)} spans ({load()})")
+    print(f"== growth: ek-otel score over JSON Lines, {', '.join(f'{s:,}' for s in sizes)} spans "
+          f"(10 spans a trace, one episode a trace), with --json; ratios against the 10k run ({load()})")
     out = {}
     base = None
     jobs = ["--jobs", str(args.jobs)] if args.jobs else []
@@ -336,11 +337,19 @@ def bench_growth(args, work: str) -> dict:
                                                   *jobs, "--json", os.path.join(folder, "r.json")])
                 for _ in range(args.repeat if size <= 100_000 else 1)]
         child = best(runs)
+        report_mib = os.path.getsize(os.path.join(folder, "r.json")) / 2 ** 20
         per_span = child.cpu_s / size * 1e6
-        base = base or per_span
-        row(f"{size:>10,} spans", f"{per_span:.1f} us CPU/span", f"{per_span / base:.2f}x",
-            f"wall {child.wall_s:.1f} s, peak RSS {child.max_rss_mib:.0f} MiB")
-        out[size] = {"cpu_s": child.cpu_s, "wall_s": child.wall_s, "peak_rss_mib": child.max_rss_mib}
+        wall_per_span = child.wall_s / size * 1e6
+        base = base or (per_span, wall_per_span, child.max_rss_mib)
+        row(f"{size:>10,} spans: CPU per span", f"{per_span:.1f} us", f"{per_span / base[0]:.2f}x",
+            f"CPU {child.cpu_s:.1f} s ({load()})")
+        row(f"{size:>10,} spans: wall per span", f"{wall_per_span:.1f} us", f"{wall_per_span / base[1]:.2f}x",
+            f"wall {child.wall_s:.1f} s")
+        row(f"{size:>10,} spans: peak RSS", f"{child.max_rss_mib:.0f} MiB",
+            f"{child.max_rss_mib / base[2]:.2f}x", f"target <= 512 MiB at 10M; JSON report {report_mib:,.0f} MiB")
+        out[size] = {"cpu_s": child.cpu_s, "wall_s": child.wall_s, "peak_rss_mib": child.max_rss_mib,
+                     "cpu_us_per_span": per_span, "cpu_ratio": per_span / base[0],
+                     "rss_ratio": child.max_rss_mib / base[2], "report_mib": report_mib}
         shutil.rmtree(folder, ignore_errors=True)
     return out
 

@@ -186,7 +186,8 @@ def nothing_read_error(report: Any) -> Optional[InputError]:
 
 
 def write_json(data: Any, out: str) -> None:
-    """Write ``data`` as indented JSON to the file ``out``, or to stdout when ``out`` is ``-``.
+    """Write ``data`` as indented JSON to the file ``out``, or to stdout when ``out`` is ``-``
+    (streamed in chunks: :mod:`ek_otel.cli._indented_json`).
 
     Raises:
         InputError: the file cannot be written (one line, exit 2).
@@ -210,7 +211,8 @@ def write_json(data: Any, out: str) -> None:
     from ._indented_json import indented_json_chunks
 
     if out == "-":
-        click.echo(b"".join(indented_json_chunks(data)).decode("utf-8"), nl=False)
+        for chunk in indented_json_chunks(data):  # each chunk is whole UTF-8 text
+            click.echo(chunk.decode("utf-8"), nl=False)
         return
     # Streamed to the file, in chunks: the same text without holding it whole (a report of
     # 100k episodes is some 150 MB of JSON, which took 400 MB at its peak when built whole).

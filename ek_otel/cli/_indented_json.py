@@ -11,18 +11,26 @@ report holds no NaN (``to_jsonable`` writes ``null``), the one value the two wou
 differently without a trace in the text.
 
 Long lists at the top level (the episodes) are encoded in blocks, so the text of a large
-report is never held whole.
+report is never held whole. A top-level value that is sized and iterable but not a list
+(:class:`~ek_otel.scoring.report.EpisodeStream`: rows read from a spool) is written as the
+list it yields, in blocks, so that the rows are never held whole either.
 
 Example:
     >>> data = {"f1": 0.5, "episodes": [{"id": "é", "x": []} for _ in range(3)], "tiny": 1e-05}
     >>> b"".join(indented_json_chunks(data, block=2)).decode() == json.dumps(
     ...     data, indent=2, ensure_ascii=False) + "\\n"
     True
+    >>> from ek_otel.scoring.report import EpisodeStream
+    >>> lazy = {**data, "episodes": EpisodeStream(lambda: iter(data["episodes"]), 3)}
+    >>> b"".join(indented_json_chunks(lazy, block=2)) == b"".join(indented_json_chunks(data))
+    True
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterable, Sized
 from typing import Any, Iterator
 
 __all__ = ["indented_json_chunks"]
@@ -89,14 +97,25 @@ def _encode(value: Any, depth: int) -> bytes:
     return out.replace(b"\n", b"\n" + b"  " * depth) if depth else out
 
 
-def _list_blocks(items: list, depth: int, block: int) -> Iterator[bytes]:
+def _list_blocks(items: Iterable[Any], depth: int, block: int) -> Iterator[bytes]:
     pad = b"  " * (depth + 1)
-    yield b"[\n"
-    for start in range(0, len(items), block):
-        encoded = _encode(items[start:start + block], depth)  # "[\n" + items + "\n" + pad + "]"
+    rows = iter(items)
+    first = True
+    while True:
+        chunk = list(itertools.islice(rows, block))
+        if not chunk:
+            break
+        encoded = _encode(chunk, depth)  # "[\n" + items + "\n" + pad + "]"
         inner = encoded[2:encoded.rindex(b"\n")]
-        yield (b",\n" if start else b"") + inner
-    yield b"\n" + pad[:-2] + b"]"
+        yield (b"[\n" if first else b",\n") + inner
+        first = False
+    yield b"[]" if first else b"\n" + pad[:-2] + b"]"
+
+
+def _streamed(value: Any) -> bool:
+    """A sized iterable that is not a JSON container itself: written as a list, in blocks."""
+    return (not isinstance(value, (list, tuple, dict, str, bytes))
+            and isinstance(value, Sized) and isinstance(value, Iterable))
 
 
 def indented_json_chunks(data: Any, block: int = BLOCK) -> Iterator[bytes]:
@@ -108,7 +127,7 @@ def indented_json_chunks(data: Any, block: int = BLOCK) -> Iterator[bytes]:
     last = len(data) - 1
     for i, (key, value) in enumerate(data.items()):
         yield b"  " + json.dumps(key, ensure_ascii=False).encode("utf-8") + b": "
-        if isinstance(value, list) and len(value) > block:
+        if (isinstance(value, list) and len(value) > block) or _streamed(value):
             yield from _list_blocks(value, 1, block)
         else:
             yield _encode(value, 1)

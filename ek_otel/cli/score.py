@@ -125,7 +125,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                    f"episodes have no dollars: {pricing} has no price for their model (or "
                    "they recorded no model or tokens)", err=True)
     if json_out is not None or html_out is not None:
-        data = run.to_dict()
+        data = run.to_dict(lazy_episodes=True)  # the episodes are made as they are written
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
         data["emitted"] = emitted_dict(run, emit)
@@ -134,7 +134,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if html_out is not None:
         from ..report.html import write_run_page
 
-        write_run_page(data, html_out, source=", ".join(paths), gold_path=gold, trace_url=trace_url)
+        page_data = {**data, "episodes": list(data["episodes"]),  # the page embeds them all
+                     "unmatched": list(data["unmatched"])}
+        write_run_page(page_data, html_out, source=", ".join(paths), gold_path=gold,
+                       trace_url=trace_url)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
                                                  mlflow_tracking_uri) if w))
@@ -185,7 +188,7 @@ def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
         out.print(groups_table(run))
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
-    ignored = sum(e.score.settings.get("ignored_calls", 0) for e in run.envelopes)
+    ignored = run.ignored_calls
     if ignored:
         stderr_console().print(f"{ignored} call(s) to framework-internal tools were ignored "
                                "(--ignore-tool / ignore_tools): neither TP nor FP",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, Optional, Union
 
@@ -34,8 +34,9 @@ from .fields import normalise_type, precision_recall_f1
 from .gc_pause import paused_gc
 from .grammar import GraphGrammar
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
-from .passk import default_k, pass_at_k, pass_hat_k
+from .passk import default_k, default_k_of_trials, pass_at_k, pass_hat_k
 from .scores import EpisodeScore
+from .tally import CutTally, DollarTally
 from .toolcalls import LEVELS, STRATEGIES, align_calls, calls_of, explain_alignment
 
 __all__ = [
@@ -297,23 +298,10 @@ class CutFigures:
             >>> f.n, f.f1, f.exact_rate, round(f.value_weighted_success, 3)
             (2, 0.6666666666666666, 0.5, 0.667)
         """
-        if not scored:
-            return cls()
-        tp = sum(s.tp for s, _ in scored)
-        fp = sum(s.fp for s, _ in scored)
-        fn = sum(s.fn for s, _ in scored)
-        n = len(scored)
-        successes = sum(1 for s, _ in scored if s.success)
-        total_value = sum(v for _, v in scored)
-        won_value = sum(v for s, v in scored if s.success)
-        return cls(
-            n=n,
-            successes=successes,
-            **_counts_and_rates(tp, fp, fn),
-            exact_rate=sum(1 for s, _ in scored if s.exact) / n,
-            success_rate=successes / n,
-            value_weighted_success=(won_value / total_value) if total_value else None,
-        )
+        tally = CutTally()
+        for score, value in scored:
+            tally.add(score, value)
+        return tally.figures()
 
 
 @dataclass(frozen=True)
@@ -354,11 +342,14 @@ class EvaluationReport:
         n_unpriced: How many scored episodes had no price (or no recorded cost).
         dollars_per_success: ``dollars`` / successful episodes (None without dollars or
             successes).
-        scores: Every :class:`EpisodeScore`, in input order.
+        scores: Every :class:`EpisodeScore`, in input order (a sequence that may read them
+            from a spool: :mod:`ek_otel.scoring.spool`).
         unmatched: Episodes not scored (:class:`ek_otel.scoring.link.Unmatched`), e.g. a task
             id not among the tasks.
         comparability_keys: The distinct provenance keys seen.
         groups: With ``group_by_provenance``, one :class:`ProvenanceGroup` per key.
+        slices: task id -> its slice, for the tasks that have one.
+        task_dollars: task id -> its episodes' dollars (None unless every one is priced).
 
     Example:
         >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
@@ -388,6 +379,7 @@ class EvaluationReport:
     groups: tuple = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     slices: Mapping[str, str] = field(default_factory=dict)  # task id -> slice, when it has one
+    task_dollars: Mapping[str, Optional[float]] = field(default_factory=dict)  # None: unpriced
 
     # The corpus figures, read from ``overall``.
     n_episodes = _of_overall("n", "How many episodes were scored.")
@@ -571,53 +563,76 @@ def _mean_defined(values: Iterable[float]) -> Optional[float]:
     return sum(defined) / len(defined) if defined else None
 
 
-def _build_report(
-    scored: list, tasks: Mapping[str, TaskSpec], k: int, unmatched: tuple, keys: tuple,
-    settings: Mapping[str, Any],
-) -> EvaluationReport:
-    pairs = [(s, float(tasks[s.task_id].value)) for s, _ in scored]
-    by_task: dict = {}
-    by_slice: dict = {}
-    for s, v in pairs:
-        by_task.setdefault(s.task_id, []).append((s, v))
-        slice_name = tasks[s.task_id].slice
-        if slice_name is not None:
-            by_slice.setdefault(str(slice_name), []).append((s, v))
-    at_k = {}
-    hat_k = {}
-    for task_id, items in by_task.items():
-        n = len(items)
-        c = sum(1 for s, _ in items if s.success)
-        at_k[task_id] = pass_at_k(n, c, k)
-        hat_k[task_id] = pass_hat_k(n, c, k)
-    total_cost = sum((s.cost for s, _ in pairs), Cost())
-    n_unpriced = sum(1 for s, _ in pairs if s.dollars is None)
-    total_dollars = None
-    if pairs and n_unpriced == 0:
-        total_dollars = round(sum(s.dollars for s, _ in pairs), 12)
-    successes = sum(1 for s, _ in pairs if s.success)
-    per_success = (
-        total_dollars / successes if total_dollars is not None and successes else None
-    )
-    return EvaluationReport(
-        overall=CutFigures.of(pairs),
-        per_task={t: CutFigures.of(items) for t, items in by_task.items()},
-        per_slice={name: CutFigures.of(items) for name, items in sorted(by_slice.items())},
-        k=k,
-        pass_at_k=at_k,
-        pass_hat_k=hat_k,
-        mean_pass_at_k=_mean_defined(at_k.values()),
-        mean_pass_hat_k=_mean_defined(hat_k.values()),
-        cost=total_cost,
-        dollars=total_dollars,
-        n_unpriced=n_unpriced,
-        dollars_per_success=per_success,
-        scores=tuple(s for s, _ in pairs),
-        unmatched=unmatched,
-        comparability_keys=keys,
-        settings=dict(settings),
-        slices={t: str(tasks[t].slice) for t in by_task if tasks[t].slice is not None},
-    )
+class _ReportTally:
+    """The figures of a report, added up one score at a time (:mod:`ek_otel.core.tally`):
+    the same numbers as summing over the list of scores, in the same order."""
+
+    def __init__(self, tasks: Mapping[str, TaskSpec], keep_scores: bool):
+        self.tasks = tasks
+        self.overall = CutTally()
+        self.by_task: dict = {}  # task id -> (CutTally, DollarTally), in first-seen order
+        self.by_slice: dict = {}
+        self.cost = Cost()
+        self.dollars = DollarTally()
+        self.scores: Optional[list] = [] if keep_scores else None
+
+    def add(self, score: Any) -> None:
+        task = self.tasks[score.task_id]
+        value = float(task.value)
+        self.overall.add(score, value)
+        cut = self.by_task.get(score.task_id)
+        if cut is None:
+            cut = self.by_task[score.task_id] = (CutTally(), DollarTally())
+        cut[0].add(score, value)
+        cut[1].add(score.dollars)
+        if task.slice is not None:
+            name = str(task.slice)
+            slice_cut = self.by_slice.get(name)
+            if slice_cut is None:
+                slice_cut = self.by_slice[name] = CutTally()
+            slice_cut.add(score, value)
+        self.cost = self.cost + score.cost
+        self.dollars.add(score.dollars)
+        if self.scores is not None:
+            self.scores.append(score)
+
+    def trials(self) -> dict:
+        """task id -> how many scores it has."""
+        return {task_id: cut[0].n for task_id, cut in self.by_task.items()}
+
+    def report(self, k: int, unmatched: tuple, keys: tuple, settings: Mapping[str, Any],
+               scores: Optional[Sequence] = None) -> EvaluationReport:
+        tasks = self.tasks
+        at_k = {}
+        hat_k = {}
+        for task_id, (cut, _) in self.by_task.items():
+            at_k[task_id] = pass_at_k(cut.n, cut.successes, k)
+            hat_k[task_id] = pass_hat_k(cut.n, cut.successes, k)
+        total_dollars = self.dollars.value
+        successes = self.overall.successes
+        per_success = (
+            total_dollars / successes if total_dollars is not None and successes else None
+        )
+        return EvaluationReport(
+            overall=self.overall.figures(),
+            per_task={t: cut.figures() for t, (cut, _) in self.by_task.items()},
+            per_slice={name: cut.figures() for name, cut in sorted(self.by_slice.items())},
+            k=k,
+            pass_at_k=at_k,
+            pass_hat_k=hat_k,
+            mean_pass_at_k=_mean_defined(at_k.values()),
+            mean_pass_hat_k=_mean_defined(hat_k.values()),
+            cost=self.cost,
+            dollars=total_dollars,
+            n_unpriced=self.dollars.unpriced,
+            dollars_per_success=per_success,
+            scores=tuple(self.scores) if scores is None else scores,
+            unmatched=unmatched,
+            comparability_keys=keys,
+            settings=dict(settings),
+            slices={t: str(tasks[t].slice) for t in self.by_task if tasks[t].slice is not None},
+            task_dollars={t: dollars.value for t, (_, dollars) in self.by_task.items()},
+        )
 
 
 def evaluate(
@@ -687,16 +702,23 @@ def aggregate_scores(
     k: Optional[int] = None,
     unmatched: Iterable[Any] = (),
     settings: Optional[Mapping[str, Any]] = None,
-    group_by_provenance: bool = False,
+    group_by_provenance: Optional[bool] = False,
+    scores: Optional[Callable[[Optional[tuple]], Sequence]] = None,
 ) -> EvaluationReport:
     """The corpus report over already-made scores: ``(EpisodeScore, comparability_key)`` pairs.
 
     What :func:`evaluate` does after scoring, for callers that score episodes themselves
     (the server, the pipeline). ``tasks`` maps every scored task id to its TaskSpec.
 
-    With ``group_by_provenance``, each group's pass@k / pass^k use ``k`` when it is given,
+    With ``group_by_provenance`` (None: when the scores have more than one comparability
+    key), each group's pass@k / pass^k use ``k`` when it is given,
     else :func:`default_k` over that group's own trials (a run tried twice per task gets
     k=2 even when the pooled trials give a larger k).
+
+    The figures are added up one score at a time (:mod:`ek_otel.core.tally`), so ``scored``
+    may be a stream that is read once. The report's ``scores`` are then kept in memory,
+    unless ``scores`` is given: a function that returns them (a sequence that reads them
+    again from where the caller keeps them) for all (``None``) or one comparability key.
 
     Raises:
         ComparabilityError: more than one key and ``group_by_provenance`` False.
@@ -712,30 +734,51 @@ def aggregate_scores(
         >>> r.k, [g.report.k for g in r.groups]
         (5, [2, 3])
     """
-    scored = list(scored)
-    fixed_k = k
-    if k is None:
-        k = default_k(s.task_id for s, _ in scored)
-    if not isinstance(k, int) or k < 1:
+    if k is not None and (not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive integer, not {k!r}")
-    keys = tuple(dict.fromkeys(key for _, key in scored))
+    whole = _ReportTally(tasks, keep_scores=scores is None)
+    groups: dict = {}  # comparability key -> its _ReportTally, in first-seen order
+    unknown: set = set()
+    for score, key in scored:
+        if score.task_id not in tasks:
+            unknown.add(score.task_id)
+            continue
+        whole.add(score)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = _ReportTally(tasks, keep_scores=scores is None)
+        group.add(score)
+    keys = tuple(groups)
+    if group_by_provenance is None:
+        group_by_provenance = len(keys) > 1
     if len(keys) > 1 and not group_by_provenance:
         raise ComparabilityError(
             f"refusing to pool runs with {len(keys)} different provenance keys; "
             "pass group_by_provenance=True to report them apart"
         )
-    unknown = sorted({s.task_id for s, _ in scored if s.task_id not in tasks})
     if unknown:
-        raise InputError(f"scores for task ids that are not among the tasks: {unknown[:5]}")
+        raise InputError(f"scores for task ids that are not among the tasks: {sorted(unknown)[:5]}")
+    fixed_k = k
+    if k is None:
+        k = default_k_of_trials(whole.trials())
     run_settings = {**dict(settings or {}), "k": k, "group_by_provenance": group_by_provenance}
     with paused_gc():  # report shapes, no cycles: the collector would walk every score again
-        report = _build_report(scored, tasks, k, tuple(unmatched), keys, run_settings)
+        report = whole.report(k, _kept(unmatched), keys, run_settings,
+                              None if scores is None else scores(None))
         if not group_by_provenance:
             return report
-        groups = []
-        for key in keys:
-            members = [(s, kk) for s, kk in scored if kk == key]
-            group_k = fixed_k if fixed_k is not None else default_k(s.task_id for s, _ in members)
-            groups.append(ProvenanceGroup(key=key, report=_build_report(
-                members, tasks, group_k, (), (key,), {**run_settings, "k": group_k})))
-        return replace(report, groups=tuple(groups))
+        out = []
+        for key, group in groups.items():
+            group_k = fixed_k if fixed_k is not None else default_k_of_trials(group.trials())
+            out.append(ProvenanceGroup(key=key, report=group.report(
+                group_k, (), (key,), {**run_settings, "k": group_k},
+                None if scores is None else scores(key))))
+        return replace(report, groups=tuple(out))
+
+
+def _kept(items: Iterable[Any]) -> Sequence:
+    """A sequence as it is (a run's spooled unmatched episodes stay where they are); other
+    iterables (and lists) as tuples."""
+    if isinstance(items, Sequence) and not isinstance(items, list):
+        return items
+    return tuple(items)

@@ -6,7 +6,7 @@ corpus. Pure Python, no third-party imports; :mod:`ek_otel.core.evaluate` re-exp
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 def _check_trials(n: int, c: int, k: int) -> None:
@@ -56,7 +56,17 @@ def default_k(task_ids: Iterable[str]) -> int:
     counts: dict = {}
     for task_id in task_ids:
         counts[task_id] = counts.get(task_id, 0) + 1
-    repeated = [n for n in counts.values() if n >= 2]
+    return default_k_of_trials(counts)
+
+
+def default_k_of_trials(trials: Mapping[str, int]) -> int:
+    """:func:`default_k` from the number of trials of each task.
+
+    Example:
+        >>> default_k_of_trials({"a": 3, "b": 2, "c": 1}), default_k_of_trials({"a": 1})
+        (2, 1)
+    """
+    repeated = [n for n in trials.values() if n >= 2]
     return min(repeated) if repeated else 1
 
 

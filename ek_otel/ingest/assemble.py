@@ -15,6 +15,11 @@ the end of the input.
   ``close_after=None`` never closes a trace before the end of the input (no late groups,
   memory bounded by the input).
 
+**Memory** is bounded by the traces still open, not by the input: the span ids of the last
+:data:`RECENT_CLOSED_TRACES` closed traces (late duplicates), and the ids of every closed
+trace (late records), the last :data:`CLOSED_TRACE_IDS` of them in memory and the older ones
+in a temporary file (:mod:`~ek_otel.ingest.closed_traces`).
+
 **Garbage collection.** Holding the open traces while JSON parsers churn out short-lived
 containers makes CPython's cyclic GC rescan the held records again and again (measured on
 ``bench/ingest.py``, 100k JSON spans, CPU s: 4.9 with CPython's default thresholds
@@ -42,6 +47,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Union
 
+from .closed_traces import ClosedTraces
 from .records import LogRecord, SpanRecord
 
 __all__ = [
@@ -66,8 +72,10 @@ DEFAULT_MAX_IDLE = 200_000
 #: How many closed traces keep their span ids, to drop late duplicates of their spans.
 RECENT_CLOSED_TRACES = 10_000
 
-#: How many closed trace ids are remembered, to mark their late records ``late=True``.
-CLOSED_TRACE_IDS = 2_000_000
+#: How many of the most recently closed trace ids are kept in memory (some 130 bytes each),
+#: to mark their late records ``late=True``; older ones are kept in a temporary file
+#: (:class:`~ek_otel.ingest.closed_traces.ClosedTraces`), so none is forgotten.
+CLOSED_TRACE_IDS = 100_000
 
 #: The GC thresholds while :func:`group_traces` runs (CPython's default: (700, 10, 10)):
 #: fewer young collections, and full collections a thousand times rarer.
@@ -135,7 +143,7 @@ class _Assembler:
         self.waiting_root: deque = deque()  # (index, trace id) of traces whose root was seen
         self.waiting_idle: deque = deque()  # (index, trace id) of every record (backstop)
         self.recent_closed: dict = {}  # trace id -> frozenset of span ids
-        self.closed_ids: dict = {}  # trace id -> None (an insertion-ordered set)
+        self.closed_ids = ClosedTraces(CLOSED_TRACE_IDS)
         self.orphan_logs: list = []
         self.index = 0
 
@@ -204,9 +212,7 @@ class _Assembler:
         self.recent_closed[trace_id] = frozenset(trace.span_ids)
         if len(self.recent_closed) > RECENT_CLOSED_TRACES:
             del self.recent_closed[next(iter(self.recent_closed))]
-        self.closed_ids[trace_id] = None
-        if len(self.closed_ids) > CLOSED_TRACE_IDS:
-            del self.closed_ids[next(iter(self.closed_ids))]
+        self.closed_ids.add(trace_id)
         return TraceGroup(trace_id, tuple(trace.spans), tuple(trace.logs), trace.late)
 
     def _orphans(self) -> TraceGroup:
@@ -266,6 +272,7 @@ def group_traces(
                 yield from closed
         yield from assembler.flush()
     finally:
+        assembler.closed_ids.close()
         if tune_gc and gc.get_threshold() == GC_THRESHOLDS:
             gc.set_threshold(*thresholds)
 

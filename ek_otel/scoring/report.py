@@ -26,14 +26,16 @@ Example:
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Optional
 
 from ..core.evaluate import EvaluationReport, to_jsonable
 from ..core.scores import EpisodeScore
+from ..core.tally import DollarTally
+from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
-__all__ = ["report_to_dict", "run_to_dict", "dollars_of"]
+__all__ = ["report_to_dict", "run_to_dict", "dollars_of", "dollars_by_task", "EpisodeStream"]
 
 
 def _figures(cut: Any) -> dict:
@@ -96,7 +98,7 @@ def _call_dict(call: Any) -> Optional[dict]:
     return None if call is None else {"tool": call[0], "args": call[1]}
 
 
-def dollars_of(scores: Sequence[EpisodeScore]) -> Optional[float]:
+def dollars_of(scores: Iterable[EpisodeScore]) -> Optional[float]:
     """The summed dollars of scores; None unless every one of them is priced (or none given).
 
     Example:
@@ -105,16 +107,27 @@ def dollars_of(scores: Sequence[EpisodeScore]) -> Optional[float]:
         >>> dollars_of([EpisodeScore("t", dollars=0.25), EpisodeScore("t")]), dollars_of([])
         (None, None)
     """
-    if not scores or any(s.dollars is None for s in scores):
-        return None
-    return round(sum(s.dollars for s in scores), 12)
-
-
-def _dollars_by_task(scores: Sequence[EpisodeScore]) -> Callable[[str], Optional[float]]:
-    by_task: dict = {}
+    tally = DollarTally()
     for s in scores:
-        by_task.setdefault(s.task_id, []).append(s)
-    return lambda task_id: dollars_of(by_task.get(task_id, ()))
+        tally.add(s.dollars)
+    return tally.value
+
+
+def dollars_by_task(scores: Iterable[Any]) -> Callable[[str], Optional[float]]:
+    """task id -> the summed dollars of its scores (:func:`dollars_of`), read in one pass.
+
+    Example:
+        >>> by_task = dollars_by_task([EpisodeScore("t", dollars=0.25), EpisodeScore("u")])
+        >>> by_task("t"), by_task("u"), by_task("other")
+        (0.25, None, None)
+    """
+    tallies: dict = {}
+    for s in scores:
+        tally = tallies.get(s.task_id)
+        if tally is None:
+            tally = tallies[s.task_id] = DollarTally()
+        tally.add(s.dollars)
+    return lambda task_id: tallies[task_id].value if task_id in tallies else None
 
 
 def _per_task(report: EvaluationReport, task_dollars: Callable[[str], Optional[float]]) -> dict:
@@ -131,32 +144,115 @@ def _per_task(report: EvaluationReport, task_dollars: Callable[[str], Optional[f
     return per_task
 
 
-def _to_dict(report: EvaluationReport, episodes: list, scores: Sequence[EpisodeScore],
-             unmatched: Sequence[Any], revisions: int, provenance: Any,
-             task_dollars: Callable[[str], Optional[float]]) -> dict:
-    group_of = {id(s): i for i, g in enumerate(report.groups) for s in g.report.scores}
-    if group_of:
-        for episode, score in zip(episodes, scores):
-            episode["group"] = group_of.get(id(score))
+class EpisodeStream:
+    """The JSON report's ``episodes`` made one at a time, for a report too large to hold
+    whole: iterable (again and again) and sized; :func:`~ek_otel.cli._indented_json`
+    writes it in blocks, as it writes a long list.
+
+    Example:
+        >>> stream = EpisodeStream(lambda: iter([{"f1": 1.0}]), 1)
+        >>> len(stream), list(stream)
+        (1, [{'f1': 1.0}])
+    """
+
+    def __init__(self, make: Callable[[], Iterator[dict]], length: int):
+        self.make, self.length = make, length
+
+    def __iter__(self) -> Iterator[dict]:
+        return self.make()
+
+    def __len__(self) -> int:
+        return self.length
+
+
+def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], revisions: int,
+             provenance: Any, task_dollars: Callable[[str], Optional[float]]) -> dict:
     out = {
         "aggregate": _aggregate_dict(report, len(unmatched), revisions),
-        "episodes": episodes,
+        "episodes": [],
         "per_task": _per_task(report, task_dollars),
         "per_slice": {name: _figures(cut) for name, cut in report.per_slice.items()},
         "k": report.k,
         "pass_at_k": dict(report.pass_at_k),
         "pass_hat_k": dict(report.pass_hat_k),
-        "unmatched": [{"trace_id": u.trace_id, "task_id": u.task_id, "reason": u.reason}
-                      for u in unmatched],
+        "unmatched": [],
         "provenance": provenance,
     }
     if report.groups:
         out["groups"] = [
             {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0),
-             "per_task": _per_task(g.report, _dollars_by_task(g.report.scores))}
+             "per_task": _per_task(g.report, _report_dollars(g.report))}
             for g in report.groups
         ]
-    return to_jsonable(out)
+    out = to_jsonable(out)
+    out["episodes"] = episodes  # in its place among the keys
+
+    def unmatched_rows() -> Iterator[dict]:
+        for u in unmatched:
+            yield {"trace_id": u.trace_id, "task_id": u.task_id, "reason": u.reason}
+
+    lazy = isinstance(episodes, EpisodeStream) and isinstance(unmatched, (AppendRows, Chained))
+    out["unmatched"] = (EpisodeStream(unmatched_rows, len(unmatched)) if lazy
+                        else to_jsonable(list(unmatched_rows())))
+    return out
+
+
+def _report_dollars(report: EvaluationReport) -> Callable[[str], Optional[float]]:
+    """task id -> dollars, from the report's own tally (or its scores, for a report made
+    before it had one)."""
+    if report.task_dollars or not report.per_task:
+        return lambda task_id: report.task_dollars.get(task_id)
+    return dollars_by_task(report.scores)
+
+
+def _episodes(rows: Iterable[tuple], group_of: Callable[[Any, Any], Optional[int]],
+              head: Callable[[Any], dict], grouped: bool) -> Iterator[dict]:
+    """The JSON rows of ``(outcome, comparability)`` pairs (the cyclic GC paused while they
+    are made: :func:`_no_cyclic_gc`)."""
+    with _no_cyclic_gc():
+        for outcome, comparability in rows:
+            score = score_of(outcome)
+            row = _episode_dict(score, head(outcome))
+            if grouped:
+                row["group"] = group_of(score, comparability)
+            yield to_jsonable(row)
+
+
+def _group_finder(report: EvaluationReport, by_key: bool) -> Callable[[Any, Any], Optional[int]]:
+    """``(score, comparability) -> index into groups``: by comparability key, or (for scores
+    held in memory with no key beside them) by the score object itself."""
+    if by_key:
+        index = {g.key: i for i, g in enumerate(report.groups)}
+        return lambda _score, key: index.get(key)
+    group_of = {id(s): i for i, g in enumerate(report.groups) for s in g.report.scores}
+    return lambda score, _key: group_of.get(id(score))
+
+
+def _report(report: EvaluationReport, outcomes: Any, head: Callable[[Any], dict],
+            unmatched: Sequence[Any], revisions: int, provenance: Any,
+            task_dollars: Callable[[str], Optional[float]], lazy: bool) -> dict:
+    spooled = isinstance(outcomes, EpisodeRows)
+    group_of = _group_finder(report, by_key=spooled)
+    grouped = bool(report.groups)
+
+    def rows() -> Iterator[tuple]:
+        return outcomes.rows() if spooled else ((o, None) for o in outcomes)
+
+    if lazy:
+        episodes: Any = EpisodeStream(lambda: _episodes(rows(), group_of, head, grouped),
+                                      len(outcomes))
+    else:
+        episodes = list(_episodes(rows(), group_of, head, grouped))
+    return _to_dict(report, episodes, unmatched, revisions, provenance, task_dollars)
+
+
+def _library_head(s: EpisodeScore) -> dict:
+    return {"task_id": s.task_id, "trace_id": s.trace_id, "revision": s.revision}
+
+
+def _envelope_head(e: Any) -> dict:
+    return {"task_id": e.task_id, "trace_id": e.trace_id, "root_span_id": e.root_span_id,
+            "revision": e.revision, "service": e.evaluated_service}
 
 
 def report_to_dict(report: EvaluationReport) -> dict:
@@ -167,10 +263,10 @@ def report_to_dict(report: EvaluationReport) -> dict:
         >>> report_to_dict(evaluate([], []))["episodes"]
         []
     """
-    episodes = [_episode_dict(s, {"task_id": s.task_id, "trace_id": s.trace_id,
-                                  "revision": s.revision}) for s in report.scores]
-    return _to_dict(report, episodes, report.scores, report.unmatched, 0, None,
-                    _dollars_by_task(report.scores))
+    scores = report.scores
+    outcomes = scores.rows if isinstance(scores, Scores) else scores
+    return _report(report, outcomes, _library_head, report.unmatched, 0, None,
+                   _report_dollars(report), lazy=False)
 
 
 @contextmanager
@@ -187,20 +283,17 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def run_to_dict(run: Any) -> dict:
+def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
     """The JSON report of a :class:`~ek_otel.scoring.run.ScoreRun` (``ek-otel score --json``).
+
+    With ``lazy_episodes`` its ``episodes`` (and its ``unmatched``, when they were spooled)
+    are an :class:`EpisodeStream`, made one block at a time as the report is written
+    (``ek-otel score --json`` of millions of episodes).
 
     Example:
         >>> from ek_otel.scoring import ScoreSettings, score_episodes
         >>> sorted(run_to_dict(score_episodes([], {}, ScoreSettings())))[:3]
         ['aggregate', 'episodes', 'k']
     """
-    with _no_cyclic_gc():
-        episodes = [
-            _episode_dict(e.score, {"task_id": e.task_id, "trace_id": e.trace_id,
-                                    "root_span_id": e.root_span_id, "revision": e.revision,
-                                    "service": e.evaluated_service})
-            for e in run.envelopes
-        ]
-        return _to_dict(run.report, episodes, [e.score for e in run.envelopes], run.unmatched,
-                        run.revisions, run.provenance, run.task_dollars)
+    return _report(run.report, run.envelopes, _envelope_head, run.unmatched, run.revisions,
+                   run.provenance, run.task_dollars, lazy=lazy_episodes)

@@ -9,7 +9,15 @@
 
 **Revisions**: an episode whose trace and root span were already scored (late spans) is
 scored again as a revision: its revision number goes up by one, its new score is emitted,
-and it replaces the earlier one in the report.
+and it replaces the earlier one in the report. The revision numbers come from the keys of
+the last :data:`REVISION_MEMORY` distinct episodes (so that memory stays flat): an episode
+that comes again after that many others is numbered 0 again, though it still replaces the
+earlier one in the report. Dumps never come near that: their late spans re-score only the
+traces :class:`~ek_otel.ingest.assemble.LateRecords` still keeps (a few thousand).
+
+**Memory**: the report keeps every episode's latest score, in memory for a small run and in
+a temporary file past :data:`~ek_otel.scoring.spool.SPOOL_AFTER` episodes
+(:mod:`~ek_otel.scoring.spool`), so a run of millions of episodes takes flat memory.
 
 Example:
     >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
@@ -42,11 +50,13 @@ from ..core.evaluate import (
 from ..emit.delivery import SendResult
 from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
-from .report import dollars_of, run_to_dict
+from .report import dollars_by_task, run_to_dict
 from .settings import ScoreSettings
+from .spool import AppendRows, EpisodeRows, ignored_calls_of
 
 __all__ = [
     "DEFAULT_BATCH",
+    "REVISION_MEMORY",
     "Outcome",
     "ScoreRun",
     "collect_run",
@@ -59,14 +69,22 @@ __all__ = [
 #: How many envelopes go to the sink in one ``send``.
 DEFAULT_BATCH = 256
 
+#: How many distinct episodes :func:`score_stream` remembers to number revisions (ten times
+#: the traces :class:`~ek_otel.ingest.assemble.LateRecords` keeps for late spans by default;
+#: some 300 bytes each).
+REVISION_MEMORY = 20_000
+
 
 @dataclass(frozen=True)
 class ScoreRun:
     """What a scoring run did.
 
     Attributes:
-        envelopes: The latest score of each scored episode, in first-seen order.
-        unmatched: The episodes that were not scored, and why.
+        envelopes: The latest score of each scored episode, in first-seen order (a tuple;
+            for a large run, an :class:`~ek_otel.scoring.spool.EpisodeRows` that reads them
+            from a temporary file).
+        unmatched: The episodes that were not scored, and why (a tuple; for a large run, a
+            sequence read from a temporary file: :class:`~ek_otel.scoring.spool.AppendRows`).
         report: The corpus :class:`~ek_otel.core.evaluate.EvaluationReport` over
             ``envelopes`` (pass^k uses each task's episodes as its trials).
         revisions: How many re-scores (late spans) were made.
@@ -102,23 +120,38 @@ class ScoreRun:
             >>> run.task_dollars("t"), run.task_dollars("other")
             (0.5, None)
         """
-        by_task = self.__dict__.get("_scores_by_task")
+        by_task = self.__dict__.get("_dollars_by_task")
         if by_task is None:
-            by_task = {}
-            for envelope in self.envelopes:
-                by_task.setdefault(envelope.task_id, []).append(envelope.score)
-            object.__setattr__(self, "_scores_by_task", by_task)  # once per run, not per task
-        return dollars_of(by_task.get(task_id, ()))
+            by_task = dollars_by_task(score for score, _ in self._facts())
+            object.__setattr__(self, "_dollars_by_task", by_task)  # once per run, not per task
+        return by_task(task_id)
 
-    def to_dict(self) -> dict:
-        """The JSON report of ``ek-otel score --json`` (:func:`ek_otel.scoring.report.run_to_dict`).
+    @property
+    def ignored_calls(self) -> int:
+        """How many calls to ignored tools (``--ignore-tool``) the scores left out.
+
+        Example:
+            >>> score_episodes([], {}, ScoreSettings()).ignored_calls
+            0
+        """
+        return sum(ignored_calls_of(score) for score, _ in self._facts())
+
+    def _facts(self) -> Iterator[tuple]:
+        """``(score, comparability)`` of each envelope (light records from a spool)."""
+        if isinstance(self.envelopes, EpisodeRows):
+            return self.envelopes.facts()
+        return ((envelope.score, None) for envelope in self.envelopes)
+
+    def to_dict(self, *, lazy_episodes: bool = False) -> dict:
+        """The JSON report of ``ek-otel score --json`` (:func:`ek_otel.scoring.report.run_to_dict`;
+        ``lazy_episodes``: its ``episodes`` made one block at a time as they are written).
 
         Example:
             >>> d = score_episodes([], {}, ScoreSettings()).to_dict()
             >>> d["aggregate"]["episodes"], d["aggregate"]["f1"], d["episodes"]
             (0, None, [])
         """
-        return run_to_dict(self)
+        return run_to_dict(self, lazy_episodes=lazy_episodes)
 
 
 def aggregate(
@@ -128,8 +161,10 @@ def aggregate(
     unmatched: Sequence[Unmatched] = (),
     k: Optional[int] = None,
     settings: Optional[ScoreSettings] = None,
+    scores: Optional[Callable[[Optional[tuple]], Sequence]] = None,
 ) -> EvaluationReport:
-    """The corpus report over ``(EpisodeScore, comparability_key)`` pairs.
+    """The corpus report over ``(EpisodeScore, comparability_key)`` pairs (read once: they
+    may be a stream; ``scores`` as in :func:`~ek_otel.core.evaluate.aggregate_scores`).
 
     The figures are the core's (:func:`~ek_otel.core.evaluate.aggregate_scores`): micro
     P/R/F1, per task, per slice, pass@k and pass^k, dollars. ``k`` defaults to
@@ -143,12 +178,11 @@ def aggregate(
         >>> r.k, r.pass_hat_k["t"], r.f1
         (2, 1.0, 1.0)
     """
-    keys = tuple(dict.fromkeys(key for _, key in scored))
     run_settings: dict = {}
     if settings is not None:
         run_settings.update(settings.provenance().matcher, priced=settings.prices is not None)
-    return aggregate_scores(scored, tasks, k=k, unmatched=tuple(unmatched),
-                            settings=run_settings, group_by_provenance=len(keys) > 1)
+    return aggregate_scores(scored, tasks, k=k, unmatched=unmatched,
+                            settings=run_settings, group_by_provenance=None, scores=scores)
 
 
 class _Batcher:
@@ -207,8 +241,8 @@ class Outcome:
 class _Scored:
     """What the corpus loop gathered: the latest outcome per episode key, and the rest."""
 
-    latest: "OrderedDict[Any, tuple]"
-    unmatched: list
+    latest: EpisodeRows
+    unmatched: AppendRows
     revisions: int
 
 
@@ -219,14 +253,19 @@ def _outcomes(
 ) -> Iterator[Outcome]:
     """The per-episode half of the one corpus loop: score each episode
     (``score_one(episode, revision)`` returns an outcome or an :class:`Unmatched`); an
-    episode whose ``revision_key`` was scored before is its next revision."""
-    revision_of: dict = {}
+    episode whose ``revision_key`` was scored before is its next revision. The keys of the
+    last :data:`REVISION_MEMORY` distinct episodes are remembered (module doc)."""
+    revision_of: "OrderedDict[Any, int]" = OrderedDict()
     for episode in episodes:
         key = revision_key(episode)
         revision = revision_of.get(key, -1) + 1
         outcome = score_one(episode, revision)
         if not isinstance(outcome, Unmatched):
             revision_of[key] = revision
+            if revision:
+                revision_of.move_to_end(key)
+            elif len(revision_of) > REVISION_MEMORY:
+                revision_of.popitem(last=False)
         yield Outcome(key, revision, outcome, comparability_key(episode))
 
 
@@ -234,22 +273,30 @@ def _collect(
     outcomes: Iterable[Outcome],
     on_outcome: Optional[Callable[[Any], None]] = None,
     on_scored: Optional[Callable[[Any], None]] = None,
+    spool_after: Optional[int] = None,
 ) -> _Scored:
     """The gathering half of the one corpus loop: a revision replaces the earlier outcome of
-    its key; ``on_scored`` sees each scored outcome, ``on_outcome`` every outcome."""
-    done = _Scored(OrderedDict(), [], 0)
+    its key (:class:`~ek_otel.scoring.spool.EpisodeRows`, which moves to a temporary file
+    past ``spool_after`` episodes, default :data:`~ek_otel.scoring.spool.SPOOL_AFTER`); ``on_scored`` sees each scored outcome, ``on_outcome``
+    every outcome."""
+    done = _Scored(EpisodeRows(spool_after), AppendRows(spool_after), 0)
     for item in outcomes:
         outcome = item.outcome
         if isinstance(outcome, Unmatched):
             done.unmatched.append(outcome)
         else:
             done.revisions += 1 if item.revision else 0
-            done.latest[item.key] = (outcome, item.comparability)
+            done.latest.put(item.key, outcome, item.comparability)
             if on_scored is not None:
                 on_scored(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
     return done
+
+
+def _held(rows: AppendRows) -> Sequence:
+    """The rows as a tuple when they are in memory (a small run), else the spooled rows."""
+    return rows if rows.spooled else tuple(rows)
 
 
 def _episode_key(episode: Any) -> tuple:
@@ -288,6 +335,11 @@ def collect_run(
     """Gather scored :class:`Outcome` s (in input order) into a :class:`ScoreRun`: send the
     envelopes to ``sink`` in batches, keep the latest revision of each episode, aggregate.
 
+    Memory stays flat however many episodes come: past
+    :data:`~ek_otel.scoring.spool.SPOOL_AFTER` of them the envelopes move to a temporary
+    file (:mod:`~ek_otel.scoring.spool`), the report is added up from it one row at a time,
+    and the run's ``envelopes`` and ``report.scores`` read it again when asked.
+
     Example:
         >>> collect_run([], {}, ScoreSettings()).report.n_episodes
         0
@@ -295,11 +347,18 @@ def collect_run(
     batcher = _Batcher(sink, batch_size)
     done = _collect(outcomes, on_episode, batcher.add)
     batcher.flush()
-    scored = [(env.score, comp) for env, comp in done.latest.values()]
-    report = aggregate(scored, tasks, unmatched=done.unmatched, settings=settings)
+    rows = done.latest
+    unmatched = _held(done.unmatched)
+    if rows.spooled:  # a large run: read from the spool, never held whole
+        envelopes: Sequence = rows
+        report = aggregate(rows.facts(), tasks, unmatched=unmatched, settings=settings,
+                           scores=rows.scores)
+    else:
+        envelopes = tuple(rows)
+        report = aggregate(list(rows.facts()), tasks, unmatched=unmatched, settings=settings)
     return ScoreRun(
-        envelopes=tuple(env for env, _ in done.latest.values()),
-        unmatched=tuple(done.unmatched),
+        envelopes=envelopes,
+        unmatched=unmatched,
         report=report,
         revisions=done.revisions,
         emitted=batcher.sent,
@@ -370,9 +429,9 @@ def evaluate_corpus(
 
     trial = itertools.count()
     done = _collect(_outcomes(episodes, score_one, lambda _episode: next(trial)))
-    scored = list(done.latest.values())
+    rows = done.latest
     if not group_by_provenance:
-        check_comparable(key for _, key in scored)
+        check_comparable(key for _, key in rows.facts())
     if scoring.get("ignore_tools"):
         scoring["ignore_tools"] = check_ignore_patterns(scoring["ignore_tools"])
     settings = {"level": scoring.get("level", "call"), "strategy": scoring.get("strategy", "optimal"),
@@ -380,5 +439,9 @@ def evaluate_corpus(
                 "priced": scoring.get("prices") is not None}
     if scoring.get("ignore_tools"):  # only when used: the default report keeps its shape
         settings["ignore_tools"] = list(scoring["ignore_tools"])
-    return aggregate_scores(scored, by_id, k=k, unmatched=done.unmatched, settings=settings,
-                            group_by_provenance=group_by_provenance)
+    if rows.spooled:
+        return aggregate_scores(rows.facts(), by_id, k=k, unmatched=_held(done.unmatched),
+                                settings=settings, group_by_provenance=group_by_provenance,
+                                scores=rows.scores)
+    return aggregate_scores(list(rows.facts()), by_id, k=k, unmatched=_held(done.unmatched),
+                            settings=settings, group_by_provenance=group_by_provenance)

@@ -156,3 +156,30 @@ def test_gc_thresholds_are_relaxed_while_grouping_and_restored_after():
     groups.close()  # abandoned half way
     assert gc.get_threshold() == before
     assert [gc.get_threshold() for _ in group_traces(_trace(1), tune_gc=False)] == [before]
+
+
+def test_a_late_record_is_known_as_late_long_after_its_trace_left_memory(monkeypatch):
+    from ek_otel.ingest import assemble
+
+    # the rest go to the temporary file (set where group_traces reads it)
+    monkeypatch.setitem(assemble.group_traces.__globals__, "CLOSED_TRACE_IDS", 3)
+    traces = [f"{i + 1:032x}" for i in range(5000)]
+    records = [SpanRecord(t, f"{i + 1:016x}") for i, t in enumerate(traces)]
+    records.append(SpanRecord(traces[0], "f" * 16, f"{1:016x}"))  # late, 5000 traces later
+    groups = list(assemble.group_traces(records, close_after=0))
+    assert [g.late for g in groups[:-1]] == [False] * 5000
+    assert groups[-1].trace_id == traces[0] and groups[-1].late
+
+
+def test_closed_traces_forget_nothing():
+    from ek_otel.ingest.closed_traces import ClosedTraces
+
+    closed = ClosedTraces(in_memory=10)
+    ids = [f"{i:032x}" for i in range(1, 9000)] + ["not-hex-" * 4, "short", "é" * 8]
+    for trace_id in ids:
+        closed.add(trace_id)
+    assert all(trace_id in closed for trace_id in ids)
+    assert f"{9001:032x}" not in closed and "other" not in closed and 5 not in closed
+    assert len(closed) == len(ids)
+    closed.close()
+    assert ids[0] not in closed
