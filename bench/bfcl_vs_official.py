@@ -15,7 +15,7 @@ of a process: imports (the official ``bfcl_eval`` modules; ek-otel's) and the mo
 registry (the official imports ``model_config``, ek-otel parses it once per process; the
 core run below gives the official a ready handler). The garbage collector runs as each side
 leaves it: ek-otel pauses it while it parses and checks single-turn files (see
-``ek_otel.bfcl.gc_pause``), the official does not.
+``ek_otel.core.gc_pause``), the official does not.
 
 1. **Checker**, per single-turn category: the entries of the bfcl-real result file are
    decoded once (outside the timing), then every entry is checked once per run, ek-otel's

@@ -38,7 +38,7 @@ from .categories import (
 )
 from .data import (BfclData, BfclEntry, has_long_digits, parse_json, parse_lines, parse_whole,
                    split_lines)
-from .gc_pause import paused_gc
+from ..core.gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_ast_entry, check_single_turn, relevance_verdict
 from .verdict import Verdict

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 import click
 
 from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, checker_kind, is_multi_turn, language_of
-from ..bfcl.gc_pause import paused_gc, resumed_gc
+from ..core.gc_pause import paused_gc, resumed_gc
 from ..errors import InputError
 from . import own_process
 from ._common import progress, stdout_console
@@ -169,7 +169,7 @@ def bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
     # The cyclic garbage collector is paused for the whole command (imports, reading,
     # checking, score files and tables make no cyclic garbage in bulk; a collection would
     # only walk the parsed data again and again), and resumed while multi-turn and agentic
-    # files are checked (their simulated APIs do make some): see ek_otel.bfcl.gc_pause.
+    # files are checked (their simulated APIs do make some): see ek_otel.core.gc_pause.
     # As the ek-otel process, it stays paused to the exit, and what is left is then frozen
     # (gc.freeze): the collections Python makes at exit would walk every object once more
     # only to free memory that the exit frees anyway.
