@@ -84,8 +84,7 @@ def _claimed(records: dict, episode) -> dict:
     """What the package records, as the scenario says (framework scenarios), or as its test
     flags say (the older scenarios)."""
     if "support" in records:
-        return {item: {"recorded_not_read": NOT_READ}.get(state, state)
-                for item, state in records["support"].items()}
+        return dict(records["support"])
     names = bool(records.get("args") or records.get("tool_names"))
     ids = bool(episode.trajectory.steps) and all(s.call_id for s in episode.trajectory.steps)
     return {

@@ -13,68 +13,24 @@ regen_corpus.py from taking it for a plug-in)
 from __future__ import annotations
 
 import contextlib
-import gzip
-import http.server
 import json
-import threading
 from pathlib import Path
 
-
-def _read_body(handler: http.server.BaseHTTPRequestHandler) -> bytes:
-    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
-        parts = []
-        while True:
-            size = int(handler.rfile.readline().split(b";")[0].strip(), 16)
-            if size == 0:
-                handler.rfile.readline()
-                break
-            parts.append(handler.rfile.read(size))
-            handler.rfile.readline()
-        body = b"".join(parts)
-    else:
-        body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
-    if handler.headers.get("Content-Encoding", "").lower() == "gzip":
-        body = gzip.decompress(body)
-    return body
+from ek_otel.testing.capture import OtlpCapture
 
 
 @contextlib.contextmanager
 def capture_server():
-    """A loopback OTLP/HTTP server on a free port: yields ``(url, bodies)``, where bodies
-    fills with ``(path, "pb" | "json", body bytes)`` in arrival order."""
-    bodies: list = []
-    lock = threading.Lock()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self):  # noqa: N802 (http.server naming)
-            body = _read_body(self)
-            kind = "json" if "json" in self.headers.get("Content-Type", "") else "pb"
-            with lock:
-                bodies.append((self.path, kind, body))
-            reply = b"{}" if kind == "json" else b""
-            self.send_response(200)
-            self.send_header("Content-Type", self.headers.get("Content-Type", ""))
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
-
-        def log_message(self, *args):
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}", bodies
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    """A loopback OTLP/HTTP server on a free port (:class:`ek_otel.testing.capture.OtlpCapture`):
+    yields ``(url, requests)``, where requests fills with
+    :class:`~ek_otel.testing.capture.CapturedRequest` in arrival order."""
+    with OtlpCapture() as capture:
+        yield capture.http_url, capture.requests
 
 
 def write_pb(out: Path, bodies: list) -> int:
     """traces.pb from the captured protobuf trace bodies; returns how many there were."""
-    pb = [body for path, kind, body in bodies if path.endswith("/v1/traces") and kind == "pb"]
+    pb = [r.body for r in bodies if r.path.endswith("/v1/traces") and r.encoding == "pb"]
     if not pb:
         raise RuntimeError("no protobuf trace body was captured")
     (out / "traces.pb").write_bytes(b"".join(pb))
@@ -83,7 +39,7 @@ def write_pb(out: Path, bodies: list) -> int:
 
 def write_trace_files(out: Path, bodies: list) -> int:
     """traces.pb and traces.jsonl from the captured trace bodies; returns the span count."""
-    traces = [(kind, body) for path, kind, body in bodies if path.endswith("/v1/traces")]
+    traces = [(r.encoding, r.body) for r in bodies if r.path.endswith("/v1/traces")]
     if not any(kind == "pb" for kind, _ in traces) or not any(k == "json" for k, _ in traces):
         raise RuntimeError(f"expected protobuf and JSON trace bodies, got {len(traces)} bodies")
     for stale in ("traces.pb", "logs.pb", "traces.jsonl", "logs.jsonl"):

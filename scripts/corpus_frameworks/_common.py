@@ -62,9 +62,10 @@ def expected(scenario: str, kit, expect: dict, script: str = "default") -> dict:
     return summary
 
 
-def weather_functions(fake) -> list:
+def weather_functions(fake, wrap=None) -> list:
     """``get_weather``, ``get_time`` and ``convert_temperature``, answering as the fake's
-    ``tool_result``; docstrings with an Args section (smolagents requires one)."""
+    ``tool_result``; docstrings with an Args section (smolagents requires one). ``wrap``
+    (a framework's tool decorator, e.g. ``crewai.tools.tool``) is applied to each."""
 
     def get_weather(city: str, unit: str = "celsius") -> str:
         """Current weather in a city.
@@ -92,4 +93,5 @@ def weather_functions(fake) -> list:
         """
         return fake.tool_result("convert_temperature", {"value": value, "to": to})
 
-    return [get_weather, get_time, convert_temperature]
+    functions = [get_weather, get_time, convert_temperature]
+    return functions if wrap is None else [wrap(fn) for fn in functions]

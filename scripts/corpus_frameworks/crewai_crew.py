@@ -97,12 +97,6 @@ def expected(scenario, kit):
     return common_expected(scenario, kit, EXPECT)
 
 
-def _tools(fake):
-    from crewai.tools import tool
-
-    return [tool(fn) for fn in weather_functions(fake)]
-
-
 def run_scenario(scenario, out, kit):
     """Inside the venv: kick off the crew once, traced, and write the records."""
     fake = kit._load_fake_server()
@@ -121,11 +115,12 @@ def run_scenario(scenario, out, kit):
 
     def run(base_url):
         from crewai import LLM, Agent, Crew, Task
+        from crewai.tools import tool
 
         llm = LLM(model="gpt-4o-mini", base_url=base_url, api_key="sk-fake",
                   temperature=0.2, seed=7, max_retries=0)
         agent = Agent(role="WeatherAgent", goal="Answer weather questions.",
-                      backstory="You are a weather assistant.", tools=_tools(fake), llm=llm,
+                      backstory="You are a weather assistant.", tools=weather_functions(fake, wrap=tool), llm=llm,
                       max_iter=5, verbose=False)
         task = Task(description="Weather and time in Paris, in Fahrenheit?",
                     expected_output="The weather and the time.", agent=agent)

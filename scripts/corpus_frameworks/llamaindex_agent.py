@@ -82,7 +82,7 @@ def expected(scenario, kit):
 def _tools(fake):
     from llama_index.core.tools import FunctionTool
 
-    return [FunctionTool.from_defaults(fn) for fn in weather_functions(fake)]
+    return weather_functions(fake, wrap=FunctionTool.from_defaults)
 
 
 def run_scenario(scenario, out, kit):

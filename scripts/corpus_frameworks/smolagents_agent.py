@@ -79,12 +79,6 @@ def expected(scenario, kit):
     return common_expected(scenario, kit, EXPECT, script="final_answer")
 
 
-def _tools(fake):
-    from smolagents import tool
-
-    return [tool(fn) for fn in weather_functions(fake)]
-
-
 def run_scenario(scenario, out, kit):
     """Inside the venv: run the agent once, traced, and write the records."""
     fake = kit._load_fake_server()
@@ -98,11 +92,11 @@ def run_scenario(scenario, out, kit):
         kit._instrument(kit_instrumentors(instrumentors), tracer_provider, logger_provider)
 
     def run(base_url):
-        from smolagents import OpenAIModel, ToolCallingAgent
+        from smolagents import OpenAIModel, ToolCallingAgent, tool
 
         model = OpenAIModel(model_id="gpt-4o-mini", api_base=base_url, api_key="sk-fake",
                             temperature=0.2, client_kwargs={"max_retries": 0})
-        agent = ToolCallingAgent(tools=_tools(fake), model=model, name="WeatherAgent",
+        agent = ToolCallingAgent(tools=weather_functions(fake, wrap=tool), model=model, name="WeatherAgent",
                                  description="A weather assistant.", max_steps=5,
                                  verbosity_level=0,
                                  stream_outputs=SCENARIOS[scenario][1] == "smolagents_stream")
