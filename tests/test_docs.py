@@ -1,5 +1,7 @@
-"""The docs hold: every command has help with an Example: and is in the README; the README's
-commands and code run; examples/api_example.py runs."""
+"""The docs hold: every command has help with an Example: and is in the README; the runnable
+blocks of the README and of the guide (``docs/*.md``) run: every ``ek-otel`` command of an
+``sh`` block, every ``python`` block (``shell``/``bash``/``text`` blocks are shown, not run);
+examples/api_example.py runs."""
 
 from __future__ import annotations
 
@@ -19,6 +21,10 @@ from ek_otel.gold.pricing import pricing_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: The README and the guide, by path relative to the repository.
+DOCS = {"README.md": README} | {
+    str(path.relative_to(ROOT)): path.read_text(encoding="utf-8")
+    for path in sorted((ROOT / "docs").glob("*.md"))}
 
 
 def all_commands(group: click.Group = cli, prefix: tuple = ()):
@@ -35,8 +41,8 @@ def all_commands(group: click.Group = cli, prefix: tuple = ()):
 COMMANDS = list(all_commands())
 
 
-def code_blocks(language: str) -> list[str]:
-    return re.findall(r"```" + language + r"\n(.*?)```", README, re.S)
+def code_blocks(language: str, text: str = README) -> list[str]:
+    return re.findall(r"```" + language + r"\n(.*?)```", text, re.S)
 
 
 def test_there_are_commands():
@@ -73,12 +79,14 @@ def test_ci_installs_the_test_extra_and_runs_the_whole_suite():
     assert pytest_lines == ["python -m pytest -q -rs --skip-allowlist tests/skip_allowlist.txt"]
 
 
-def test_readme_python_runs(tmp_path, monkeypatch):
+@pytest.mark.parametrize("doc", sorted(name for name, text in DOCS.items()
+                                        if code_blocks("python", text)))
+def test_python_blocks_run(doc, tmp_path, monkeypatch):
+    for name in ("examples", "tests"):  # the paths the docs name, from a scratch directory
+        (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)
-    blocks = code_blocks("python")
-    assert blocks
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
+    for block in code_blocks("python", DOCS[doc]):
+        exec(compile(block, doc, "exec"), {"__name__": "docs"})
 
 
 def test_readme_gold_example_is_a_valid_task():
@@ -107,10 +115,10 @@ def test_api_example_runs():
 PLACEHOLDER_PATHS = ("dumps/",)
 
 
-def readme_commands() -> list[str]:
-    """Every ``ek-otel`` command of the README's ``sh`` blocks, continuation lines joined."""
+def readme_commands(text: str = README) -> list[str]:
+    """Every ``ek-otel`` command of a page's ``sh`` blocks, continuation lines joined."""
     commands = []
-    for block in code_blocks("sh"):
+    for block in code_blocks("sh", text):
         text = block.replace("\\\n", " ")
         for line in text.splitlines():
             line = line.split("  #", 1)[0].strip()
@@ -127,8 +135,11 @@ def test_readme_has_shell_commands_to_run():
     assert any("--emit-file" in c for c in commands)
 
 
-@pytest.mark.parametrize("command", readme_commands())
-def test_readme_shell_command_runs_as_written(command, tmp_path):
+DOC_COMMANDS = [(doc, command) for doc, text in DOCS.items() for command in readme_commands(text)]
+
+
+@pytest.mark.parametrize("doc, command", DOC_COMMANDS, ids=[f"{d}: {c}" for d, c in DOC_COMMANDS])
+def test_doc_shell_command_runs_as_written(doc, command, tmp_path):
     import shlex
 
     for name in ("examples", "tests"):  # the paths the README names, from a scratch directory
@@ -136,7 +147,7 @@ def test_readme_shell_command_runs_as_written(command, tmp_path):
     args = shlex.split(command)
     proc = subprocess.run([sys.executable, "-m", "ek_otel", *args[1:]], capture_output=True,
                           text=True, check=False, cwd=str(tmp_path))
-    assert proc.returncode == 0, f"{command}\n{proc.stderr}"
+    assert proc.returncode == 0, f"{doc}: {command}\n{proc.stderr}"
     assert "Traceback" not in proc.stderr
     for option in ("--json", "--emit-file"):  # what the command says it writes, it writes
         if option in args:
