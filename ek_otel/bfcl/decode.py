@@ -38,7 +38,7 @@ import ast
 import json
 from typing import Any, Optional
 
-from .data import parse_json
+from .jsonlines import parse_json
 
 __all__ = [
     "DecodeError",
@@ -88,7 +88,7 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
     arguments are stored as dicts: the result is kept, a non-list wrapped in a list).
     ``language`` is ``python``, ``java`` or ``javascript`` and only matters for prompting
     output. ``exact_ints=False`` parses function-calling arguments without the scan for
-    integers beyond 64 bits (:func:`~ek_otel.bfcl.data.parse_json`), for text known to
+    integers beyond 64 bits (:func:`~ek_otel.bfcl.jsonlines.parse_json`), for text known to
     hold none.
 
     Example:

@@ -36,8 +36,8 @@ from .categories import (
     checker_kind,
     sort_key,
 )
-from .data import (BfclData, BfclEntry, has_long_digits, parse_json, parse_lines, parse_whole,
-                   split_lines)
+from .data import BfclData, BfclEntry
+from .jsonlines import has_long_digits, parse_json, parse_lines, parse_whole, split_lines
 from ..core.gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_ast_entry, check_single_turn, relevance_verdict
@@ -66,7 +66,7 @@ class ResultFile:
     ``long_digits`` is False when the file's text holds no run of 19 digits and no escaped
     digit (``\\u003N``): then no model output in it holds an integer beyond 64 bits, and
     its arguments are parsed without looking for one (see
-    :func:`~ek_otel.bfcl.data.parse_json`).
+    :func:`~ek_otel.bfcl.jsonlines.parse_json`).
 
     Example:
         >>> ResultFile("x.json", "m", "parallel", ({"id": "parallel_0", "result": []},)).category

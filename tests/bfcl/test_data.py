@@ -56,7 +56,7 @@ def test_no_data_names_the_fix(tmp_path):
 def test_vetted_data_parses_exactly_as_the_standard_json_module(bfcl_data):
     import json
 
-    from ek_otel.bfcl.data import parse_json_lines
+    from ek_otel.bfcl.jsonlines import parse_json_lines
 
     assert bfcl_data.vetted
     names = [f"BFCL_v4_{c}.json" for c in ("live_multiple", "live_irrelevance", "simple_python",

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from ek_otel.bfcl.data import BfclData, has_long_digits, parse_json, parse_json_lines, split_lines
+from ek_otel.bfcl.data import BfclData
+from ek_otel.bfcl.jsonlines import has_long_digits, parse_json, parse_json_lines, split_lines
 from ek_otel.bfcl.runner import find_result_files, read_result_file, score_result_files
 
 
@@ -137,7 +138,7 @@ def test_json_lines_parsed_whole_read_as_line_by_line(text):
     objects=True (result files), only when every line is one object: two lines merged by
     the joining comma, with a third line holding two objects, keep the count of values
     but are not the lines (the official reads them line by line, and fails)."""
-    from ek_otel.bfcl.data import parse_whole
+    from ek_otel.bfcl.jsonlines import parse_whole
 
     try:
         lines = [json.loads(line) for line in split_lines(text)]
