@@ -4,7 +4,7 @@ The steps, shared by OTLP/HTTP and OTLP/gRPC:
 
 1. :meth:`Intake.prepare` splits the body by trace id without decoding attributes
    (:func:`~ek_otel.ingest.split.split_traces`) and packs each trace's payload for the store
-   (:func:`~ek_otel.serve.store.pack_payload`: zstd, outside the single writer thread); an
+   (:func:`~ek_otel.serve.payload.pack_payload`: zstd, outside the single writer thread); an
    undecodable body raises :class:`~ek_otel.errors.DecodeError` (400 / INVALID_ARGUMENT).
 2. :meth:`Intake.admit` refuses the request with
    :class:`~ek_otel.errors.Overloaded` (503 / UNAVAILABLE + retry) when it would
@@ -35,7 +35,8 @@ from ..emit.own_output import drop_own_output
 from ..errors import Overloaded
 from ..ingest.bad_input import INVALID_UTF8
 from .groupcommit import GroupCommitWriter
-from .store import IncomingChunk, pack_payload, payload_digest
+from .payload import pack_payload, payload_digest
+from .store import IncomingChunk
 from .trace_index import TraceIndex
 
 __all__ = ["Prepared", "Intake", "InflightBudget"]

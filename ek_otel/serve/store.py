@@ -20,7 +20,7 @@ rewritten: ``payloads.revision``, which older stores set, is no longer read or w
 Payloads are deduplicated by ``(trace_id, span_id)`` (a chunk with no new span is dropped)
 and, for logs, by a digest of the payload.
 
-Payloads are stored zstd-compressed (:func:`pack_payload`, about 4x smaller for GenAI spans:
+Payloads are stored zstd-compressed (:func:`~ek_otel.serve.payload.pack_payload`, about 4x smaller for GenAI spans:
 the WAL writes, the checkpoints and the fsync of each group commit shrink with them);
 :meth:`Store.payloads_for` hands them back as the protobuf the receiver split, and reads the
 uncompressed payloads of older stores as they are.
@@ -40,20 +40,16 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
 from ..errors import ConfigError
+from .payload import payload_digest, unpack_payload
 
 __all__ = [
     "SCHEMA",
-    "pack_payload",
-    "unpack_payload",
-    "payload_digest",
     "IncomingChunk",
     "OpenTraceRow",
     "ScoreRow",
@@ -175,65 +171,13 @@ class NotAStore(ConfigError):
     """
 
 
-#: The first bytes of every zstd frame. A payload the receiver splits is a protobuf
-#: ``Export*ServiceRequest``: it starts with the tag of field 1 (``0x0a``), or is empty.
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-
-_codecs = threading.local()
-
-
-def pack_payload(payload: bytes) -> bytes:
-    """The stored form of a payload: a zstd frame (level 1, with its content size).
-
-    Example:
-        >>> packed = pack_payload(b"gen_ai.tool.call.arguments" * 40)
-        >>> len(packed) < 100, unpack_payload(packed)[:11]
-        (True, b'gen_ai.tool')
-    """
-    compressor = getattr(_codecs, "compressor", None)
-    if compressor is None:  # one per thread: a zstd context is not thread-safe
-        import zstandard
-
-        compressor = _codecs.compressor = zstandard.ZstdCompressor(level=1)
-    return compressor.compress(payload)
-
-
-def unpack_payload(data: bytes) -> bytes:
-    """A payload as the receiver split it: zstd frames are decompressed, anything else (the
-    uncompressed payloads of stores written before compression) is returned as it is.
-
-    Example:
-        >>> unpack_payload(pack_payload(b"")), unpack_payload(b"raw")
-        (b'', b'raw')
-    """
-    if data[:4] != _ZSTD_MAGIC:
-        return bytes(data)
-    decompressor = getattr(_codecs, "decompressor", None)
-    if decompressor is None:
-        import zstandard
-
-        decompressor = _codecs.decompressor = zstandard.ZstdDecompressor()
-    return decompressor.decompress(data)
-
-
-def payload_digest(payload: bytes) -> bytes:
-    """The digest that deduplicates payloads of a trace (of the payload as split, never of
-    its compressed form).
-
-    Example:
-        >>> len(payload_digest(b"x"))
-        16
-    """
-    return hashlib.blake2b(payload, digest_size=16).digest()
-
-
 @dataclass(frozen=True)
 class IncomingChunk:
     """One trace's share of a request, as the receiver hands it to the store.
 
     ``signal`` is the OTLP signal, ``"traces"`` or ``"logs"``; ``span_ids`` is empty for logs.
-    ``payload`` is stored as given: the receiver hands it packed (:func:`pack_payload`), with
-    ``digest``, the :func:`payload_digest` of the payload before packing (``b""``: the
+    ``payload`` is stored as given: the receiver hands it packed (:func:`~ek_otel.serve.payload.pack_payload`), with
+    ``digest``, the :func:`~ek_otel.serve.payload.payload_digest` of the payload before packing (``b""``: the
     digest of ``payload``).
     """
 

@@ -87,7 +87,7 @@ def test_uncommitted_work_is_not_visible_after_a_crash(tmp_path):
 def test_payloads_are_stored_packed_and_read_back_as_split(tmp_path):
     """The receiver hands payloads packed (zstd) with the digest of the raw bytes; readers get
     the raw bytes back, and uncompressed payloads of older stores are read as they are."""
-    from ek_otel.serve.store import pack_payload, payload_digest
+    from ek_otel.serve.payload import pack_payload, payload_digest
 
     path = str(tmp_path / "s.db")
     s = Store(path)
