@@ -16,14 +16,14 @@ import contextlib
 import json
 from pathlib import Path
 
-from ek_otel.testing.capture import OtlpCapture
+from ek_otel.testing.otlp_capture import OtlpCapture
 
 
 @contextlib.contextmanager
 def capture_server():
-    """A loopback OTLP/HTTP server on a free port (:class:`ek_otel.testing.capture.OtlpCapture`):
+    """A loopback OTLP/HTTP server on a free port (:class:`ek_otel.testing.otlp_capture.OtlpCapture`):
     yields ``(url, requests)``, where requests fills with
-    :class:`~ek_otel.testing.capture.CapturedRequest` in arrival order."""
+    :class:`~ek_otel.testing.otlp_capture.CapturedRequest` in arrival order."""
     with OtlpCapture() as capture:
         yield capture.http_url, capture.requests
 

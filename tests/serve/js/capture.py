@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from ek_otel.testing.capture import OtlpCapture
+from ek_otel.testing.otlp_capture import OtlpCapture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(HERE), "fixtures")

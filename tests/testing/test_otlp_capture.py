@@ -1,4 +1,4 @@
-"""ek_otel.testing.capture: what the real SDK exporters send arrives whole, over HTTP
+"""ek_otel.testing.otlp_capture: what the real SDK exporters send arrives whole, over HTTP
 (protobuf, JSON, gzip) and gRPC."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-from ek_otel.testing.capture import OtlpCapture
+from ek_otel.testing.otlp_capture import OtlpCapture
 
 
 def _send(exporter, name: str) -> None:
