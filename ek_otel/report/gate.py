@@ -41,7 +41,7 @@ from typing import Optional
 import numpy as np
 
 __all__ = ["ALPHA", "MIN_TASKS", "EXACT_UP_TO", "N_FLIPS", "SEED", "POWER", "DROPS",
-           "mcnemar_exact", "sign_flip_p", "PairedTest", "paired_test", "tasks_needed",
+           "mcnemar_exact", "sign_flip_p", "paired_p_values", "decide", "PairedTest", "paired_test", "tasks_needed",
            "trials_needed", "power_analysis", "MAX_TRIALS"]
 
 #: The significance level of the gate (two-sided).
@@ -184,19 +184,50 @@ def paired_test(base_rates: Sequence[float], candidate_rates: Sequence[float],
     mean = float((cand - base).mean()) if n else None
     if n < MIN_TASKS:
         return PairedTest(name, n, None, mean, "too few tasks")
-    if single:
-        b = int(((base == 1) & (cand == 0)).sum())
-        c = int(((base == 0) & (cand == 1)).sum())
-        p = mcnemar_exact(b, c)
-    else:
-        p = float(sign_flip_p((cand - base)[None, :])[0])
-    if p < ALPHA and mean < 0:
-        result = "significantly worse"
-    elif p < ALPHA and mean > 0:
-        result = "significantly better"
-    else:
-        result = "not significant"
-    return PairedTest(name, n, p, mean, result)
+    p = float(paired_p_values(base[None, :], cand[None, :], single=single)[0])
+    return PairedTest(name, n, p, mean, decide(p, mean))
+
+
+def paired_p_values(base_rates: np.ndarray, candidate_rates: np.ndarray, *,
+                    single: bool) -> np.ndarray:
+    """The two-sided p-values of :func:`paired_test`, one per row (rows: comparisons;
+    columns: tasks), vectorised: McNemar when ``single`` (one trial per task: rates 0 or 1),
+    else the sign-flip test. NaN with fewer than :data:`MIN_TASKS` columns.
+
+    Example:
+        >>> paired_p_values(np.ones((2, 6)), np.zeros((2, 6)), single=True).round(4).tolist()
+        [0.0312, 0.0312]
+    """
+    base = np.atleast_2d(np.asarray(base_rates, dtype=float))
+    cand = np.atleast_2d(np.asarray(candidate_rates, dtype=float))
+    if base.shape[1] < MIN_TASKS:
+        return np.full(base.shape[0], np.nan)
+    if not single:
+        return sign_flip_p(cand - base)
+    b = ((base == 1) & (cand == 0)).sum(axis=1)
+    c = ((base == 0) & (cand == 1)).sum(axis=1)
+    table = {}
+    out = np.empty(len(b))
+    for i, pair in enumerate(zip(b.tolist(), c.tolist())):
+        if pair not in table:
+            table[pair] = mcnemar_exact(*pair)
+        out[i] = table[pair]
+    return out
+
+
+def decide(p_value: float, mean_difference: float) -> str:
+    """``significantly worse`` / ``significantly better`` (p below :data:`ALPHA`, by the
+    sign of the mean difference) or ``not significant``.
+
+    Example:
+        >>> decide(0.01, -0.2), decide(0.01, 0.2), decide(0.2, -0.2)
+        ('significantly worse', 'significantly better', 'not significant')
+    """
+    if p_value < ALPHA and mean_difference < 0:
+        return "significantly worse"
+    if p_value < ALPHA and mean_difference > 0:
+        return "significantly better"
+    return "not significant"
 
 
 _Z = NormalDist().inv_cdf
