@@ -29,6 +29,7 @@ from rich.table import Table
 from ..report.compare import FAIL_ON_CHOICES, Comparison, compare_reports
 from ..report.model import load_report
 from ._common import stderr_console, stdout_console, write_json
+from ._gates import check_gate_options, gate_options, write_comparison_gates
 
 __all__ = ["compare", "comparison_tables", "comparison_lines"]
 
@@ -113,21 +114,24 @@ def comparison_lines(comparison: Comparison) -> list:
 @click.option("--json", "json_out", metavar="OUT", help="Write the comparison as JSON ('-': stdout).")
 @click.option("--html", "html_out", metavar="OUT.html", type=click.Path(dir_okay=False),
               help="Write the comparison as one self-contained HTML page.")
+@gate_options
 @click.option("--fail-on-regression", "fail_on", type=click.Choice(FAIL_ON_CHOICES),
               help="Exit 1 when the candidate is significantly worse (paired test at 5%), "
                    "or when any shared task's success rate dropped (any).")
 def compare(base: str, candidate: str, json_out: Optional[str], html_out: Optional[str],
-            fail_on: Optional[str]) -> None:
+            fail_on: Optional[str], junit_out: Optional[str] = None,
+            markdown_out: Optional[str] = None) -> None:
     """Compare two JSON reports over the same gold file: BASE, then CANDIDATE.
 
     \b
     Example:
         ek-otel compare base.json candidate.json --html compare.html --fail-on-regression any
     """
-    from ..report.html import check_writable, render_comparison, write_html
-
     if html_out is not None:
+        from ..report.html import check_writable
+
         check_writable(html_out)
+    check_gate_options(junit_out, markdown_out)
     base_report = load_report(base)
     candidate_report = load_report(candidate)
     comparison = compare_reports(base_report, candidate_report)
@@ -145,7 +149,10 @@ def compare(base: str, candidate: str, json_out: Optional[str], html_out: Option
     if json_out is not None:
         write_json(comparison.to_dict(), json_out)
     if html_out is not None:
+        from ..report.html import render_comparison, write_html
+
         write_html(render_comparison(comparison, base_report, candidate_report), html_out)
+    write_comparison_gates(comparison, candidate_report, junit_out, markdown_out)
     if fail_on is not None and comparison.fails(fail_on):
         why = (f"significantly worse ({comparison.test.name}, p = {comparison.p_value:.3g})"
                if fail_on == "significant"
