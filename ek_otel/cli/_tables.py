@@ -129,6 +129,8 @@ def slices_table(run: Any) -> Optional[Table]:
         cells = [name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1)]
         cells += [_rate(cut.exact_rate)] if with_exact else []
         table.add_row(*cells, _rate(cut.success_rate))
+    if not with_exact:
+        table.caption = "success = exact match (shown once)"
     return table
 
 
