@@ -87,9 +87,10 @@ def _fires(n: int, k: int, base_p: np.ndarray, cand_p: np.ndarray,
     """The share of simulated pairs of runs where the gate's `significant` fires."""
     base = rng.binomial(k, base_p) / k
     cand = rng.binomial(k, cand_p) / k
-    if n < MIN_TASKS:  # what paired_test says: too few tasks, never fires
-        assert paired_test(base[0], cand[0], [k] * n, [k] * n).result == "too few tasks"
-        return 0.0
+    if n < MIN_TASKS:  # each pair through paired_test itself (it needs no computation here)
+        results = [paired_test(b, c, [k] * n, [k] * n).result for b, c in zip(base, cand)]
+        assert set(results) == {"too few tasks"}
+        return float(np.mean([r == "significantly worse" for r in results]))
     p = paired_p_values(base, cand, single=k == 1)
     means = (cand - base).mean(axis=1)
     return float(np.mean([decide(pv, m) == "significantly worse" for pv, m in zip(p, means)]))
