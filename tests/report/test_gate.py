@@ -137,3 +137,18 @@ def test_power_analysis_lines():
     assert tasks_needed(0.2, 0.1) is None and trials_needed(0.1, 0.05, 30) is None
     assert "cannot drop that far" in power_analysis(0.05, 30, 1, 1)[0]["text"]
     assert power_analysis(None, 0, 1, 1)[0]["text"] == "a drop of 0.1: no base success rate"
+
+
+def test_false_positive_rate_when_the_runs_tried_each_task_a_different_number_of_times():
+    # The sign flips are exact when both runs have the same trials per task; with 1 against
+    # 3 (or 3 against 1) they still fire in at most 5% of pairs of the same agent.
+    rng = np.random.default_rng(163)
+    for n in (6, 10, 30):
+        for kb, kc in ((1, 3), (3, 1)):
+            chances = rng.uniform(0.05, 0.95, size=(PAIRS, n))
+            base = rng.binomial(kb, chances) / kb
+            cand = rng.binomial(kc, chances) / kc
+            p = paired_p_values(base, cand, single=False)
+            fired = np.mean([decide(pv, m) == "significantly worse"
+                             for pv, m in zip(p, (cand - base).mean(axis=1))])
+            assert fired <= 0.05, (n, kb, kc, fired)
