@@ -57,6 +57,8 @@ def test_the_figures_of_score_json_are_in_the_page(example, open_page):
     assert agg["exact_match"] == agg["success_rate"]
     assert page.locator('.kpi[data-metric="exact_match"]').count() == 0
     assert "(= exact match)" in page.locator('.kpi[data-metric="success_rate"] .label').inner_text()
+    assert page.locator('#tasks th[data-key="exact_match"]').count() == 0
+    assert page.locator('#tasks th[data-key="success_rate"]').inner_text().startswith("success (= exact)")
     # Figures without a valid interval on 4 tasks say so instead of showing one.
     for metric in ("precision", "recall", "f1", "mean_pass_at_k", "mean_pass_hat_k"):
         value, low, high = _kpi(page, metric)

@@ -350,6 +350,13 @@
     {key: "exact_match", label: "exact", kind: "rate"},
   ];
 
+  // Success and exact match are one figure when they agree everywhere: shown once.
+  function figureColumns(rows) {
+    var same = rows.every(function (r) { return r.exact_match === r.success_rate; });
+    return FIGURE_COLUMNS.filter(function (c) { return !(same && c.key === "exact_match"); })
+      .map(function (c) { return same && c.key === "success_rate" ? {key: c.key, label: "success (= exact)", kind: c.kind} : c; });
+  }
+
   function runPage() {
     var byTask = {};
     DATA.episodes.forEach(function (ep, i) {
@@ -367,7 +374,7 @@
       slicesTable = new DataTable(slicesRoot, {
         rows: run === null ? DATA.slices : runs[run].slices, rowId: function (r) { return r.slice; }, sortKey: "slice",
         columns: [{key: "slice", label: "slice", kind: "text"}, {key: "episodes", label: "episodes", kind: "num"}]
-          .concat(FIGURE_COLUMNS)});
+          .concat(figureColumns(DATA.slices))});
     }
     var tasksRoot = document.getElementById("tasks");
     if (!tasksRoot) return;
@@ -377,7 +384,7 @@
         cell: function (r) { return pill(verdictOf(r)); }},
       {key: "slice", label: "slice", kind: "text"},
       {key: "episodes", label: "trials", kind: "num"},
-    ].concat(FIGURE_COLUMNS);
+    ].concat(figureColumns(DATA.tasks.concat.apply(DATA.tasks, runs.map(function (r) { return r.tasks; }))));
     if (showK) {
       columns.push({key: "pass_at_k", label: "pass@" + kOf(run), kind: "rate"});
       columns.push({key: "pass_hat_k", label: "pass^" + kOf(run), kind: "rate"});
