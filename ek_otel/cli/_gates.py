@@ -54,7 +54,7 @@ def check_gate_options(junit_out: Optional[str], markdown_out: Optional[str]) ->
 
 
 def write_run_gates(data: Mapping[str, Any], source: str, junit_out: Optional[str],
-                    markdown_out: Optional[str]) -> None:
+                    markdown_out: Optional[str], *, command: str = "score") -> None:
     """Write the JUnit and Markdown files of a JSON report (``data``; its ``episodes`` may be
     a stream, read once)."""
     if junit_out is None and markdown_out is None:
@@ -67,11 +67,11 @@ def write_run_gates(data: Mapping[str, Any], source: str, junit_out: Optional[st
     if junit_out is not None:
         from ..report.junit import run_junit, write_junit
 
-        click.echo(write_junit(run_junit(report, explanations), junit_out), err=True)
+        click.echo(write_junit(run_junit(report, explanations, command=command), junit_out), err=True)
     if markdown_out is not None:
         from ..report.markdown import run_markdown, write_markdown
 
-        click.echo(write_markdown(run_markdown(report, explanations), markdown_out), err=True)
+        click.echo(write_markdown(run_markdown(report, explanations, command=command), markdown_out), err=True)
 
 
 def write_comparison_gates(comparison: Any, candidate: Any, junit_out: Optional[str],

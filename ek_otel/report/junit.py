@@ -67,12 +67,13 @@ def _case(name: str, classname: str) -> junitparser.TestCase:
     return junitparser.TestCase(xml_text(name), xml_text(classname))
 
 
-def run_junit(report: RunReport, explanations: Mapping[str, Sequence[str]]) -> junitparser.JUnitXml:
+def run_junit(report: RunReport, explanations: Mapping[str, Sequence[str]], *,
+              command: str = "score") -> junitparser.JUnitXml:
     """The JUnit XML of a JSON report; ``explanations``: task id -> explanations of failed
-    trials (:func:`~ek_otel.report.model.failing_explanations`)."""
+    trials (:func:`~ek_otel.report.model.failing_explanations`); ``command`` names the suite."""
     from ..core.verdicts import headline_of
 
-    suite = junitparser.TestSuite("ek-otel score")
+    suite = junitparser.TestSuite(f"ek-otel {command}")
     head = report.data.get("headline")
     if not isinstance(head, Mapping) or not head.get("text"):
         head = headline_of((t.counts.episodes, t.counts.successes) for t in report.tasks).to_dict()

@@ -66,16 +66,17 @@ def _more(total: int, shown: int, what: str) -> list:
     return [f"", f"… and {total - shown} more {what} (see the JSON report)."] if total > shown else []
 
 
-def run_markdown(report: RunReport, explanations: Mapping[str, Sequence[str]]) -> str:
+def run_markdown(report: RunReport, explanations: Mapping[str, Sequence[str]], *,
+                 command: str = "score") -> str:
     """The Markdown summary of a JSON report (``explanations``: task id -> explanations of
-    failed trials)."""
+    failed trials; ``command``: the ek-otel command named in the title)."""
     from ..core.verdicts import headline_of
     from .stats import task_intervals
 
     head = report.data.get("headline")
     if not isinstance(head, Mapping) or not head.get("text"):
         head = headline_of((t.counts.episodes, t.counts.successes) for t in report.tasks).to_dict()
-    lines = [f"### ek-otel score: {head['text']}", ""]
+    lines = [f"### ek-otel {command}: {head['text']}", ""]
     aggregate = report.data.get("aggregate") or {}
     interval = task_intervals([t.counts for t in report.tasks], ["success_rate"])["success_rate"]
     rate = f"success rate **{_rate(interval.estimate)}**"
