@@ -36,12 +36,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Optional
 
 import numpy as np
 
 from ..core.fields import precision_recall_f1
+from ..core.verdicts import task_verdict
 
 __all__ = [
     "LEVEL",
@@ -96,8 +96,6 @@ class TaskCounts:
     @property
     def verdict(self) -> Optional[str]:
         """``pass``, ``flaky`` or ``fail`` (:func:`ek_otel.core.verdicts.task_verdict`)."""
-        from ..core.verdicts import task_verdict
-
         return task_verdict(self.episodes, self.successes)
 
 
@@ -143,9 +141,17 @@ _NO_INTERVAL = {
 _NO_INTERVAL["recall"] = _NO_INTERVAL["f1"] = _NO_INTERVAL["precision"]
 
 
-@lru_cache(maxsize=None)
+_LOG_FACTORIALS = np.zeros(1)
+
+
 def _log_factorials(n: int) -> np.ndarray:
-    return np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=float)))))
+    """``log(i!)`` for i = 0..n at least (one table, grown when a larger n comes)."""
+    global _LOG_FACTORIALS
+    if len(_LOG_FACTORIALS) <= n:
+        size = max(n + 1, 2 * len(_LOG_FACTORIALS))
+        _LOG_FACTORIALS = np.concatenate(
+            ([0.0], np.cumsum(np.log(np.arange(1, size, dtype=float)))))
+    return _LOG_FACTORIALS
 
 
 def _binom_cdf(x: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
