@@ -147,11 +147,12 @@ _LOG_FACTORIALS = np.zeros(1)
 def _log_factorials(n: int) -> np.ndarray:
     """``log(i!)`` for i = 0..n at least (one table, grown when a larger n comes)."""
     global _LOG_FACTORIALS
-    if len(_LOG_FACTORIALS) <= n:
-        size = max(n + 1, 2 * len(_LOG_FACTORIALS))
-        _LOG_FACTORIALS = np.concatenate(
-            ([0.0], np.cumsum(np.log(np.arange(1, size, dtype=float)))))
-    return _LOG_FACTORIALS
+    table = _LOG_FACTORIALS  # this thread's table: another may replace the global meanwhile
+    if len(table) <= n:
+        size = max(n + 1, 2 * len(table))
+        table = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, size, dtype=float)))))
+        _LOG_FACTORIALS = table
+    return table
 
 
 def _binom_cdf(x: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
