@@ -63,7 +63,7 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list:
 
 
 def _more(total: int, shown: int, what: str) -> list:
-    return [f"", f"… and {total - shown} more {what} (see the JSON report)."] if total > shown else []
+    return ["", f"… and {total - shown} more {what} (see the JSON report)."] if total > shown else []
 
 
 def run_markdown(report: RunReport, explanations: Mapping[str, Sequence[str]], *,
