@@ -67,7 +67,10 @@ def write_run_gates(data: Mapping[str, Any], source: str, junit_out: Optional[st
     if junit_out is not None:
         from ..report.junit import run_junit, write_junit
 
-        click.echo(write_junit(run_junit(report, explanations, command=command), junit_out), err=True)
+        groups = [failing_explanations(data.get("episodes"), group=i)
+                  for i in range(len(report.groups))]
+        xml = run_junit(report, explanations, command=command, group_explanations=groups)
+        click.echo(write_junit(xml, junit_out), err=True)
     if markdown_out is not None:
         from ..report.markdown import run_markdown, write_markdown
 

@@ -1,7 +1,8 @@
 """JUnit XML of a run (``ek-otel score --junit``) and of a comparison (``ek-otel compare
 --junit``): the gates where CI systems show test results (written with junitparser).
 
-**A run**: one test case per task (class ``ek-otel.<slice>``). A ``pass`` task passes; a
+**A run**: one test case per task (class ``ek-otel.<slice>``; one suite per run when the
+report holds runs that must not be pooled). A ``pass`` task passes; a
 ``flaky`` one fails with ``type="flaky"`` and a ``fail`` one with ``type="fail"``; the
 failure message gives the verdict, the trials and the first explanation of a failed trial,
 and its text every distinct explanation kept. The suite's properties carry the headline.
@@ -67,20 +68,13 @@ def _case(name: str, classname: str) -> junitparser.TestCase:
     return junitparser.TestCase(xml_text(name), xml_text(classname))
 
 
-def run_junit(report: RunReport, explanations: Mapping[str, Sequence[str]], *,
-              command: str = "score") -> junitparser.JUnitXml:
-    """The JUnit XML of a JSON report; ``explanations``: task id -> explanations of failed
-    trials (:func:`~ek_otel.report.model.failing_explanations`); ``command`` names the suite."""
-    from ..core.verdicts import headline_of
-
-    suite = junitparser.TestSuite(f"ek-otel {command}")
-    head = report.data.get("headline")
-    if not isinstance(head, Mapping) or not head.get("text"):
-        head = headline_of((t.counts.episodes, t.counts.successes) for t in report.tasks).to_dict()
+def _run_suite(name: str, tasks: Sequence[Any], head: Mapping[str, Any], gold_sha256: str,
+               explanations: Mapping[str, Sequence[str]]) -> junitparser.TestSuite:
+    suite = junitparser.TestSuite(xml_text(name))
     suite.add_property("headline", xml_text(head["text"]))
-    if report.gold_sha256:
-        suite.add_property("gold_sha256", report.gold_sha256)
-    for task in report.tasks:
+    if gold_sha256:
+        suite.add_property("gold_sha256", gold_sha256)
+    for task in tasks:
         counts = task.counts
         case = _case(task.task_id, f"ek-otel.{task.slice}" if task.slice else "ek-otel")
         verdict = counts.verdict or "fail"
@@ -91,8 +85,39 @@ def run_junit(report: RunReport, explanations: Mapping[str, Sequence[str]], *,
         else:
             case.result = [_failure(message + (f"; {texts[0]}" if texts else ""), verdict, texts)]
         suite.add_testcase(case)
+    return suite
+
+
+def _headline(data: Any, tasks: Sequence[Any]) -> Mapping[str, Any]:
+    from ..core.verdicts import headline_of
+
+    if isinstance(data, Mapping) and data.get("text"):
+        return data
+    return headline_of((t.counts.episodes, t.counts.successes) for t in tasks).to_dict()
+
+
+def run_junit(report: RunReport, explanations: Mapping[str, Sequence[str]], *,
+              command: str = "score",
+              group_explanations: Sequence[Mapping[str, Sequence[str]]] = ()) -> junitparser.JUnitXml:
+    """The JUnit XML of a JSON report; ``explanations``: task id -> explanations of failed
+    trials (:func:`~ek_otel.report.model.failing_explanations`); ``command`` names the suite.
+
+    A report of runs that must not be pooled (provenance groups) gets one suite per run
+    (``group_explanations[i]``: the explanations of group ``i``), never one pooled suite.
+    """
     xml = junitparser.JUnitXml("ek-otel")
-    xml.add_testsuite(suite)
+    if report.groups:
+        for i, group in enumerate(report.groups):
+            data = report.data["groups"][i] if isinstance(report.data.get("groups"), list) else {}
+            xml.add_testsuite(_run_suite(
+                f"ek-otel {command}: {group.label}", group.tasks,
+                _headline(data.get("headline") if isinstance(data, Mapping) else None, group.tasks),
+                report.gold_sha256,
+                group_explanations[i] if i < len(group_explanations) else {}))
+        return xml
+    xml.add_testsuite(_run_suite(f"ek-otel {command}", report.tasks,
+                                 _headline(report.data.get("headline"), report.tasks),
+                                 report.gold_sha256, explanations))
     return xml
 
 

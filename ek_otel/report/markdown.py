@@ -77,6 +77,13 @@ def run_markdown(report: RunReport, explanations: Mapping[str, Sequence[str]], *
     if not isinstance(head, Mapping) or not head.get("text"):
         head = headline_of((t.counts.episodes, t.counts.successes) for t in report.tasks).to_dict()
     lines = [f"### ek-otel {command}: {head['text']}", ""]
+    if report.groups:  # runs that must not be pooled: each run's own headline first
+        lines.append("Runs that differ in model, simulator, suite version or scaffold (not pooled):")
+        lines.append("")
+        for group in report.groups:
+            own = headline_of((t.counts.episodes, t.counts.successes) for t in group.tasks)
+            lines.append(f"- {escape(group.label, 0)}: {own.text}")
+        lines.append("")
     aggregate = report.data.get("aggregate") or {}
     interval = task_intervals([t.counts for t in report.tasks], ["success_rate"])["success_rate"]
     rate = f"success rate **{_rate(interval.estimate)}**"

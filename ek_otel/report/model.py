@@ -116,9 +116,10 @@ class RunReport:
         return None
 
 
-def failing_explanations(episodes: Any, per_task: int = 2) -> dict:
+def failing_explanations(episodes: Any, per_task: int = 2, *, group: Optional[int] = None) -> dict:
     """task id -> the first ``per_task`` distinct explanations of its failed episodes (the
-    JSON report's ``episodes``, read once: a stream of rows will do).
+    JSON report's ``episodes``, read once: a stream of rows will do); with ``group``, only the
+    episodes of that provenance group (their ``group`` index).
 
     Example:
         >>> failing_explanations([{"task_id": "t", "success": False, "explanation": "wrong city"},
@@ -128,6 +129,8 @@ def failing_explanations(episodes: Any, per_task: int = 2) -> dict:
     out: dict = {}
     for episode in episodes or ():
         if not isinstance(episode, Mapping) or episode.get("success"):
+            continue
+        if group is not None and episode.get("group") != group:
             continue
         task_id = str(episode.get("task_id"))
         text = str(episode.get("explanation") or "").strip()

@@ -97,3 +97,26 @@ def test_an_unwritable_junit_file_is_one_line_before_any_work(tmp_path):
                                       str(tmp_path / "no" / "r.xml")])
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and "cannot write the JUnit file" in result.output
+
+
+def test_runs_that_must_not_be_pooled_get_a_suite_each(tmp_path):
+    from ek_otel.cli._gates import write_run_gates
+
+    data = {"aggregate": {}, "per_task": {"t": {"episodes": 2, "successes": 1}},
+            "groups": [{"key": ["model-a", "", "", ""], "aggregate": {},
+                        "headline": {"text": "1 of 1 run passed; tasks: 1 pass, 0 flaky, 0 fail"},
+                        "per_task": {"t": {"episodes": 1, "successes": 1}}},
+                       {"key": ["model-b", "", "", ""], "aggregate": {},
+                        "per_task": {"t": {"episodes": 1, "successes": 0}}}],
+            "episodes": [{"task_id": "t", "success": True, "group": 0},
+                         {"task_id": "t", "success": False, "group": 1,
+                          "explanation": "model b called the wrong tool"}]}
+    path = tmp_path / "g.xml"
+    write_run_gates(data, "g.json", str(path), None)
+    report = parser.Junit(str(path))
+    assert [s.name for s in report.suites] == ["ek-otel score: model-a / - / - / -",
+                                               "ek-otel score: model-b / - / - / -"]
+    a, b = (list(s.all())[0] for s in report.suites)
+    assert a.outcome() == "passed"
+    assert b.outcome() == "failed"
+    assert b.failure_msg == "fail: 0 of 1 trial succeeded; model b called the wrong tool"

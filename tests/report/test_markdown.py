@@ -75,3 +75,16 @@ def test_long_runs_stay_short():
     text = comparison_markdown(comparison, {})
     assert "more regressed tasks" in text and len(text) < 4_000
     assert "significantly worse (paired sign-flip" in text
+
+
+def test_runs_that_must_not_be_pooled_get_their_own_headline():
+    report = report_from_dict({
+        "aggregate": {}, "per_task": {"t": {"episodes": 2, "successes": 1}},
+        "groups": [{"key": ["model-a", "", "", ""], "aggregate": {},
+                    "per_task": {"t": {"episodes": 1, "successes": 1}}},
+                   {"key": ["model-b", "", "", ""], "aggregate": {},
+                    "per_task": {"t": {"episodes": 1, "successes": 0}}}]}, "r")
+    text = run_markdown(report, {})
+    assert "- model\\-a / \\- / \\- / \\-: 1 of 1 run passed" not in text  # labels not over-escaped
+    assert "- model-a / - / - / -: 1 of 1 run passed; tasks: 1 pass, 0 flaky, 0 fail" in text
+    assert "- model-b / - / - / -: 0 of 1 run passed; tasks: 0 pass, 0 flaky, 1 fail" in text
