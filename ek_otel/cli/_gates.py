@@ -20,19 +20,30 @@ import click
 
 from ..errors import InputError
 
-__all__ = ["gate_options", "check_gate_options", "write_run_gates", "write_comparison_gates"]
+__all__ = ["gate_options", "comparison_gate_options", "check_gate_options", "write_run_gates", "write_comparison_gates"]
 
 
-def gate_options(command: Callable) -> Callable:
-    """Add ``--junit OUT.xml`` (``junit_out``) and ``--markdown OUT.md`` (``markdown_out``)."""
-    command = click.option(
-        "--markdown", "markdown_out", metavar="OUT.md", type=click.Path(dir_okay=False),
-        help="Write a short Markdown summary (headline, regressions, worst tasks) for a "
-             "pull-request comment or $GITHUB_STEP_SUMMARY.")(command)
-    return click.option(
-        "--junit", "junit_out", metavar="OUT.xml", type=click.Path(dir_okay=False),
-        help="Write JUnit XML: one test case per task (flaky and failing tasks fail, "
-             "with their verdict and explanation).")(command)
+def _gate_options(junit_help: str, markdown_help: str) -> Callable:
+    def add(command: Callable) -> Callable:
+        command = click.option("--markdown", "markdown_out", metavar="OUT.md",
+                               type=click.Path(dir_okay=False), help=markdown_help)(command)
+        return click.option("--junit", "junit_out", metavar="OUT.xml",
+                            type=click.Path(dir_okay=False), help=junit_help)(command)
+    return add
+
+
+#: ``--junit OUT.xml`` (``junit_out``) and ``--markdown OUT.md`` (``markdown_out``) of a run.
+gate_options = _gate_options(
+    "Write JUnit XML: one test case per task (flaky and failing tasks fail, with their "
+    "verdict and explanation).",
+    "Write a short Markdown summary (headline, worst tasks) for a pull-request comment or "
+    "$GITHUB_STEP_SUMMARY.")
+#: The same options of ``compare``.
+comparison_gate_options = _gate_options(
+    "Write JUnit XML: one test case per shared task (regressed tasks fail, with both "
+    "verdicts), and the paired test.",
+    "Write a short Markdown summary (paired test, regressions, power) for a pull-request "
+    "comment or $GITHUB_STEP_SUMMARY.")
 
 
 def check_gate_options(junit_out: Optional[str], markdown_out: Optional[str]) -> None:

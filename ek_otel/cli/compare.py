@@ -29,7 +29,7 @@ from rich.table import Table
 from ..report.compare import FAIL_ON_CHOICES, Comparison, compare_reports
 from ..report.model import load_report
 from ._common import stderr_console, stdout_console, write_json
-from ._gates import check_gate_options, gate_options, write_comparison_gates
+from ._gates import check_gate_options, comparison_gate_options, write_comparison_gates
 
 __all__ = ["compare", "comparison_tables", "comparison_lines"]
 
@@ -114,7 +114,7 @@ def comparison_lines(comparison: Comparison) -> list:
 @click.option("--json", "json_out", metavar="OUT", help="Write the comparison as JSON ('-': stdout).")
 @click.option("--html", "html_out", metavar="OUT.html", type=click.Path(dir_okay=False),
               help="Write the comparison as one self-contained HTML page.")
-@gate_options
+@comparison_gate_options
 @click.option("--fail-on-regression", "fail_on", type=click.Choice(FAIL_ON_CHOICES),
               help="Exit 1 when the candidate is significantly worse (paired test at 5%), "
                    "or when any shared task's success rate dropped (any).")
