@@ -15,9 +15,9 @@ tasks carry the information of ``N / deff`` independent ones, where the design e
 bounded to ``[1, N / m]`` (from independent trials to tasks whose trials always agree). The
 exact (Clopper-Pearson) binomial interval is then taken on the effective counts, rounded the
 conservative way (trials down, successes down for the low end and up for the high end): the
-method of Korn & Graubard (1998) for proportions from clustered samples. It is exact for one
-task (its trials are independent given the task) and never narrower than the exact interval
-of the tasks themselves would be with perfectly correlated trials.
+method of Korn & Graubard (1998) for proportions from clustered samples. When every trial
+succeeded (or none did), nothing shows how much the trials of a task agree, and the worst case
+is taken: one trial per task. One task alone is its trials (independent given the task).
 
 Pure numpy and the standard library (no scipy: the page and ``compare`` load fast).
 
@@ -237,7 +237,10 @@ def _effective(k: np.ndarray, s: np.ndarray) -> np.ndarray:
         resid = ((s - rate[:, None] * k) ** 2).sum(axis=1)
         robust = np.where(m > 1, m / np.maximum(m - 1, 1) * resid, 0.0) / np.maximum(n_total, 1) ** 2
         binomial = rate * (1.0 - rate) / np.maximum(n_total, 1)
-        deff = np.where(binomial > 0, robust / np.where(binomial > 0, binomial, 1.0), 1.0)
+        # Every trial succeeded (or none did): nothing tells whether the trials of a task
+        # agree by chance, so the worst case (they always agree: one trial per task).
+        deff = np.where(binomial > 0, robust / np.where(binomial > 0, binomial, 1.0),
+                        np.where(m > 1, np.inf, 1.0))
     deff = np.clip(deff, 1.0, np.maximum(n_total / np.maximum(m, 1), 1.0))
     return n_total / deff
 

@@ -89,14 +89,18 @@ def test_batch_intervals_equal_one_at_a_time():
         assert (low[i], high[i]) == pytest.approx(clustered_interval(k[i], s[i]))
 
 
-def _coverage(n: int, k: int, p: float, rng: np.random.Generator, spread: float = 0.0) -> float:
+def _coverage(n: int, k: int, p: float, rng: np.random.Generator, spread: float = 0.0,
+              all_or_nothing: bool = False) -> float:
     """The share of SIM_RUNS simulated runs whose interval covers the true rate ``p``.
 
     ``spread`` > 0 draws each task's own chance from a Beta distribution of mean ``p``
     (concentration 1 / spread): tasks of different difficulty, trials correlated within a task.
+    ``all_or_nothing``: each task always succeeds (chance ``p``) or always fails.
     """
     trials = np.full((SIM_RUNS, n), k)
-    if spread:
+    if all_or_nothing:
+        chances = (rng.random((SIM_RUNS, n)) < p).astype(float)
+    elif spread:
         chances = rng.beta(p / spread, (1 - p) / spread, size=(SIM_RUNS, n))
     else:
         chances = np.full((SIM_RUNS, n), p)
@@ -127,3 +131,18 @@ def test_simulated_coverage_with_tasks_of_different_difficulty():
                 for n in SIM_TASKS for k in SIM_TRIALS for p in SIM_RATES}
     low = {key: value for key, value in measured.items() if value < 0.93}
     assert not low, f"coverage below 93%: {low}"
+
+
+def test_simulated_coverage_when_the_trials_of_a_task_always_agree():
+    # The extreme of clustering: k trials of a task are worth one; a run where every trial
+    # passed (or failed) gets the interval of one trial per task.
+    rng = np.random.default_rng(18)
+    measured = {(n, p): _coverage(n, 3, p, rng, all_or_nothing=True)
+                for n in SIM_TASKS for p in SIM_RATES}
+    low = {key: value for key, value in measured.items() if value < 0.93}
+    assert not low, f"coverage below 93%: {low}"
+
+
+def test_a_run_where_every_trial_passed_is_as_uncertain_as_its_tasks():
+    assert clustered_interval([3] * 4, [3] * 4) == pytest.approx(clopper_pearson(4, 4))
+    assert clustered_interval([3] * 4, [0] * 4) == pytest.approx(clopper_pearson(0, 4))
