@@ -155,7 +155,7 @@ def test_the_run_page_shows_the_headline_and_why_a_figure_has_no_interval():
                                                   "exact_match": 2 / 3}}}, "r.json")
     page = render_run(report, generated_at="now")
     assert "2 of 3 runs passed; tasks: 0 pass, 1 flaky, 0 fail" in page
-    assert "no interval: no interval for a ratio of weighted call counts" in page
+    assert "no interval for a ratio of weighted call counts (only success and exact match" in page
     assert "(= exact match)" in page and 'data-metric="exact_match"' not in page
     data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>',
                                 page, re.S).group(1))
