@@ -17,9 +17,11 @@ from ek_otel import (
     ToolCallMetric,
     Trajectory,
     evaluate,
+    headline_of,
     load_pricing,
     load_tasks,
     match_calls,
+    task_verdict,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -83,3 +85,9 @@ for name, cut in sorted(report.per_slice.items()):
 print(f"tokens={report.cost.total_tokens}  dollars={report.dollars:.6f} (example prices)")
 for s in report.scores:
     print(f"  {s.task_id:<18} {s.label:<4} {s.explanation}")
+
+# 4. Each task's verdict from its trials (pass: every trial succeeded, flaky: some, fail: none)
+# and the run's headline.
+for task_id, cut in report.per_task.items():
+    print(f"  {task_id:<18} {task_verdict(cut.n, cut.successes)} ({cut.successes}/{cut.n})")
+print(headline_of((cut.n, cut.successes) for cut in report.per_task.values()).text)

@@ -40,7 +40,7 @@ def check_html_options(html_out: Optional[str], trace_url: Optional[str]) -> Non
         ek_otel.errors.InputError: --trace-url must be an http:// or https:// URL, got 'ftp://x/{trace_id}'
     """
     if html_out is None and trace_url is None:
-        return  # the page's modules (jinja2, numpy, scipy) cost a second to import: only for a page
+        return  # the page's modules (jinja2, numpy) cost time to import: only for a page
     from ..report.html import check_writable, validate_trace_url
 
     validate_trace_url(trace_url)

@@ -15,6 +15,8 @@ from typing import Any, Optional
 
 from rich.table import Table
 
+from ..core.verdicts import headline_of, task_verdict
+
 __all__ = ["tasks_table", "slices_table", "groups_table", "unmatched_table"]
 
 _MAX_UNMATCHED_ROWS = 20
@@ -30,8 +32,33 @@ def _money(value: Optional[float]) -> str:
     return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
 
 
+_VERDICT_STYLE = {"pass": "green", "flaky": "yellow", "fail": "red"}
+
+
+def _success(cut: Any) -> str:
+    return f"{cut.successes}/{cut.n}" if cut.n else "-"
+
+
+def _exact_is_success(cuts: list) -> bool:
+    """True when exact match and success are the same figure in every row (shown once)."""
+    return all(cut.exact_rate == cut.success_rate for cut in cuts)
+
+
+def headline_text(report: Any) -> str:
+    """The run's headline (:mod:`ek_otel.core.verdicts`) of an evaluation report.
+
+    Example:
+        >>> from ek_otel.scoring import ScoreSettings, score_episodes
+        >>> headline_text(score_episodes([], {}, ScoreSettings()).report)
+        '0 of 0 runs passed; tasks: 0 pass, 0 flaky, 0 fail'
+    """
+    return headline_of((cut.n, cut.successes) for cut in report.per_task.values()).text
+
+
 def tasks_table(run: Any) -> Table:
-    """Per-task figures and a total row (pass^k when tasks repeat; dollars when priced).
+    """Per-task verdict (pass / flaky / fail), successes, figures and a total row (pass^k
+    when tasks repeat; dollars when priced); the run's headline as its caption. Exact match
+    gets its own column only where it differs from success.
 
     Example:
         >>> from ek_otel.scoring import ScoreSettings, score_episodes
@@ -40,30 +67,43 @@ def tasks_table(run: Any) -> Table:
     """
     report = run.report
     with_k = report.k > 1
-    table = Table(title="tool-call scores by task")
-    columns = ["task", "n", "prec", "recall", "F1", "exact"]
+    table = Table(title="tool-call scores by task", caption=headline_text(report))
+    cuts = [*report.per_task.values(), report.overall]
+    with_exact = not _exact_is_success(cuts)
+    columns = ["task", "verdict"]
+    columns += ["prec", "recall", "F1"] + (["exact"] if with_exact else [])
     if with_k:
         columns.append(f"pass^{report.k}")
     columns.append("dollars")
     for name in columns:
         if name == "task":
             table.add_column(name, overflow="fold")
+        elif name == "verdict":
+            table.add_column(name, no_wrap=True)
         else:
             table.add_column(name, justify="right", no_wrap=True)
 
-    def row(label: str, cut: Any, pass_hat: Optional[float], dollars) -> list:
-        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall),
-                 _rate(cut.f1), _rate(cut.exact_rate)]
+    def row(label: str, cut: Any, verdict: str, pass_hat: Optional[float], dollars) -> list:
+        cells = [label, f"{verdict} {_success(cut)}".strip(), _rate(cut.precision),
+                 _rate(cut.recall), _rate(cut.f1)]
+        if with_exact:
+            cells.append(_rate(cut.exact_rate))
         if with_k:
             cells.append(_rate(pass_hat))
         cells.append(_money(dollars))
         return cells
 
     for task_id, cut in report.per_task.items():
-        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id)))
+        verdict = task_verdict(cut.n, cut.successes) or ""
+        if verdict:
+            verdict = f"[{_VERDICT_STYLE[verdict]}]{verdict}[/]"
+        table.add_row(*row(task_id, cut, verdict, report.pass_hat_k.get(task_id),
+                           run.task_dollars(task_id)))
     table.add_section()
-    table.add_row(*row("total", report.overall, report.mean_pass_hat_k, report.dollars),
+    table.add_row(*row("total", report.overall, "", report.mean_pass_hat_k, report.dollars),
                   style="bold")
+    if not with_exact:
+        table.caption += "\nsuccess = exact match on every task (shown once)"
     return table
 
 
@@ -78,14 +118,19 @@ def slices_table(run: Any) -> Optional[Table]:
     if not run.report.per_slice:
         return None
     table = Table(title="by slice")
-    for name in ("slice", "n", "prec", "recall", "F1", "exact", "success"):
+    with_exact = not _exact_is_success(list(run.report.per_slice.values()))
+    for name in ("slice", "n", "prec", "recall", "F1") + (("exact",) if with_exact else ()) + (
+            "success",):
         if name == "slice":
             table.add_column(name, overflow="fold")
         else:
             table.add_column(name, justify="right", no_wrap=True)
     for name, cut in run.report.per_slice.items():
-        table.add_row(name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate), _rate(cut.success_rate))
+        cells = [name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1)]
+        cells += [_rate(cut.exact_rate)] if with_exact else []
+        table.add_row(*cells, _rate(cut.success_rate))
+    if not with_exact:
+        table.caption = "success = exact match (shown once)"
     return table
 
 
@@ -101,13 +146,15 @@ def groups_table(run: Any) -> Table:
     with_k = any(group.report.k > 1 for group in groups)  # each run's own k
     table = Table(title="runs that differ in model or scaffold, apart")
     table.add_column("model / simulator / suite / scaffold", overflow="fold")
-    for name in ("n", "prec", "recall", "F1", "exact") + (("pass^k",) if with_k else ()):
-        table.add_column(name, justify="right", no_wrap=True)
+    for name in ("passed", "tasks pass/flaky/fail", "prec", "recall", "F1", "exact") + (
+            ("pass^k",) if with_k else ()):
+        table.add_column(name, justify="right", no_wrap=name != "tasks pass/flaky/fail")
     for group in groups:
         cut = group.report.overall
         label = " / ".join(str(part) if part else "-" for part in group.key)
-        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                 _rate(cut.exact_rate)]
+        head = headline_of((c.n, c.successes) for c in group.report.per_task.values())
+        cells = [label, _success(cut), f"{head.passed}/{head.flaky}/{head.failed}",
+                 _rate(cut.precision), _rate(cut.recall), _rate(cut.f1), _rate(cut.exact_rate)]
         if with_k:
             cells.append(f"{_rate(group.report.mean_pass_hat_k)} (k={group.report.k})")
         table.add_row(*cells)

@@ -2,13 +2,16 @@
 
 BASE and CANDIDATE are JSON reports (``ek-otel score --json`` or ``ek-otel report --json``)
 scored against the same gold file with the same matcher settings; otherwise the command
-refuses with one line and exit code 2. It prints the overall differences in F1 and success
-rate with paired bootstrap 95% intervals over the shared tasks, the exact McNemar test on the
-tasks that flipped, and the tasks that regressed and improved.
+refuses with one line and exit code 2. It prints each run's success rate over the shared tasks
+(with its 95% interval), the difference, the tasks' verdicts, the paired test (exact McNemar
+for one trial per task, else a paired sign-flip permutation test; "too few tasks" when no
+result could be significant), the power analysis, and the tasks that regressed and improved
+(by success rate). See docs/verdicts.md.
 
-Exit codes: 0 when the comparison ran; 1 with ``--fail-on-regression significant`` when an
-interval lies entirely below 0, or with ``--fail-on-regression any`` when any task
-regressed; 2 for an unreadable or invalid report, or reports that are not comparable.
+Exit codes: 0 when the comparison ran; 1 with ``--fail-on-regression significant`` when the
+paired test finds the candidate significantly worse, or with ``--fail-on-regression any``
+when any shared task's success rate dropped; 2 for an unreadable or invalid report, or
+reports that are not comparable.
 
 Example:
     >>> from click.testing import CliRunner
@@ -26,8 +29,9 @@ from rich.table import Table
 from ..report.compare import FAIL_ON_CHOICES, Comparison, compare_reports
 from ..report.model import load_report
 from ._common import stderr_console, stdout_console, write_json
+from ._gates import check_gate_options, comparison_gate_options, write_comparison_gates
 
-__all__ = ["compare", "comparison_tables"]
+__all__ = ["compare", "comparison_tables", "comparison_lines"]
 
 _MAX_ROWS = 25
 
@@ -40,6 +44,16 @@ def _signed(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:+.3f}"
 
 
+def _interval(totals: dict) -> str:
+    iv = totals.get("success_interval") or {}
+    return "-" if iv.get("low") is None else f"{iv['low']:.3f} .. {iv['high']:.3f}"
+
+
+def _verdicts(totals: dict) -> str:
+    head = totals.get("headline") or {}
+    return f"{head.get('pass', 0)} / {head.get('flaky', 0)} / {head.get('fail', 0)}"
+
+
 def comparison_tables(comparison: Comparison) -> list:
     """The overall table and the table of changed tasks (regressed first).
 
@@ -49,31 +63,49 @@ def comparison_tables(comparison: Comparison) -> list:
         ['candidate against base on 0 shared tasks', 'tasks that changed']
     """
     data = comparison.to_dict()
+    base, cand = data["base"], data["candidate"]
     overall = Table(title=f"candidate against base on {data['shared_tasks']} shared tasks")
-    for name in ("figure", "base", "candidate", "difference", "paired 95% CI"):
+    for name in ("figure", "base", "candidate", "difference"):
         overall.add_column(name, justify="left" if name == "figure" else "right", no_wrap=True)
-    for key, label in (("f1", "micro F1"), ("success_rate", "success rate")):
-        iv = data["difference"][key]
-        overall.add_row(label, _rate(data["base"].get(key)), _rate(data["candidate"].get(key)),
-                        _signed(iv["estimate"]), f"{_signed(iv['low'])} .. {_signed(iv['high'])}")
-    mcnemar = data["mcnemar"]
-    overall.caption = (f"{mcnemar['regressed']} regressed, {mcnemar['improved']} improved; "
-                       f"exact McNemar p = {mcnemar['p_value']:.4g}")
+    overall.add_row("success rate", _rate(base.get("success_rate")),
+                    _rate(cand.get("success_rate")),
+                    _signed(data["difference"]["success_rate"]["estimate"]))
+    overall.add_row("  95% interval", _interval(base), _interval(cand), "")
+    overall.add_row("runs passed", f"{base.get('successes', 0)}/{base.get('episodes', 0)}",
+                    f"{cand.get('successes', 0)}/{cand.get('episodes', 0)}", "")
+    overall.add_row("tasks pass / flaky / fail", _verdicts(base), _verdicts(cand), "")
+    overall.add_row("micro F1", _rate(base.get("f1")), _rate(cand.get("f1")),
+                    _signed(data["difference"]["f1"]["estimate"]))
+    changes = data["changes"]
+    overall.caption = (f"{changes['regressed']} regressed, {changes['improved']} improved, "
+                       f"{changes['unchanged']} unchanged (by success rate)")
     changed = Table(title="tasks that changed")
-    for name in ("task", "change", "success", "F1"):
-        changed.add_column(name, justify="left" if name in ("task", "change") else "right",
+    for name in ("task", "change", "success", "verdict", "F1"):
+        changed.add_column(name, justify="right" if name in ("success", "F1") else "left",
                            overflow="fold")
-    rows = [c for c in comparison.changes if c.status in ("regressed", "improved")
-            or c.success_delta or c.f1_delta]
+    rows = [c for c in comparison.changes if c.status != "unchanged" or c.f1_delta]
     for change in rows[:_MAX_ROWS]:
         style = {"regressed": "red", "improved": "green"}.get(change.status)
         changed.add_row(change.task_id, change.status,
-                        f"{_rate(change.base.successes / change.base.episodes if change.base.episodes else None)}"
-                        f" -> {_rate(change.candidate.successes / change.candidate.episodes if change.candidate.episodes else None)}",
+                        f"{_rate(change.base.rate)} -> {_rate(change.candidate.rate)}",
+                        f"{change.base.verdict} -> {change.candidate.verdict}",
                         _signed(change.f1_delta), style=style)
     if len(rows) > _MAX_ROWS:
-        changed.add_row("...", "", "", f"{len(rows) - _MAX_ROWS} more (see --json / --html)")
+        changed.add_row("...", "", "", "", f"{len(rows) - _MAX_ROWS} more (see --json / --html)")
     return [overall, changed]
+
+
+def comparison_lines(comparison: Comparison) -> list:
+    """The paired test's verdict and the power analysis, one line each.
+
+    Example:
+        >>> from ek_otel.report.compare import compare_tasks
+        >>> comparison_lines(compare_tasks({}, {}))[0]
+        'paired test: too few tasks: 0 shared, at least 6 are needed for any difference to be significant at 5%'
+    """
+    lines = [f"paired test: {comparison.test.text}"]
+    lines += [f"power (80%, 5%): {row['text']}" for row in comparison.power]
+    return lines
 
 
 @click.command("compare")
@@ -82,27 +114,32 @@ def comparison_tables(comparison: Comparison) -> list:
 @click.option("--json", "json_out", metavar="OUT", help="Write the comparison as JSON ('-': stdout).")
 @click.option("--html", "html_out", metavar="OUT.html", type=click.Path(dir_okay=False),
               help="Write the comparison as one self-contained HTML page.")
+@comparison_gate_options
 @click.option("--fail-on-regression", "fail_on", type=click.Choice(FAIL_ON_CHOICES),
-              help="Exit 1 when the candidate is significantly worse (an interval entirely "
-                   "below 0), or when any task regressed.")
+              help="Exit 1 when the candidate is significantly worse (paired test at 5%), "
+                   "or when any shared task's success rate dropped (any).")
 def compare(base: str, candidate: str, json_out: Optional[str], html_out: Optional[str],
-            fail_on: Optional[str]) -> None:
+            fail_on: Optional[str], junit_out: Optional[str] = None,
+            markdown_out: Optional[str] = None) -> None:
     """Compare two JSON reports over the same gold file: BASE, then CANDIDATE.
 
     \b
     Example:
         ek-otel compare base.json candidate.json --html compare.html --fail-on-regression any
     """
-    from ..report.html import check_writable, render_comparison, write_html
-
     if html_out is not None:
+        from ..report.html import check_writable
+
         check_writable(html_out)
+    check_gate_options(junit_out, markdown_out)
     base_report = load_report(base)
     candidate_report = load_report(candidate)
     comparison = compare_reports(base_report, candidate_report)
     out = stderr_console() if json_out == "-" else stdout_console()
     for table in comparison_tables(comparison):
         out.print(table)
+    for line in comparison_lines(comparison):
+        out.print(line, markup=False, highlight=False)
     for label, tasks in (("base", comparison.only_in_base),
                          ("candidate", comparison.only_in_candidate)):
         if tasks:
@@ -112,9 +149,17 @@ def compare(base: str, candidate: str, json_out: Optional[str], html_out: Option
     if json_out is not None:
         write_json(comparison.to_dict(), json_out)
     if html_out is not None:
+        from ..report.html import render_comparison, write_html
+
         write_html(render_comparison(comparison, base_report, candidate_report), html_out)
+    write_comparison_gates(comparison, candidate_report, junit_out, markdown_out)
     if fail_on is not None and comparison.fails(fail_on):
-        why = ("significantly worse" if fail_on == "significant"
-               else f"{comparison.regressed} task{'s' if comparison.regressed != 1 else ''} regressed")
+        why = (f"significantly worse ({comparison.test.name}, p = {comparison.p_value:.3g})"
+               if fail_on == "significant"
+               else f"{comparison.regressed} shared task{'s' if comparison.regressed != 1 else ''}"
+                    " lost success rate")
         click.echo(f"ek-otel: candidate {why} (--fail-on-regression {fail_on})", err=True)
         raise SystemExit(1)
+    if fail_on == "significant":
+        click.echo(f"ek-otel: --fail-on-regression significant did not fire: "
+                   f"{comparison.test.text}", err=True)

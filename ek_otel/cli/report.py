@@ -17,6 +17,7 @@ from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
 from ._html import check_html_options, html_options
+from ._gates import check_gate_options, gate_options, write_run_gates
 from ._tables import slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
@@ -31,8 +32,10 @@ __all__ = ["report"]
 @click.option("-k", "k", default=None, type=click.IntRange(min=1),
               help="k of pass@k and pass^k (default: the smallest repeated trial count).")
 @html_options
+@gate_options
 def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional[int],
-           html_out: Optional[str] = None, trace_url: Optional[str] = None) -> None:
+           html_out: Optional[str] = None, trace_url: Optional[str] = None,
+           junit_out: Optional[str] = None, markdown_out: Optional[str] = None) -> None:
     """Report on every run a server scored: each trace once, at its latest revision.
 
     The same report as `ek-otel score`: per task and per slice, pass^k when trials repeat,
@@ -47,6 +50,7 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
     if not os.path.exists(store):
         raise InputError("no such store (start `ek-otel serve --store` first)", path=store)
     check_html_options(html_out, trace_url)
+    check_gate_options(junit_out, markdown_out)
     run = load_run(store, gold=gold, k=k)
     out = stderr_console() if json_out == "-" else stdout_console()
     out.print(tasks_table(run))
@@ -64,3 +68,5 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
         from ..report.html import write_run_page
 
         write_run_page(run.to_dict(), html_out, source=store, gold_path=gold, trace_url=trace_url)
+    if junit_out is not None or markdown_out is not None:
+        write_run_gates(run.to_dict(), store, junit_out, markdown_out, command="report")

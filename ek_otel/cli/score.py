@@ -41,6 +41,7 @@ from ._common import (
     stdout_console,
     write_json,
 )
+from ._gates import check_gate_options, gate_options, write_run_gates
 from ._html import check_html_options, html_options
 
 __all__ = ["score", "emitted_dict"]
@@ -61,6 +62,7 @@ def _check_writable(path: str, what: str) -> None:
 @scoring_options
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @html_options
+@gate_options
 @emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
@@ -74,7 +76,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
           task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
-          trace_url: Optional[str] = None, jobs: Optional[int] = None) -> None:
+          trace_url: Optional[str] = None, jobs: Optional[int] = None,
+          junit_out: Optional[str] = None, markdown_out: Optional[str] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -98,6 +101,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if emit_file is not None:
         _check_writable(emit_file, "the emit file")
     check_html_options(html_out, trace_url)
+    check_gate_options(junit_out, markdown_out)
     emit = dict(file=emit_file, endpoint=emit_endpoint, protocol=emit_protocol,
                 headers=parse_headers(emit_headers), timeout=emit_timeout, phoenix=phoenix,
                 signals=emit_signals, phoenix_url=phoenix_url,
@@ -124,7 +128,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
                    f"episodes have no dollars: {pricing} has no price for their model (or "
                    "they recorded no model or tokens)", err=True)
-    if json_out is not None or html_out is not None:
+    if json_out is not None or html_out is not None or junit_out or markdown_out:
         data = run.to_dict(lazy_episodes=True)  # the episodes are made as they are written
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
@@ -138,6 +142,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                      "unmatched": list(data["unmatched"])}
         write_run_page(page_data, html_out, source=", ".join(paths), gold_path=gold,
                        trace_url=trace_url)
+    if junit_out is not None or markdown_out is not None:
+        write_run_gates(data, ", ".join(paths), junit_out, markdown_out)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
                                                  mlflow_tracking_uri) if w))

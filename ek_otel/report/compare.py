@@ -4,12 +4,16 @@ Two runs are comparable only when they were scored against the same gold file (i
 SHA-256) with the same matcher settings; :func:`check_comparable` refuses otherwise.
 :func:`compare_tasks` then works on the tasks both runs scored:
 
-- per task, the change in success rate and micro F1, and its status: **regressed** (every
-  trial passed in the base, not in the candidate), **improved** (the reverse), or unchanged;
-  regressed and improved tasks come first;
-- overall, the difference (candidate - base) in F1 and success rate over the shared tasks,
-  with a paired bootstrap 95% interval (:func:`~ek_otel.report.stats.paired_bootstrap`);
-- the exact McNemar test on the regressed/improved counts;
+- per task, its status by **success rate**: **regressed** (the rate dropped: pass -> flaky,
+  flaky 0.67 -> flaky 0.33, flaky -> fail...), **improved** (it rose) or **unchanged**, with the
+  task's verdict (pass / flaky / fail, :mod:`ek_otel.core.verdicts`) in both runs and the
+  change in micro F1; regressed tasks first (the largest drops first), then improved ones;
+- overall, each run's success rate over the shared tasks with its 95% interval
+  (:func:`~ek_otel.report.stats.clustered_interval`), and the difference;
+- the paired test (:func:`~ek_otel.report.gate.paired_test`: exact McNemar for one trial
+  per task, else a paired sign-flip permutation test on the per-task rates), which says
+  "too few tasks" when no result could be significant;
+- the power analysis: how many tasks (or trials per task) a drop of 0.1 and 0.2 would need;
 - the tasks scored by only one of the runs, listed, never dropped.
 
 Example:
@@ -17,9 +21,9 @@ Example:
     >>> ok, bad = TaskCounts(1, 1, 1, 1.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)
     >>> c = compare_tasks({"a": ok, "b": ok, "c": bad}, {"a": bad, "b": ok, "d": ok})
     >>> [(t.task_id, t.status) for t in c.changes]
-    [('a', 'regressed'), ('b', 'pass')]
-    >>> c.only_in_base, c.only_in_candidate, c.regressed, c.improved
-    (('c',), ('d',), 1, 0)
+    [('a', 'regressed'), ('b', 'unchanged')]
+    >>> c.only_in_base, c.only_in_candidate, c.regressed, c.improved, c.test.result
+    (('c',), ('d',), 1, 0, 'too few tasks')
 """
 
 from __future__ import annotations
@@ -29,25 +33,29 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..core.fields import precision_recall_f1
+from ..core.verdicts import headline_of
 from ..errors import ComparabilityError
+from .gate import PairedTest, paired_test, power_analysis
 from .model import RunReport
-from .stats import PAIRED_STATISTICS, Interval, TaskCounts, mcnemar_exact, paired_bootstrap
+from .stats import Interval, TaskCounts, clustered_interval
 
 __all__ = ["STATUSES", "TaskChange", "Comparison", "check_comparable", "compare_tasks",
-           "compare_reports", "FAIL_ON_CHOICES"]
+           "compare_reports", "FAIL_ON_CHOICES", "DIFFERENCE_NOTE"]
 
 #: A task's status between the two runs, in the order they are listed.
-STATUSES = ("regressed", "improved", "fail", "pass", "only in base", "only in candidate")
+STATUSES = ("regressed", "improved", "unchanged", "only in base", "only in candidate")
 #: ``--fail-on-regression`` choices.
 FAIL_ON_CHOICES = ("significant", "any")
+#: Why a difference has no interval of its own.
+DIFFERENCE_NOTE = "no interval of the difference: the paired test decides whether it is significant"
 
 
-def _f1(counts: TaskCounts) -> float:
+def _f1(counts: TaskCounts) -> Optional[float]:
     return precision_recall_f1(counts.tp, counts.fp, counts.fn)[2]
 
 
-def _rate(counts: TaskCounts) -> Optional[float]:
-    return counts.successes / counts.episodes if counts.episodes else None
+def _minus(after: Optional[float], before: Optional[float]) -> Optional[float]:
+    return None if after is None or before is None else after - before
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,8 @@ class TaskChange:
 
     Example:
         >>> t = TaskChange("t", TaskCounts(2, 2, 2, 2.0), TaskCounts(2, 1, 1, 1.0, 1.0, 1.0))
-        >>> t.status, t.success_delta, t.f1_delta
-        ('regressed', -0.5, -0.5)
+        >>> t.status, t.success_delta, t.f1_delta, t.base.verdict, t.candidate.verdict
+        ('regressed', -0.5, -0.5, 'pass', 'flaky')
     """
 
     task_id: str
@@ -67,70 +75,80 @@ class TaskChange:
 
     @property
     def status(self) -> str:
-        """``regressed``, ``improved``, ``pass`` (both passed) or ``fail`` (both failed)."""
-        before, after = self.base.passed, self.candidate.passed
-        if before and not after:
-            return "regressed"
-        if after and not before:
-            return "improved"
-        return "pass" if after else "fail"
+        """``regressed`` (the success rate dropped), ``improved`` (it rose) or ``unchanged``."""
+        delta = self.success_delta
+        if delta is None or delta == 0:
+            return "unchanged"
+        return "regressed" if delta < 0 else "improved"
 
     @property
     def success_delta(self) -> Optional[float]:
         """Candidate success rate minus base success rate."""
-        a, b = _rate(self.base), _rate(self.candidate)
-        return None if a is None or b is None else b - a
+        return _minus(self.candidate.rate, self.base.rate)
 
     @property
-    def f1_delta(self) -> float:
-        """Candidate micro F1 minus base micro F1 on this task."""
-        return _f1(self.candidate) - _f1(self.base)
+    def f1_delta(self) -> Optional[float]:
+        """Candidate micro F1 minus base micro F1 on this task (None where undefined)."""
+        return _minus(_f1(self.candidate), _f1(self.base))
 
     def to_dict(self) -> dict:
         """The JSON form (used by ``compare --json`` and the page)."""
-        return {
-            "task_id": self.task_id, "slice": self.slice, "status": self.status,
-            "base": {"episodes": self.base.episodes, "successes": self.base.successes,
-                     "success_rate": _rate(self.base), "f1": _f1(self.base)},
-            "candidate": {"episodes": self.candidate.episodes,
-                          "successes": self.candidate.successes,
-                          "success_rate": _rate(self.candidate), "f1": _f1(self.candidate)},
-            "success_delta": self.success_delta, "f1_delta": self.f1_delta,
-        }
+        def side(counts: TaskCounts) -> dict:
+            return {"episodes": counts.episodes, "successes": counts.successes,
+                    "success_rate": counts.rate, "verdict": counts.verdict, "f1": _f1(counts)}
+
+        return {"task_id": self.task_id, "slice": self.slice, "status": self.status,
+                "base": side(self.base), "candidate": side(self.candidate),
+                "success_delta": self.success_delta, "f1_delta": self.f1_delta}
 
 
 @dataclass(frozen=True)
 class Comparison:
     """The comparison of a candidate run with a base run on their shared tasks.
 
-    ``intervals`` maps ``f1`` and ``success_rate`` to the :class:`Interval` of the
-    difference (candidate - base); ``p_value`` is the exact McNemar p-value.
+    ``intervals`` maps ``success_rate`` and ``f1`` to the :class:`Interval` of the difference
+    (candidate - base: its estimate, and why it has no interval); ``test`` is the paired test;
+    ``power`` the rows of :func:`~ek_otel.report.gate.power_analysis`.
     """
 
     changes: tuple
     only_in_base: tuple
     only_in_candidate: tuple
     intervals: Mapping[str, Interval]
-    p_value: float
+    test: PairedTest
+    power: tuple = ()
     base_label: str = "base"
     candidate_label: str = "candidate"
     base_totals: Mapping[str, Any] = field(default_factory=dict)
     candidate_totals: Mapping[str, Any] = field(default_factory=dict)
 
+    def _count(self, status: str) -> int:
+        return sum(1 for c in self.changes if c.status == status)
+
     @property
     def regressed(self) -> int:
-        """How many shared tasks passed in the base and fail in the candidate."""
-        return sum(1 for c in self.changes if c.status == "regressed")
+        """How many shared tasks lost success rate."""
+        return self._count("regressed")
 
     @property
     def improved(self) -> int:
-        """How many shared tasks failed in the base and pass in the candidate."""
-        return sum(1 for c in self.changes if c.status == "improved")
+        """How many shared tasks gained success rate."""
+        return self._count("improved")
+
+    @property
+    def unchanged(self) -> int:
+        """How many shared tasks kept their success rate."""
+        return self._count("unchanged")
+
+    @property
+    def p_value(self) -> Optional[float]:
+        """The paired test's p-value (None with too few tasks)."""
+        return self.test.p_value
 
     @property
     def significantly_worse(self) -> bool:
-        """True when the F1 or the success-rate interval lies entirely below 0."""
-        return any(iv.high is not None and iv.high < 0 for iv in self.intervals.values())
+        """True when the paired test finds the candidate significantly worse."""
+        return self.test.result == "significantly worse"
 
     def fails(self, on: str) -> bool:
         """Whether ``--fail-on-regression on`` fails: ``significant`` or ``any`` regression.
@@ -155,9 +173,11 @@ class Comparison:
             "candidate": {"label": self.candidate_label, **dict(self.candidate_totals)},
             "shared_tasks": len(self.changes),
             "difference": {name: iv.to_dict() for name, iv in self.intervals.items()},
-            "mcnemar": {"regressed": self.regressed, "improved": self.improved,
-                        "p_value": self.p_value},
+            "changes": {"regressed": self.regressed, "improved": self.improved,
+                        "unchanged": self.unchanged},
+            "test": self.test.to_dict(),
             "significantly_worse": self.significantly_worse,
+            "power": [dict(row) for row in self.power],
             "tasks": [c.to_dict() for c in self.changes],
             "only_in_base": list(self.only_in_base),
             "only_in_candidate": list(self.only_in_candidate),
@@ -166,10 +186,10 @@ class Comparison:
 
 def _order(change: TaskChange) -> tuple:
     """Regressed first (the largest drops first), then improved (the largest gains first),
-    then the rest by change in success rate and F1."""
+    then the rest by change in F1."""
     sign = -1.0 if change.status == "improved" else 1.0
     return (STATUSES.index(change.status), sign * (change.success_delta or 0.0),
-            sign * change.f1_delta, change.task_id)
+            sign * (change.f1_delta or 0.0), change.task_id)
 
 
 def _totals(counts: list) -> dict:
@@ -177,8 +197,11 @@ def _totals(counts: list) -> dict:
     successes = sum(c.successes for c in counts)
     _, _, f1 = precision_recall_f1(sum(c.tp for c in counts), sum(c.fp for c in counts),
                                    sum(c.fn for c in counts))
+    low, high = clustered_interval([c.episodes for c in counts], [c.successes for c in counts])
     return {"episodes": episodes, "successes": successes, "f1": f1 if counts else None,
-            "success_rate": successes / episodes if episodes else None}
+            "success_rate": successes / episodes if episodes else None,
+            "success_interval": {"low": low, "high": high},
+            "headline": headline_of((c.episodes, c.successes) for c in counts).to_dict()}
 
 
 def compare_tasks(
@@ -191,8 +214,8 @@ def compare_tasks(
 ) -> Comparison:
     """Compare per-task counts (task id -> :class:`TaskCounts`) of two runs.
 
-    ``slices`` (task id -> slice) labels the rows. Totals and intervals are over the
-    shared tasks only.
+    ``slices`` (task id -> slice) labels the rows. Totals, the test and the power analysis
+    are over the shared tasks with trials in both runs.
 
     Example:
         >>> ok, bad = TaskCounts(1, 1, 1, 1.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)
@@ -200,25 +223,36 @@ def compare_tasks(
         >>> c.improved, c.changes[0].task_id, c.intervals["success_rate"].estimate
         (1, 'a', 0.5)
     """
-    shared = [t for t in base if t in candidate]
+    shared = [t for t in base if t in candidate and base[t].episodes and candidate[t].episodes]
     slices = slices or {}
     changes = sorted((TaskChange(t, base[t], candidate[t], slices.get(t)) for t in shared),
                      key=_order)
     base_counts = [base[t] for t in shared]
     cand_counts = [candidate[t] for t in shared]
-    intervals = paired_bootstrap(base_counts, cand_counts, PAIRED_STATISTICS)
-    regressed = sum(1 for c in changes if c.status == "regressed")
-    improved = sum(1 for c in changes if c.status == "improved")
+    base_totals, cand_totals = _totals(base_counts), _totals(cand_counts)
+    intervals = {
+        "success_rate": Interval(_minus(cand_totals["success_rate"], base_totals["success_rate"]),
+                                 None, None, reason=DIFFERENCE_NOTE),
+        "f1": Interval(_minus(cand_totals["f1"], base_totals["f1"]), None, None,
+                       reason=DIFFERENCE_NOTE),
+    }
+    test = paired_test([c.rate for c in base_counts], [c.rate for c in cand_counts],
+                       [c.episodes for c in base_counts], [c.episodes for c in cand_counts])
+    n = len(shared)
+    power = power_analysis(base_totals["success_rate"], n,
+                           base_totals["episodes"] / n if n else 1.0,
+                           cand_totals["episodes"] / n if n else 1.0)
     return Comparison(
         changes=tuple(changes),
         only_in_base=tuple(t for t in base if t not in candidate),
         only_in_candidate=tuple(t for t in candidate if t not in base),
         intervals=intervals,
-        p_value=mcnemar_exact(regressed, improved),
+        test=test,
+        power=tuple(power),
         base_label=base_label,
         candidate_label=candidate_label,
-        base_totals=_totals(base_counts),
-        candidate_totals=_totals(cand_counts),
+        base_totals=base_totals,
+        candidate_totals=cand_totals,
     )
 
 
@@ -273,7 +307,7 @@ def compare_reports(base: RunReport, candidate: RunReport) -> Comparison:
         >>> r = report_from_dict({"aggregate": {}, "per_task": {"t": {"episodes": 1, "successes": 1}},
         ...                       "provenance": {"gold_sha256": "ab", "matcher": {}}}, "r.json")
         >>> [c.status for c in compare_reports(r, r).changes]
-        ['pass']
+        ['unchanged']
     """
     check_comparable(base, candidate)
     slices = {t.task_id: t.slice for t in (*candidate.tasks, *base.tasks)}

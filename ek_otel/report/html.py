@@ -35,7 +35,7 @@ from .. import __version__
 from ..errors import InputError
 from .compare import Comparison, compare_tasks
 from .model import RunReport
-from .stats import STATISTICS, bootstrap_intervals
+from .stats import STATISTICS, task_intervals
 
 __all__ = ["validate_trace_url", "run_context", "render_run", "render_comparison",
            "render_bfcl", "check_writable", "write_run_page", "write_html", "TOTAL_RATES"]
@@ -125,7 +125,7 @@ def validate_trace_url(template: Optional[str]) -> Optional[str]:
 
 def _intervals(tasks: Sequence[Any]) -> dict:
     counts = [t.counts for t in tasks]
-    return {name: iv.to_dict() for name, iv in bootstrap_intervals(counts, tuple(STATISTICS)).items()}
+    return {name: iv.to_dict() for name, iv in task_intervals(counts, STATISTICS).items()}
 
 
 def _comparison_dict(comparison: Comparison) -> dict:
@@ -149,7 +149,18 @@ def _group_comparisons(report: RunReport) -> list:
 
 
 def _task_rows(tasks: Sequence[Any]) -> list:
-    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed) for t in tasks]
+    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed, verdict=t.counts.verdict)
+            for t in tasks]
+
+
+def _headline(data: Mapping[str, Any], tasks: Sequence[Any]) -> dict:
+    """The report's ``headline`` (an older report's: made from its tasks)."""
+    from ..core.verdicts import headline_of
+
+    given = data.get("headline")
+    if isinstance(given, Mapping) and given.get("text"):
+        return dict(given)
+    return headline_of((t.counts.episodes, t.counts.successes) for t in tasks).to_dict()
 
 
 def slice_rows(tasks: Sequence[Any]) -> list:
@@ -261,13 +272,14 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         >>> from ek_otel.report.model import report_from_dict
         >>> ctx = run_context(report_from_dict({"aggregate": {"episodes": 0}, "per_task": {}},
         ...                   "r.json"), generated_at="now")
-        >>> ctx["intervals"]["f1"]
-        {'estimate': None, 'low': None, 'high': None, 'level': 0.95}
+        >>> ctx["intervals"]["success_rate"]["reason"], ctx["headline"]["text"]
+        ('no trials', '0 of 0 runs passed; tasks: 0 pass, 0 flaky, 0 fail')
     """
     data = report.data
     aggregate = data.get("aggregate") or {}
     groups = [{"label": g.label, "key": list(g.key), "aggregate": g.aggregate,
-               "intervals": _intervals(g.tasks)} for g in report.groups]
+               "intervals": _intervals(g.tasks), "headline": _headline({}, g.tasks)}
+              for g in report.groups]
     comparisons = _group_comparisons(report)
     episodes, gold_calls = page_episodes(data.get("episodes") or ())
     page = {
@@ -294,6 +306,9 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "matcher": dict(report.matcher),
         "generated_at": generated_at or _now(),
         "aggregate": aggregate,
+        "headline": _headline(data, report.tasks),
+        "exact_is_success": aggregate.get("exact_match") == aggregate.get("success_rate") and all(
+            t.counts.exact == t.counts.successes for t in report.tasks),
         "traces": _traces(data),
         "n_unmatched": len(data.get("unmatched") or ()),
         "unmatched": list(data.get("unmatched") or ())[:100],

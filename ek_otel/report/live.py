@@ -66,7 +66,7 @@ class LivePage:
         self.store_path = store_path
         self.gold = gold
         self.trace_url = None
-        if trace_url is not None:  # the page's modules (numpy, scipy) load with the first page
+        if trace_url is not None:  # the page's modules (jinja2, numpy) load with the first page
             from .html import validate_trace_url
 
             self.trace_url = validate_trace_url(trace_url)

@@ -31,7 +31,7 @@ from ..errors import InputError
 from .stats import TaskCounts
 
 __all__ = ["ReportFileError", "TaskView", "GroupView", "RunReport", "load_report",
-           "report_from_dict", "task_counts"]
+           "report_from_dict", "task_counts", "failing_explanations"]
 
 
 class ReportFileError(InputError):
@@ -114,6 +114,30 @@ class RunReport:
             if view.task_id == task_id:
                 return view
         return None
+
+
+def failing_explanations(episodes: Any, per_task: int = 2, *, group: Optional[int] = None) -> dict:
+    """task id -> the first ``per_task`` distinct explanations of its failed episodes (the
+    JSON report's ``episodes``, read once: a stream of rows will do); with ``group``, only the
+    episodes of that provenance group (their ``group`` index).
+
+    Example:
+        >>> failing_explanations([{"task_id": "t", "success": False, "explanation": "wrong city"},
+        ...                       {"task_id": "t", "success": True, "explanation": "ok"}])
+        {'t': ['wrong city']}
+    """
+    out: dict = {}
+    for episode in episodes or ():
+        if not isinstance(episode, Mapping) or episode.get("success"):
+            continue
+        if group is not None and episode.get("group") != group:
+            continue
+        task_id = str(episode.get("task_id"))
+        text = str(episode.get("explanation") or "").strip()
+        seen = out.setdefault(task_id, [])
+        if text and text not in seen and len(seen) < per_task:
+            seen.append(text)
+    return out
 
 
 def _number(value: Any, where: str, source: str, *, optional: bool = False) -> Optional[float]:

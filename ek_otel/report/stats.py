@@ -1,76 +1,67 @@
-"""Confidence intervals and significance for reports: task-level bootstrap and exact McNemar.
+"""Confidence intervals of a run's rates that keep their promise on few tasks × few trials.
 
-**Why over tasks.** The trials of one task are not independent (same prompt, same gold), so
-the unit of resampling is the task: a bootstrap resample draws tasks with replacement and
-keeps *all* the trials of each drawn task. The figures of a resample are then made exactly
-as the report makes them (micro precision/recall/F1 from summed counts, rates from summed
-successes), so an interval is about the very figure printed beside it.
+**What gets an interval.** The success rate and the exact-match rate: proportions of trials.
+A 95% interval is printed only where a simulation shows it covers the true rate at least 93%
+of the time on the sizes people have (3 to 30 tasks, 1 or 3 trials each; the test is
+``tests/report/test_stats.py``). The other figures (precision, recall, F1: ratios of weighted
+call counts; mean pass@k and pass^k; dollars per solved task) get **no interval**, and the
+:class:`Interval` says why (``reason``), rather than a percentile bootstrap that looks precise
+on 4 tasks and is not.
 
-**Paired.** To compare two runs on the tasks both scored, one resample draws the *same*
-tasks for both and takes the difference (candidate minus base): the task-to-task variation
-they share cancels out, which is what makes a paired interval narrower than two separate
-ones.
+**The method: Clopper-Pearson with the effective number of trials, clustered by task.** The
+trials of one task are not independent (same prompt, same gold), so ``N`` trials over ``m``
+tasks carry the information of ``N / deff`` independent ones, where the design effect
+``deff`` is the cluster-robust variance of the rate over its binomial variance (Kish),
+bounded to ``[1, N / m]`` (from independent trials to tasks whose trials always agree). The
+exact (Clopper-Pearson) binomial interval is then taken on the effective counts, rounded the
+conservative way (trials down, successes down for the low end and up for the high end): the
+method of Korn & Graubard (1998) for proportions from clustered samples. When every trial
+succeeded (or none did), nothing shows how much the trials of a task agree, and the worst case
+is taken: one trial per task. One task alone is its trials (independent given the task).
 
-**McNemar.** A task *passes* when every one of its trials succeeded. Over the shared tasks,
-``b`` tasks passed in the base and fail in the candidate, ``c`` the reverse; the exact
-two-sided McNemar p-value is the binomial test of ``b`` out of ``b + c`` at one half.
-
-Intervals are 95% percentile intervals from :data:`N_RESAMPLES` resamples drawn with a fixed
-seed (:data:`SEED`): the same report gives the same interval every time.
+Pure numpy and the standard library (no scipy: the page and ``compare`` load fast).
 
 Example:
-    >>> tasks = [TaskCounts(episodes=1, successes=s, tp=s, fp=1 - s, fn=1 - s)
+    >>> tasks = [TaskCounts(episodes=1, successes=s, exact=s, tp=s, fp=1 - s, fn=1 - s)
     ...          for s in [1, 1, 0, 1, 0, 1, 1, 1, 0, 1]]
-    >>> ci = bootstrap_intervals(tasks)["success_rate"]
-    >>> ci.estimate, ci.low <= 0.7 <= ci.high
-    (0.7, True)
-    >>> mcnemar_exact(0, 6) < 0.05 < mcnemar_exact(1, 4)
-    True
+    >>> ci = task_intervals(tasks)["success_rate"]
+    >>> ci.estimate, round(ci.low, 3), round(ci.high, 3)
+    (0.7, 0.348, 0.933)
+    >>> task_intervals(tasks)["f1"].reason
+    'no interval for a ratio of weighted call counts (only success and exact match get one)'
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-from scipy.stats import binom
 
 from ..core.fields import precision_recall_f1
+from ..core.verdicts import task_verdict
 
 __all__ = [
-    "SEED",
-    "N_RESAMPLES",
     "LEVEL",
     "TaskCounts",
     "Interval",
     "STATISTICS",
-    "PAIRED_STATISTICS",
-    "bootstrap_intervals",
-    "paired_bootstrap",
-    "mcnemar_exact",
+    "INTERVAL_STATISTICS",
+    "clopper_pearson",
+    "effective_trials",
+    "clustered_interval",
+    "task_intervals",
 ]
 
-#: The seed of every resampling: reports are reproducible.
-SEED = 20_261_201
-#: Bootstrap resamples per interval.
-N_RESAMPLES = 2_000
 #: The confidence level of every interval.
 LEVEL = 0.95
-#: Resamples drawn at once (bounds memory: chunk x tasks weights).
-_CHUNK = 100
-
-# Columns of the per-task count matrix.
-_COLUMNS = ("episodes", "successes", "exact", "tp", "fp", "fn", "dollars",
-            "pass_at_k", "has_pass_at_k", "pass_hat_k", "has_pass_hat_k")
-_COL = {name: i for i, name in enumerate(_COLUMNS)}
 
 
 @dataclass(frozen=True)
 class TaskCounts:
-    """The summed figures of one task's trials: what a resample draws as one unit.
+    """The summed figures of one task's trials.
 
     ``pass_at_k`` / ``pass_hat_k`` are the task's unbiased estimates (None when the task
     has fewer than k trials); ``dollars`` is None when a trial was not priced.
@@ -78,6 +69,8 @@ class TaskCounts:
     Example:
         >>> TaskCounts(episodes=2, successes=2).passed, TaskCounts(episodes=2, successes=1).passed
         (True, False)
+        >>> TaskCounts(episodes=3, successes=1).verdict
+        'flaky'
     """
 
     episodes: int = 0
@@ -92,203 +85,261 @@ class TaskCounts:
 
     @property
     def passed(self) -> bool:
-        """True when every trial of the task succeeded (the pass/fail of McNemar)."""
+        """True when every trial of the task succeeded."""
         return self.episodes > 0 and self.successes == self.episodes
+
+    @property
+    def rate(self) -> Optional[float]:
+        """The task's success rate (None without trials)."""
+        return self.successes / self.episodes if self.episodes else None
+
+    @property
+    def verdict(self) -> Optional[str]:
+        """``pass``, ``flaky`` or ``fail`` (:func:`ek_otel.core.verdicts.task_verdict`)."""
+        return task_verdict(self.episodes, self.successes)
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A figure and its 95% bootstrap interval (``low``/``high`` None when undefined).
+    """A figure and its 95% interval; ``low``/``high`` None with a ``reason`` when there is
+    none.
 
     Example:
-        >>> Interval(0.5, 0.25, 0.75).excludes_zero, Interval(0.1, -0.05, 0.3).excludes_zero
-        (True, False)
+        >>> Interval(0.5, 0.25, 0.75).to_dict()
+        {'estimate': 0.5, 'low': 0.25, 'high': 0.75, 'level': 0.95, 'method': None, 'reason': None}
     """
 
     estimate: Optional[float]
     low: Optional[float]
     high: Optional[float]
     level: float = LEVEL
-
-    @property
-    def excludes_zero(self) -> bool:
-        """True when the whole interval lies on one side of 0."""
-        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+    method: Optional[str] = None
+    reason: Optional[str] = None
 
     def to_dict(self) -> dict:
-        """``{"estimate", "low", "high", "level"}``.
-
-        Example:
-            >>> Interval(0.5, 0.25, 0.75).to_dict()
-            {'estimate': 0.5, 'low': 0.25, 'high': 0.75, 'level': 0.95}
-        """
+        """``{"estimate", "low", "high", "level", "method", "reason"}``."""
         return {"estimate": self.estimate, "low": self.low, "high": self.high,
-                "level": self.level}
+                "level": self.level, "method": self.method, "reason": self.reason}
 
 
-def _matrix(tasks: Sequence[TaskCounts]) -> np.ndarray:
-    rows = []
-    for t in tasks:
-        rows.append((
-            t.episodes, t.successes, t.exact, t.tp, t.fp, t.fn,
-            math.nan if t.dollars is None else t.dollars,
-            0.0 if t.pass_at_k is None else t.pass_at_k, t.pass_at_k is not None,
-            0.0 if t.pass_hat_k is None else t.pass_hat_k, t.pass_hat_k is not None,
-        ))
-    return np.asarray(rows, dtype=float).reshape(len(rows), len(_COLUMNS))
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def _prf(sums: np.ndarray, which: int) -> np.ndarray:
-    """Micro precision (0), recall (1) or F1 (2) per row of summed counts, by the core's
-    :func:`~ek_otel.core.fields.precision_recall_f1` (one definition of the empty cases)."""
-    tp, fp, fn = sums[:, _COL["tp"]], sums[:, _COL["fp"]], sums[:, _COL["fn"]]
-    return np.fromiter((precision_recall_f1(a, b, c)[which] for a, b, c in zip(tp, fp, fn)),
-                       float, len(tp))
-
-
-def _col(name: str) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda sums: sums[:, _COL[name]]
-
-
-#: name -> function of summed task counts (one row per resample) -> the figure.
-STATISTICS: Mapping[str, Callable[[np.ndarray], np.ndarray]] = {
-    "precision": lambda s: _prf(s, 0),
-    "recall": lambda s: _prf(s, 1),
-    "f1": lambda s: _prf(s, 2),
-    "exact_match": lambda s: _ratio(s[:, _COL["exact"]], s[:, _COL["episodes"]]),
-    "success_rate": lambda s: _ratio(s[:, _COL["successes"]], s[:, _COL["episodes"]]),
-    "mean_pass_at_k": lambda s: _ratio(s[:, _COL["pass_at_k"]], s[:, _COL["has_pass_at_k"]]),
-    "mean_pass_hat_k": lambda s: _ratio(s[:, _COL["pass_hat_k"]], s[:, _COL["has_pass_hat_k"]]),
-    "dollars_per_success": lambda s: _ratio(s[:, _COL["dollars"]], s[:, _COL["successes"]]),
+#: The figures of a run, in the order a page shows them.
+STATISTICS = ("precision", "recall", "f1", "exact_match", "success_rate", "mean_pass_at_k",
+              "mean_pass_hat_k", "dollars_per_success")
+#: The figures that get an interval (proportions of trials): their count attribute.
+INTERVAL_STATISTICS = {"success_rate": "successes", "exact_match": "exact"}
+METHOD = "Clopper-Pearson on the effective number of trials, clustered by task"
+_NO_INTERVAL = {
+    "precision": "no interval for a ratio of weighted call counts "
+                 "(only success and exact match get one)",
+    "mean_pass_at_k": "no interval for a mean of per-task pass@k estimates "
+                      "(only success and exact match get one)",
+    "mean_pass_hat_k": "no interval for a mean of per-task pass^k estimates "
+                       "(only success and exact match get one)",
+    "dollars_per_success": "no interval for dollars per solved task "
+                           "(only success and exact match get one)",
 }
-#: The statistics compared between two runs.
-PAIRED_STATISTICS = ("f1", "success_rate")
+_NO_INTERVAL["recall"] = _NO_INTERVAL["f1"] = _NO_INTERVAL["precision"]
 
 
-def _resampled_sums(matrix: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
-    """Sums of the columns over ``n_resamples`` resamples of the rows (tasks), with
-    replacement; each resample draws as many tasks as there are."""
-    rng = np.random.default_rng(seed)
-    n = matrix.shape[0]
-    out = np.empty((n_resamples, matrix.shape[1]))
-    uniform = np.full(n, 1.0 / n)
-    for start in range(0, n_resamples, _CHUNK):
-        m = min(_CHUNK, n_resamples - start)
-        weights = rng.multinomial(n, uniform, size=m).astype(float)
-        out[start:start + m] = weights @ np.nan_to_num(matrix, nan=0.0)
-        if np.isnan(matrix).any():  # a column with an undefined task is undefined where drawn
-            drawn_nan = weights @ np.isnan(matrix).astype(float)
-            out[start:start + m][drawn_nan > 0] = np.nan
-    return out
+_LOG_FACTORIALS = np.zeros(1)
 
 
-def _percentiles(values: np.ndarray, level: float) -> tuple:
-    finite = values[np.isfinite(values)]
-    if finite.size < 0.5 * values.size or finite.size == 0:
-        return (None, None)
+def _log_factorials(n: int) -> np.ndarray:
+    """``log(i!)`` for i = 0..n at least (one table, grown when a larger n comes)."""
+    global _LOG_FACTORIALS
+    table = _LOG_FACTORIALS  # this thread's table: another may replace the global meanwhile
+    if len(table) <= n:
+        size = max(n + 1, 2 * len(table))
+        table = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, size, dtype=float)))))
+        _LOG_FACTORIALS = table
+    return table
+
+
+def _binom_cdf(x: np.ndarray, n: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """P(X <= x) for X ~ Binomial(n, p), element-wise over arrays of equal shape (x < n,
+    0 < p < 1), from log-factorials: exact to float rounding."""
+    lf = _log_factorials(int(n.max()))
+    i = np.arange(int(x.max()) + 1)[None, :]
+    xs, ns, ps = x[:, None], n[:, None], p[:, None]
+    ni = np.maximum(ns - i, 0)
+    logs = (lf[ns] - lf[np.minimum(i, ns)] - lf[ni] + i * np.log(ps) + ni * np.log1p(-ps))
+    logs = np.where(i <= xs, logs, -np.inf)
+    top = logs.max(axis=1, keepdims=True)
+    return np.minimum(1.0, np.exp(top[:, 0]) * np.exp(logs - top).sum(axis=1))
+
+
+def _solve(x: np.ndarray, n: np.ndarray, target: float) -> np.ndarray:
+    """The p in (0, 1) where the decreasing ``P(X <= x | n, p)`` equals ``target``, for each
+    pair (bisection, all pairs at once)."""
+    lo = np.zeros(len(x))
+    hi = np.ones(len(x))
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        above = _binom_cdf(x, n, mid) > target
+        lo = np.where(above, mid, lo)
+        hi = np.where(above, hi, mid)
+    return 0.5 * (lo + hi)
+
+
+def _clopper_pearson_many(x: np.ndarray, n: np.ndarray, level: float) -> tuple:
+    """Arrays ``(low, high)`` of :func:`clopper_pearson` for integer arrays ``x`` and ``n``."""
     tail = (1.0 - level) / 2.0
-    low, high = np.quantile(finite, [tail, 1.0 - tail])
-    return (float(low), float(high))
+    x = np.asarray(x, dtype=int)
+    n = np.asarray(n, dtype=int)
+    low = np.zeros(len(x))
+    high = np.ones(len(x))
+    some = x > 0  # low: P(X >= x | low) = tail, i.e. P(X <= x - 1 | low) = 1 - tail
+    if some.any():
+        low[some] = _solve(x[some] - 1, n[some], 1.0 - tail)
+    some = x < n  # high: P(X <= x | high) = tail
+    if some.any():
+        high[some] = _solve(x[some], n[some], tail)
+    return low, high
 
 
-def _estimate(matrix: np.ndarray, statistic: Callable) -> Optional[float]:
-    value = float(statistic(matrix.sum(axis=0, keepdims=True))[0])
-    return value if math.isfinite(value) else None
-
-
-def bootstrap_intervals(
-    tasks: Sequence[TaskCounts],
-    names: Sequence[str] = tuple(STATISTICS),
-    *,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-) -> dict:
-    """name -> :class:`Interval` for each statistic of :data:`STATISTICS` in ``names``.
-
-    The estimate is the figure over all tasks; the interval the percentile interval over
-    task resamples. A figure undefined on the tasks (no pass@k, no dollars) has
-    ``estimate`` None; no tasks give no interval.
-
-    Example:
-        >>> tasks = [TaskCounts(1, 1, 1, 1.0, 0.0, 0.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)]
-        >>> iv = bootstrap_intervals(tasks, ["f1"])["f1"]
-        >>> iv.estimate, iv.low, iv.high
-        (0.5, 0.0, 1.0)
-    """
-    matrix = _matrix(tasks)
-    out = {}
-    sums = _resampled_sums(matrix, n_resamples, seed) if len(tasks) else None
-    for name in names:
-        statistic = STATISTICS[name]
-        estimate = _estimate(matrix, statistic) if len(tasks) else None
-        if estimate is None or sums is None:
-            out[name] = Interval(estimate, None, None, level)
-            continue
-        low, high = _percentiles(statistic(sums), level)
-        out[name] = Interval(estimate, low, high, level)
-    return out
-
-
-def paired_bootstrap(
-    base: Sequence[TaskCounts],
-    candidate: Sequence[TaskCounts],
-    names: Sequence[str] = PAIRED_STATISTICS,
-    *,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = SEED,
-    level: float = LEVEL,
-) -> dict:
-    """name -> :class:`Interval` of ``candidate - base``, resampling the shared tasks jointly.
-
-    ``base[i]`` and ``candidate[i]`` must be the same task.
+def clopper_pearson(x: int, n: int, level: float = LEVEL) -> tuple:
+    """The exact (Clopper-Pearson) ``level`` interval of a proportion: ``x`` of ``n``.
 
     Raises:
-        ValueError: the two sequences differ in length.
+        ValueError: not ``0 <= x <= n`` with ``n >= 1``.
 
     Example:
-        >>> same = [TaskCounts(1, 1, 1, 1.0), TaskCounts(1, 0, 0, 0.0, 1.0, 1.0)]
-        >>> d = paired_bootstrap(same, same)["success_rate"]
-        >>> d.estimate, d.low, d.high
-        (0.0, 0.0, 0.0)
+        >>> [round(v, 4) for v in clopper_pearson(0, 3)], [round(v, 4) for v in clopper_pearson(5, 9)]
+        ([0.0, 0.7076], [0.212, 0.863])
     """
-    if len(base) != len(candidate):
-        raise ValueError(f"paired tasks differ in number: {len(base)} and {len(candidate)}")
-    width = len(_COLUMNS)
-    matrix = np.hstack([_matrix(base), _matrix(candidate)])
-    sums = _resampled_sums(matrix, n_resamples, seed) if len(base) else None
-    total = matrix.sum(axis=0, keepdims=True)
+    if n < 1 or not 0 <= x <= n:
+        raise ValueError(f"need 0 <= x <= n and n >= 1, got x={x}, n={n}")
+    low, high = _clopper_pearson_many(np.array([x]), np.array([n]), level)
+    return (float(low[0]), float(high[0]))
+
+
+def effective_trials(trials: Sequence[int], successes: Sequence[int]) -> float:
+    """The effective number of independent trials of tasks with ``trials[i]`` trials of
+    which ``successes[i]`` succeeded: ``N / deff``, ``deff`` in ``[1, N / m]``.
+
+    Example:
+        >>> effective_trials([3, 3, 3, 3], [3, 0, 3, 0])   # trials of a task always agree
+        4.0
+        >>> effective_trials([3, 3, 3, 3], [2, 1, 2, 1])   # no more variation than chance
+        12.0
+    """
+    k = np.asarray(trials, dtype=float)
+    s = np.asarray(successes, dtype=float)
+    return float(_effective(k[None, :], s[None, :])[0])
+
+
+def _effective(k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Row-wise :func:`effective_trials` (rows: runs; columns: tasks, 0 trials = absent)."""
+    n_total = k.sum(axis=1)
+    m = (k > 0).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(n_total > 0, s.sum(axis=1) / np.where(n_total > 0, n_total, 1), 0.0)
+        resid = ((s - rate[:, None] * k) ** 2).sum(axis=1)
+        robust = np.where(m > 1, m / np.maximum(m - 1, 1) * resid, 0.0) / np.maximum(n_total, 1) ** 2
+        binomial = rate * (1.0 - rate) / np.maximum(n_total, 1)
+        # Every trial succeeded (or none did): nothing tells whether the trials of a task
+        # agree by chance, so the worst case (they always agree: one trial per task).
+        deff = np.where(binomial > 0, robust / np.where(binomial > 0, binomial, 1.0),
+                        np.where(m > 1, np.inf, 1.0))
+    deff = np.clip(deff, 1.0, np.maximum(n_total / np.maximum(m, 1), 1.0))
+    return n_total / deff
+
+
+def clustered_interval(trials: Sequence[int], successes: Sequence[int],
+                       level: float = LEVEL) -> tuple:
+    """``(low, high)`` of the rate ``sum(successes) / sum(trials)``, clustered by task (see
+    the module docstring); ``(None, None)`` without trials.
+
+    Example:
+        >>> [round(v, 3) for v in clustered_interval([3, 3, 3, 3], [3, 0, 3, 0])]
+        [0.068, 0.932]
+        >>> [round(v, 3) for v in clustered_interval([4], [4])]
+        [0.398, 1.0]
+    """
+    total = int(sum(trials))
+    if total <= 0:
+        return (None, None)
+    return _interval_of(total, int(sum(successes)), effective_trials(trials, successes), level)
+
+
+def _interval_of(total: int, hits: int, n_eff: float, level: float) -> tuple:
+    n = max(1, int(math.floor(n_eff + 1e-9)))
+    rate = hits / total
+    x_low = int(math.floor(rate * n + 1e-9))
+    x_high = min(n, int(math.ceil(rate * n - 1e-9)))
+    return (clopper_pearson(x_low, n, level)[0], clopper_pearson(x_high, n, level)[1])
+
+
+def batch_intervals(trials: np.ndarray, successes: np.ndarray, level: float = LEVEL) -> tuple:
+    """``(low, high)`` arrays of :func:`clustered_interval` for many runs at once (rows:
+    runs; columns: tasks): what the simulation tests check.
+
+    Example:
+        >>> low, high = batch_intervals(np.array([[3, 3, 3, 3]]), np.array([[3, 0, 3, 0]]))
+        >>> round(float(low[0]), 3), round(float(high[0]), 3)
+        (0.068, 0.932)
+    """
+    k = np.asarray(trials, dtype=float)
+    s = np.asarray(successes, dtype=float)
+    n = np.maximum(1, np.floor(_effective(k, s) + 1e-9)).astype(int)
+    totals = k.sum(axis=1)
+    rate = np.where(totals > 0, s.sum(axis=1) / np.maximum(totals, 1), 0.0)
+    x_low = np.floor(rate * n + 1e-9).astype(int)
+    x_high = np.minimum(n, np.ceil(rate * n - 1e-9)).astype(int)
+    low = np.empty(len(k))
+    high = np.empty(len(k))
+    for column, x, out in ((0, x_low, low), (1, x_high, high)):
+        pairs, inverse = np.unique(np.stack([x, n], axis=1), axis=0, return_inverse=True)
+        bounds = _clopper_pearson_many(pairs[:, 0], pairs[:, 1], level)[column]
+        out[:] = bounds[inverse.reshape(-1)]
+    return low, high
+
+
+def _estimate(tasks: Sequence[TaskCounts], name: str) -> Optional[float]:
+    n = sum(t.episodes for t in tasks)
+    if name in ("precision", "recall", "f1"):
+        if not tasks:
+            return None
+        figures = precision_recall_f1(sum(t.tp for t in tasks), sum(t.fp for t in tasks),
+                                      sum(t.fn for t in tasks))
+        return figures[("precision", "recall", "f1").index(name)]
+    if name in INTERVAL_STATISTICS:
+        return sum(getattr(t, INTERVAL_STATISTICS[name]) for t in tasks) / n if n else None
+    if name in ("mean_pass_at_k", "mean_pass_hat_k"):
+        values = [getattr(t, name[5:]) for t in tasks if getattr(t, name[5:]) is not None]
+        return sum(values) / len(values) if values else None
+    if name == "dollars_per_success":
+        successes = sum(t.successes for t in tasks)
+        if not tasks or any(t.dollars is None for t in tasks) or not successes:
+            return None
+        return sum(t.dollars for t in tasks) / successes
+    raise KeyError(name)
+
+
+def task_intervals(tasks: Sequence[TaskCounts], names: Sequence[str] = STATISTICS, *,
+                   level: float = LEVEL) -> dict:
+    """name -> :class:`Interval` for each figure of :data:`STATISTICS` in ``names``.
+
+    Success and exact match get :func:`clustered_interval`; the other figures their estimate
+    and the reason they have no interval. No trials: no interval, and it says so.
+
+    Example:
+        >>> iv = task_intervals([TaskCounts(2, 1, 1), TaskCounts(2, 2, 2)], ["success_rate"])
+        >>> iv["success_rate"].estimate, iv["success_rate"].method is not None
+        (0.75, True)
+        >>> task_intervals([], ["success_rate"])["success_rate"].reason
+        'no trials'
+    """
     out = {}
+    trials = [t.episodes for t in tasks]
     for name in names:
-        statistic = STATISTICS[name]
-        if sums is None:
-            out[name] = Interval(None, None, None, level)
-            continue
-        estimate = float(statistic(total[:, width:])[0] - statistic(total[:, :width])[0])
-        diffs = statistic(sums[:, width:]) - statistic(sums[:, :width])
-        low, high = _percentiles(diffs, level)
-        out[name] = Interval(estimate if math.isfinite(estimate) else None, low, high, level)
+        estimate = _estimate(tasks, name)
+        if name not in INTERVAL_STATISTICS:
+            out[name] = Interval(estimate, None, None, level, reason=_NO_INTERVAL[name])
+        elif estimate is None:
+            out[name] = Interval(None, None, None, level, reason="no trials")
+        else:
+            hits = [getattr(t, INTERVAL_STATISTICS[name]) for t in tasks]
+            low, high = clustered_interval(trials, hits, level)
+            out[name] = Interval(estimate, low, high, level, method=METHOD)
     return out
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """The exact two-sided McNemar p-value for ``b`` and ``c`` discordant pairs.
-
-    ``min(1, 2 * P(X <= min(b, c)))`` with ``X ~ Binomial(b + c, 1/2)``; 1.0 without any
-    discordant pair.
-
-    Example:
-        >>> mcnemar_exact(0, 0), mcnemar_exact(3, 3), round(mcnemar_exact(0, 5), 4)
-        (1.0, 1.0, 0.0625)
-    """
-    if b < 0 or c < 0:
-        raise ValueError(f"counts must be >= 0, got b={b}, c={c}")
-    n = b + c
-    if n == 0:
-        return 1.0
-    return float(min(1.0, 2.0 * binom.cdf(min(b, c), n, 0.5)))

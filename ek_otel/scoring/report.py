@@ -8,10 +8,11 @@ precision/recall/f1, exact, success, label, explanation, cost, dollars, arg_diff
 missing_calls, spurious_calls, calls (the matcher's pairing: ``got``, ``gold``, ``turn``,
 ``exact``, ``arg_diffs`` indexes), and ``group`` (index into ``groups``) when there are
 groups; root_span_id and service come with a written-back score),
-``per_task`` (figures, pass@k, pass^k, dollars, slice), ``per_slice``, ``k``,
+``headline`` (runs, runs_passed, tasks, pass, flaky, fail, text: :mod:`ek_otel.core.verdicts`),
+``per_task`` (figures, ``verdict`` pass/flaky/fail, pass@k, pass^k, dollars, slice), ``per_slice``, ``k``,
 ``pass_at_k``/``pass_hat_k`` per task, ``unmatched`` (trace_id, task_id, reason),
 ``provenance`` (None for a library evaluation, which writes nothing back) and, with several
-provenance keys, ``groups`` (key, aggregate, per_task; each group's ``aggregate.k`` and its
+provenance keys, ``groups`` (key, aggregate, headline, per_task; each group's ``aggregate.k`` and its
 pass@k / pass^k come from that run's own trials unless the caller fixed ``k``). Rates of an
 empty cut and undefined pass^k are null.
 
@@ -32,6 +33,7 @@ from ..core.evaluate import EvaluationReport, to_jsonable
 from ..core.gc_pause import paused_gc
 from ..core.scores import EpisodeScore
 from ..core.tally import DollarTally
+from ..core.verdicts import headline_of, task_verdict
 from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
 __all__ = ["report_to_dict", "run_to_dict", "dollars_of", "dollars_by_task", "EpisodeStream"]
@@ -134,6 +136,7 @@ def _per_task(report: EvaluationReport, task_dollars: Callable[[str], Optional[f
     for task_id, cut in report.per_task.items():
         figures = _figures(cut)
         figures.update(
+            verdict=task_verdict(cut.n, cut.successes),
             pass_at_k=report.pass_at_k.get(task_id),
             pass_hat_k=report.pass_hat_k.get(task_id),
             dollars=task_dollars(task_id),
@@ -164,10 +167,15 @@ class EpisodeStream:
         return self.length
 
 
+def _headline(report: EvaluationReport) -> dict:
+    return headline_of((cut.n, cut.successes) for cut in report.per_task.values()).to_dict()
+
+
 def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], revisions: int,
              provenance: Any, task_dollars: Callable[[str], Optional[float]]) -> dict:
     out = {
         "aggregate": _aggregate_dict(report, len(unmatched), revisions),
+        "headline": _headline(report),
         "episodes": [],
         "per_task": _per_task(report, task_dollars),
         "per_slice": {name: _figures(cut) for name, cut in report.per_slice.items()},
@@ -180,6 +188,7 @@ def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], 
     if report.groups:
         out["groups"] = [
             {"key": list(g.key), "aggregate": _aggregate_dict(g.report, 0, 0),
+             "headline": _headline(g.report),
              "per_task": _per_task(g.report, _report_dollars(g.report))}
             for g in report.groups
         ]
@@ -279,7 +288,7 @@ def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
     Example:
         >>> from ek_otel.scoring import ScoreSettings, score_episodes
         >>> sorted(run_to_dict(score_episodes([], {}, ScoreSettings())))[:3]
-        ['aggregate', 'episodes', 'k']
+        ['aggregate', 'episodes', 'headline']
     """
     return _report(run.report, run.envelopes, _envelope_head, run.unmatched, run.revisions,
                    run.provenance, run.task_dollars, lazy=lazy_episodes)

@@ -79,8 +79,15 @@ def test_report_matches_score_on_the_same_traces(tmp_path):
     assert report["aggregate"]["k"] == 2 and report["pass_hat_k"] == expected["pass_hat_k"]
     assert sorted(e["trace_id"] for e in report["episodes"]) == sorted(
         e["trace_id"] for e in expected["episodes"])
-    text = CliRunner().invoke(cli, ["report", "--store", str(store)])
+    text = CliRunner().invoke(cli, ["report", "--store", str(store), "--junit",
+                                    str(tmp_path / "r.xml"), "--markdown", str(tmp_path / "r.md")])
     assert text.exit_code == 0 and "task-0" in text.output
+    assert report["headline"] == expected["headline"]
+    assert {t: v["verdict"] for t, v in report["per_task"].items()} == {
+        t: v["verdict"] for t, v in expected["per_task"].items()}
+    assert report["headline"]["text"] in text.output
+    assert f"wrote {tmp_path / 'r.xml'} (JUnit XML: " in text.output
+    assert (tmp_path / "r.md").read_text().startswith(f"### ek-otel report: {report['headline']['text']}")
 
 
 def test_report_without_a_store_is_one_line(tmp_path):

@@ -24,6 +24,13 @@ WORSE = ((r'\\"city\\": \\"Paris\\"', r'\\"city\\": \\"Lyon\\"'), (r'Paris, Fran
          (r'\\"amount\\": 35\.5', r'\\"amount\\": 355.0'),
          (r'\\"flight\\": \\"UA 51[23]\\"', r'\\"flight\\": \\"UA 999\\"'))
 
+# Issue 16's worsened copy of the example: three runs got worse (the passing flight booking
+# books another flight: 0.5 -> 0.0; a passing Paris weather call asks for Lyon: 0.667 ->
+# 0.333; the failing refund also gives a wrong reason: same success, worse arguments).
+WORSE_THREE = ((r'\\"flight\\": \\"UA 512\\"', r'\\"flight\\": \\"UA 999\\"'),
+               (r'\\"city\\": \\"Paris, France\\"', r'\\"city\\": \\"Lyon\\"'),
+               (r'355\.0, \\"reason\\": \\"damaged\\"', r'355.0, \\"reason\\": \\"lost\\"'))
+
 
 def edited_traces(path: Path, edits) -> Path:
     text = TRACES.read_text(encoding="utf-8")
@@ -55,5 +62,15 @@ def base_and_worse(tmp_path_factory) -> tuple:
     base, worse = d / "base.json", d / "worse.json"
     score_json(edited_traces(d / "fixed.jsonl", FIXED), base)
     score_json(edited_traces(d / "worse.jsonl", WORSE), worse)
+    return base, worse
+
+
+@pytest.fixture(scope="session")
+def example_and_worse_three(tmp_path_factory) -> tuple:
+    """Paths of two JSON reports: the example as it is, and its copy with three worse runs."""
+    d = tmp_path_factory.mktemp("worse-three")
+    base, worse = d / "example.json", d / "worse-three.json"
+    score_json(TRACES, base)
+    score_json(edited_traces(d / "worse-three.jsonl", WORSE_THREE), worse)
     return base, worse
 

@@ -14,7 +14,7 @@ from PIL import Image
 
 from ek_otel.cli import cli
 from ek_otel.report.model import load_report
-from ek_otel.report.stats import bootstrap_intervals
+from ek_otel.report.stats import task_intervals
 
 from .conftest import GOLD, PRICING, TRACES
 
@@ -47,13 +47,26 @@ def test_the_figures_of_score_json_are_in_the_page(example, open_page):
     html, data, json_path = example
     page = open_page(html)
     agg = data["aggregate"]
-    intervals = bootstrap_intervals([t.counts for t in load_report(str(json_path)).tasks])
-    for metric in ("precision", "recall", "f1", "exact_match", "success_rate",
-                   "mean_pass_at_k", "mean_pass_hat_k"):
+    intervals = task_intervals([t.counts for t in load_report(str(json_path)).tasks])
+    value, low, high = _kpi(page, "success_rate")
+    assert value == f"{agg['success_rate']:.3f}"
+    iv = intervals["success_rate"]
+    assert (low, high) == (f"{iv.low:.3f}", f"{iv.high:.3f}")
+    assert float(low) <= agg["success_rate"] <= float(high)
+    # Exact match is the same figure as success on every task here: shown once.
+    assert agg["exact_match"] == agg["success_rate"]
+    assert page.locator('.kpi[data-metric="exact_match"]').count() == 0
+    assert "(= exact match)" in page.locator('.kpi[data-metric="success_rate"] .label').inner_text()
+    assert page.locator('#tasks th[data-key="exact_match"]').count() == 0
+    assert page.locator('#tasks th[data-key="success_rate"]').inner_text().startswith("success (= exact)")
+    # Figures without a valid interval on 4 tasks say so instead of showing one.
+    for metric in ("precision", "recall", "f1", "mean_pass_at_k", "mean_pass_hat_k"):
         value, low, high = _kpi(page, metric)
         assert value == f"{agg[metric]:.3f}", metric
-        assert (low, high) == (f"{intervals[metric].low:.3f}", f"{intervals[metric].high:.3f}")
-        assert float(low) <= agg[metric] <= float(high), metric
+        assert low is None and high is None, metric
+        assert intervals[metric].reason in page.locator(f'.kpi[data-metric="{metric}"] .ci').inner_text()
+    assert page.locator("#headline").inner_text() == data["headline"]["text"] == (
+        "5 of 9 runs passed; tasks: 0 pass, 4 flaky, 0 fail")
     assert _kpi(page, "dollars")[0] == f"${agg['dollars']:.3g}"
     assert _kpi(page, "dollars_per_success")[0] == f"${agg['dollars_per_success']:.3g}"
     assert page.locator("#gold-sha256").inner_text() == data["provenance"]["gold_sha256"]
@@ -130,7 +143,10 @@ def test_filtering_by_slice_and_status(example, open_page):
     page.select_option("#status-filter", "pass")
     assert page.locator("#tasks td.empty").inner_text() == "no task matches the filters"
     page.select_option("#status-filter", "fail")
+    assert page.locator("#tasks td.empty").inner_text() == "no task matches the filters"
+    page.select_option("#status-filter", "flaky")
     assert len(_column(page, "#tasks", 2)) == 4
+    assert _column(page, "#tasks", 3) == ["flaky"] * 4  # the verdict column
     page.fill("#task-search", "joke")
     assert _column(page, "#tasks", 2) == ["joke-no-tool"]
 
@@ -213,11 +229,15 @@ def test_compare_page_lists_regressions_first(base_and_worse, tmp_path, open_pag
     assert result.exit_code == 0, result.output
     page = open_page(out)
     statuses = _column(page, "#comparison", 2)
-    assert statuses[:3] == ["regressed"] * 3 and statuses[3] == "still fails"
+    assert statuses[:3] == ["regressed"] * 3 and statuses[3] == "unchanged"
+    assert _column(page, "#comparison", 3)[0] == "pass\u2192fail".replace("\u2192", " \u2192 ")
     assert page.locator("[data-regressed]").inner_text() == "3"
-    high = page.locator('[data-diff="success_rate"] .ci').get_attribute("data-ci-high")
-    assert float(high.replace("\u2212", "-")) < 0
-    assert "significantly worse" in page.locator(".verdict").inner_text()
+    # 4 shared tasks: no result could be significant, and the page says so.
+    verdict = page.locator(".verdict")
+    assert verdict.get_attribute("data-test") == "too few tasks"
+    assert "significant" not in verdict.inner_text().replace("be significant", "")
+    assert "at least 6" in verdict.inner_text()
+    assert "tasks at" in page.locator("#power").inner_text()
     assert page.errors == []
 
 

@@ -130,3 +130,33 @@ def test_the_bad_input_summary_is_in_the_header(tmp_path):
     assert re.search(r"<td class=\"num\">1</td>", table)
     assert re.search(r"<li class=\"mono\">[^<]*dump\.jsonl:\d+: invalid JSON", page)
     assert "{not json <script>" not in page
+
+
+def test_runs_not_pooled_on_one_shared_task_are_never_significant():
+    # Issue 16, item 2: the page of a report whose runs must not be pooled said
+    # "significantly better" on one shared task tried once.
+    report = report_from_dict({
+        "aggregate": {"episodes": 2}, "per_task": {"t": {"episodes": 2, "successes": 1}},
+        "groups": [{"key": ["a", "", "", ""], "aggregate": {"episodes": 1},
+                    "per_task": {"t": {"episodes": 1, "successes": 0}}},
+                   {"key": ["b", "", "", ""], "aggregate": {"episodes": 1},
+                    "per_task": {"t": {"episodes": 1, "successes": 1}}}]}, "r.json")
+    page = render_run(report, generated_at="now")
+    assert 'data-test="too few tasks"' in page
+    shown = re.sub(r"<script.*?</script>", "", page, flags=re.S)  # the page's text, not its data
+    assert "significantly" not in shown
+    assert "runs passed; tasks by verdict" in page
+
+
+def test_the_run_page_shows_the_headline_and_why_a_figure_has_no_interval():
+    report = report_from_dict({"aggregate": {"episodes": 3, "f1": 0.5, "success_rate": 2 / 3,
+                                             "exact_match": 2 / 3},
+                               "per_task": {"t": {"episodes": 3, "successes": 2,
+                                                  "exact_match": 2 / 3}}}, "r.json")
+    page = render_run(report, generated_at="now")
+    assert "2 of 3 runs passed; tasks: 0 pass, 1 flaky, 0 fail" in page
+    assert "no interval for a ratio of weighted call counts (only success and exact match" in page
+    assert "(= exact match)" in page and 'data-metric="exact_match"' not in page
+    data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>',
+                                page, re.S).group(1))
+    assert data["tasks"][0]["verdict"] == "flaky"

@@ -327,6 +327,14 @@
   }
 
   // ---------------------------------------------------------------- the run page
+  // A task's verdict from its trials (the report's per_task[t].verdict; older reports: from
+  // successes and episodes).
+  var VERDICTS = ["pass", "flaky", "fail"];
+  function verdictOf(r) {
+    if (r.verdict) return r.verdict;
+    if (!r.episodes) return "fail";
+    return r.successes === r.episodes ? "pass" : r.successes ? "flaky" : "fail";
+  }
   function statusFilterControl(onChange, labels) {
     var select = el("select", {"aria-label": "status", onchange: function () { onChange(select.value); }},
       labels.map(function (pair) { return el("option", {value: pair[0], text: pair[1]}); }));
@@ -341,6 +349,13 @@
     {key: "f1", label: "F1", kind: "bar"},
     {key: "exact_match", label: "exact", kind: "rate"},
   ];
+
+  // Success and exact match are one figure when they agree everywhere: shown once.
+  function figureColumns(rows) {
+    var same = rows.every(function (r) { return r.exact_match === r.success_rate; });
+    return FIGURE_COLUMNS.filter(function (c) { return !(same && c.key === "exact_match"); })
+      .map(function (c) { return same && c.key === "success_rate" ? {key: c.key, label: "success (= exact)", kind: c.kind} : c; });
+  }
 
   function runPage() {
     var byTask = {};
@@ -359,17 +374,17 @@
       slicesTable = new DataTable(slicesRoot, {
         rows: run === null ? DATA.slices : runs[run].slices, rowId: function (r) { return r.slice; }, sortKey: "slice",
         columns: [{key: "slice", label: "slice", kind: "text"}, {key: "episodes", label: "episodes", kind: "num"}]
-          .concat(FIGURE_COLUMNS)});
+          .concat(figureColumns(DATA.slices))});
     }
     var tasksRoot = document.getElementById("tasks");
     if (!tasksRoot) return;
     var columns = [
       {key: "task_id", label: "task", kind: "text", mono: true},
-      {key: "status", label: "status", kind: "node", value: function (r) { return r.passed ? 1 : 0; },
-        cell: function (r) { return pill(r.passed ? "pass" : "fail"); }},
+      {key: "verdict", label: "verdict", kind: "node", value: function (r) { return VERDICTS.indexOf(verdictOf(r)); },
+        cell: function (r) { return pill(verdictOf(r)); }},
       {key: "slice", label: "slice", kind: "text"},
       {key: "episodes", label: "trials", kind: "num"},
-    ].concat(FIGURE_COLUMNS);
+    ].concat(figureColumns(DATA.tasks.concat.apply(DATA.tasks, runs.map(function (r) { return r.tasks; }))));
     if (showK) {
       columns.push({key: "pass_at_k", label: "pass@" + kOf(run), kind: "rate"});
       columns.push({key: "pass_hat_k", label: "pass^" + kOf(run), kind: "rate"});
@@ -416,8 +431,7 @@
       var text = state.text.toLowerCase();
       table.filter(function (r) {
         if (state.slice && r.slice !== state.slice) return false;
-        if (state.status === "pass" && !r.passed) return false;
-        if (state.status === "fail" && r.passed) return false;
+        if (state.status && verdictOf(r) !== state.status) return false;
         if (text && String(r.task_id).toLowerCase().indexOf(text) < 0) return false;
         return true;
       });
@@ -445,7 +459,7 @@
         controls.appendChild(el("label", null, ["slice", sliceSelect]));
       }
       var statusSelect = statusFilterControl(function (v) { state.status = v; apply(); },
-        [["", "all tasks"], ["pass", "passing (every trial)"], ["fail", "failing (any trial)"]]);
+        [["", "all tasks"], ["pass", "pass (every trial)"], ["flaky", "flaky (some trials)"], ["fail", "fail (no trial)"]]);
       statusSelect.id = "status-filter";
       controls.appendChild(el("label", null, ["status", statusSelect]));
       var search = el("input", {type: "search", id: "task-search", placeholder: "task id contains\u2026",
@@ -461,8 +475,10 @@
       empty: "no shared task",
       columns: [
         {key: "task_id", label: "task", kind: "text", mono: true},
-        {key: "status", label: "change", kind: "node", value: function (r) { return ["regressed", "improved", "fail", "pass"].indexOf(r.status); },
-          cell: function (r) { return pill(r.status === "pass" || r.status === "fail" ? "neutral" : r.status, r.status === "pass" ? "still passes" : r.status === "fail" ? "still fails" : r.status); }},
+        {key: "status", label: "change", kind: "node", value: function (r) { return ["regressed", "improved", "unchanged"].indexOf(r.status); },
+          cell: function (r) { return pill(r.status === "unchanged" ? "neutral" : r.status, r.status); }},
+        {key: "verdicts", label: "verdict", kind: "node", value: function (r) { return VERDICTS.indexOf(verdictOf(r.base)) * 3 + VERDICTS.indexOf(verdictOf(r.candidate)); },
+          cell: function (r) { return el("span", null, [pill(verdictOf(r.base)), " \u2192 ", pill(verdictOf(r.candidate))]); }},
         {key: "slice", label: "slice", kind: "text"},
         {key: "base_success", label: "base success", kind: "rate", value: function (r) { return r.base.success_rate; }},
         {key: "cand_success", label: "candidate success", kind: "rate", value: function (r) { return r.candidate.success_rate; }},
