@@ -2,7 +2,7 @@
 
 - :func:`read_episodes` is what ``ek-otel score`` and ``ek-otel episodes`` both read: the
   dumps (streaming, :func:`~ek_otel.ingest.dumps.read_dump`) without ek-otel's own output
-  (:func:`~ek_otel.emit.own_output.is_own_output`, so a dump that already holds scores is
+  (:func:`~ek_otel.ingest.own_output.is_own_output`, so a dump that already holds scores is
   scored the same and never produces revisions of itself), grouped by trace
   (:func:`~ek_otel.ingest.assemble.group_traces`), late records merged with their trace
   (:class:`~ek_otel.ingest.assemble.LateRecords`), built into episodes
@@ -39,7 +39,7 @@ from typing import Any, Optional, Union
 
 from .core.episode import Episode, TaskSpec
 from .emit.envelope import ScoreEnvelope
-from .emit.own_output import is_own_output
+from .ingest.own_output import is_own_output
 from .ingest.assemble import KEEP_CLOSED_TRACES
 from .ingest.episodes import GROUP_BY_CHOICES
 from .ingest.semconv import DEFAULT_TASK_ID_KEYS

@@ -14,9 +14,10 @@
   which the pure modules above do not need;
 - :mod:`~ek_otel.emit.phoenix`: :class:`PhoenixSink`, scores as Phoenix span and trace
   annotations;
-- :mod:`~ek_otel.emit.mlflow`: :class:`MlflowSink`, scores as MLflow feedback assessments;
-- :mod:`~ek_otel.emit.own_output`: :func:`is_own_output`, the one rule that tells ek-otel's
-  own output (scores written back, received again) from the traces it scores.
+- :mod:`~ek_otel.emit.mlflow`: :class:`MlflowSink`, scores as MLflow feedback assessments.
+
+What it writes carries :mod:`ek_otel.core.identity`'s names, by which the reader
+(:mod:`ek_otel.ingest.own_output`) tells it from the traces it scores.
 
 Example:
     >>> from ek_otel.emit import ScoreEnvelope, FileSink, OtlpSink
@@ -28,7 +29,6 @@ from typing import Any
 
 from .delivery import SendResult
 from .envelope import ScoreEnvelope, ScoreProvenance
-from .own_output import drop_own_output, is_own_output
 
 _SINK_NAMES = ("Sink", "FileSink", "ExporterSink", "OtlpSink", "MultiSink", "make_sink", "make_sinks")
 
@@ -63,6 +63,4 @@ __all__ = [
     "SendResult",
     "make_sink",
     "make_sinks",
-    "is_own_output",
-    "drop_own_output",
 ]

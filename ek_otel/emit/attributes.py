@@ -9,7 +9,7 @@ Three carriers, one set of values (see ``docs/ARCHITECTURE.md``, "Scores written
 - the optional OpenInference **EVALUATOR span** (:func:`phoenix_attributes`).
 
 Everything written by ek-otel carries the resource ``service.name="ek-otel"`` and the scope
-:data:`SCOPE_NAME`; :func:`~ek_otel.emit.own_output.is_own_output` lets a receiver that also sees ek-otel's own output
+:data:`SCOPE_NAME`; :func:`~ek_otel.ingest.own_output.is_own_output` lets a receiver that also sees ek-otel's own output
 (e.g. a Collector fanning out to both) skip it instead of re-scoring the trace forever.
 
 This module is pure (no OTel imports): values are str, bool, int or float.
@@ -36,7 +36,8 @@ from typing import Any
 
 from ..core.episode import AnyOf, as_call
 from ..core.scores import EpisodeScore
-from .envelope import EVALUATOR_NAME, ScoreEnvelope
+from ..core.identity import EVALUATOR_NAME, SCOPE_NAME, SERVICE_NAME
+from .envelope import ScoreEnvelope
 
 __all__ = [
     "EVENT_NAME",
@@ -59,10 +60,6 @@ __all__ = [
 EVENT_NAME = "gen_ai.evaluation.result"
 #: ``gen_ai.operation.name`` of the evaluation span (proposed in semantic-conventions-genai #79).
 OPERATION_NAME = "evaluation"
-#: ``service.name`` of the resource everything ek-otel writes carries.
-SERVICE_NAME = EVALUATOR_NAME
-#: Instrumentation scope of everything ek-otel writes.
-SCOPE_NAME = "ek_otel.emit"
 #: Metrics whose score value is a pass/fail verdict (1.0 or 0.0), not the F1.
 VERDICT_METRICS = frozenset({"bfcl"})
 

@@ -31,13 +31,12 @@ from typing import Any, Optional
 
 from ..core.episode import Cost
 from ..core.fastinit import fast_init
+from ..core.identity import EVALUATOR_NAME
 from ..core.scores import ArgDiff, CallRow, EpisodeScore
 from .tagged_json import from_tagged, to_tagged
 
 __all__ = ["EVALUATOR_NAME", "ENVELOPE_FORMAT", "ScoreProvenance", "ScoreEnvelope"]
 
-#: The name this evaluator gives itself in every score it writes.
-EVALUATOR_NAME = "ek-otel"
 
 #: Version of the JSON form written by :meth:`ScoreEnvelope.to_json`.
 ENVELOPE_FORMAT = 1

@@ -31,7 +31,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..emit.own_output import drop_own_output
+from ..ingest.own_output import drop_own_output
 from ..errors import Overloaded
 from ..ingest.bad_input import INVALID_UTF8
 from .groupcommit import GroupCommitWriter

@@ -6,7 +6,7 @@ import json
 
 from ek_otel.core.episode import AnyOf, Cost
 from ek_otel.core.scores import ArgDiff, EpisodeScore
-from ek_otel.emit.own_output import is_own_output
+from ek_otel.ingest.own_output import is_own_output
 from ek_otel.emit.attributes import (
     event_attributes,
     explanation,

@@ -5,8 +5,8 @@ dump, or received again through a Collector, they would look like late spans and
 the run forever. Everything ek-otel writes carries the resource ``service.name="ek-otel"``
 and the instrumentation scope ``ek_otel.emit`` (:mod:`~ek_otel.emit.encode`), so the
 decision is made **once per instrumentation scope**: the records of a scope are ours when
-its scope name is :data:`~ek_otel.emit.attributes.SCOPE_NAME` or its resource's
-``service.name`` is :data:`~ek_otel.emit.attributes.SERVICE_NAME`.
+its scope name is :data:`~ek_otel.core.identity.SCOPE_NAME` or its resource's
+``service.name`` is :data:`~ek_otel.core.identity.SERVICE_NAME`.
 
 - :func:`is_own_output` is the rule; ``ek-otel score`` applies it to each decoded record
   (records carry their resource and scope).
@@ -29,8 +29,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..ingest.wire import length_delimited_fields as _fields
-from .attributes import SCOPE_NAME, SERVICE_NAME
+from ..core.identity import SCOPE_NAME, SERVICE_NAME
+from .wire import length_delimited_fields as _fields
 
 __all__ = ["is_own_output", "drop_own_output"]
 
@@ -134,7 +134,7 @@ def _drop_pb(signal: str, body: bytes) -> bytes:
     if not own:
         return body
     from ..errors import DecodeError
-    from ..ingest.otlp import parse_logs_request, parse_trace_request
+    from .otlp import parse_logs_request, parse_trace_request
 
     try:
         request = parse_trace_request(body) if signal == "traces" else parse_logs_request(body)
@@ -176,7 +176,7 @@ def _json_service_name(resource: Any) -> str:
 
 def _drop_json(signal: str, body: bytes) -> bytes:
     from ..errors import DecodeError
-    from ..ingest.otlp import parse_json
+    from .otlp import parse_json
 
     try:
         data = parse_json(body)

@@ -8,7 +8,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from ek_otel.emit.attributes import SCOPE_NAME
-from ek_otel.emit.own_output import drop_own_output, is_own_output
+from ek_otel.ingest.own_output import drop_own_output, is_own_output
 
 
 def _trace_request(batches):
