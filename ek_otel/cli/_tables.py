@@ -24,6 +24,11 @@ def _rate(value: Optional[float]) -> str:
     return "-" if value is None or value != value else f"{value:.3f}"
 
 
+def _defined(value: Optional[float]) -> str:
+    """Precision, recall or F1: ``n/a`` where undefined (no call predicted / expected)."""
+    return "n/a" if value is None else _rate(value)
+
+
 def _money(value: Optional[float]) -> str:
     if value is None:
         return "-"
@@ -52,8 +57,8 @@ def tasks_table(run: Any) -> Table:
             table.add_column(name, justify="right", no_wrap=True)
 
     def row(label: str, cut: Any, pass_hat: Optional[float], dollars) -> list:
-        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall),
-                 _rate(cut.f1), _rate(cut.exact_rate)]
+        cells = [label, str(cut.n), _defined(cut.precision), _defined(cut.recall),
+                 _defined(cut.f1), _rate(cut.exact_rate)]
         if with_k:
             cells.append(_rate(pass_hat))
         cells.append(_money(dollars))
@@ -84,8 +89,8 @@ def slices_table(run: Any) -> Optional[Table]:
         else:
             table.add_column(name, justify="right", no_wrap=True)
     for name, cut in run.report.per_slice.items():
-        table.add_row(name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                      _rate(cut.exact_rate), _rate(cut.success_rate))
+        table.add_row(name, str(cut.n), _defined(cut.precision), _defined(cut.recall),
+                      _defined(cut.f1), _rate(cut.exact_rate), _rate(cut.success_rate))
     return table
 
 
@@ -106,8 +111,8 @@ def groups_table(run: Any) -> Table:
     for group in groups:
         cut = group.report.overall
         label = " / ".join(str(part) if part else "-" for part in group.key)
-        cells = [label, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1),
-                 _rate(cut.exact_rate)]
+        cells = [label, str(cut.n), _defined(cut.precision), _defined(cut.recall),
+                 _defined(cut.f1), _rate(cut.exact_rate)]
         if with_k:
             cells.append(f"{_rate(group.report.mean_pass_hat_k)} (k={group.report.k})")
         table.add_row(*cells)

@@ -30,7 +30,7 @@ from typing import Any, Optional, Union
 from ..errors import ComparabilityError, InputError
 from .cost import ModelPrice, PriceTable, dollars as price_dollars
 from .episode import AnyOf, Cost, RunProvenance, TaskSpec
-from .fields import normalise_type, precision_recall_f1
+from .fields import defined_precision_recall_f1, normalise_type
 from .gc_pause import paused_gc
 from .grammar import GraphGrammar
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
@@ -178,7 +178,7 @@ def score_episode(
     tp, fp, fn = alignment.counts(level)
     exact = alignment.exact
 
-    explanation = explain_alignment(alignment)
+    explanation = explain_alignment(alignment) + _weights_note(alignment, level, tp, fp, fn)
     steps = getattr(getattr(episode, "trajectory", None), "steps", ())
     args_captured = all(getattr(s, "args_captured", True) for s in steps)
     if ignored:
@@ -219,15 +219,61 @@ def score_episode(
     )
 
 
+def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -> str:
+    """What the F1 counts, when it is not the share of calls matched: ``"; weighted F1
+    0.091: refund weighs 10"`` (call weights, and at arg level the weights of the arguments
+    that disagreed); ``""`` when the F1 is the plain call count's.
+
+    Example:
+        >>> from ek_otel.core.episode import ToolSpec, tool_grammar
+        >>> from ek_otel.core.grammar import FieldSpec
+        >>> g = tool_grammar(ToolSpec("refund", {"amount": FieldSpec("amount", importance=20.0)},
+        ...                           destructive=True))
+        >>> a = align_calls([("lookup", {}), ("refund", {"amount": 355})],
+        ...                 [("lookup", {}), ("refund", {"amount": AnyOf((35.5,))})], grammar=g)
+        >>> _weights_note(a, "call", *a.counts("call"))
+        '; weighted F1 0.091: refund weighs 10'
+        >>> _weights_note(a, "arg", *a.counts("arg"))
+        '; weighted F1 0.355 (arguments counted): refund weighs 10, refund.amount weighs 20'
+        >>> _weights_note(align_calls([("lookup", {})], [("lookup", {})]), "call", 1.0, 0.0, 0.0)
+        ''
+    """
+    f1 = defined_precision_recall_f1(tp, fp, fn)[2]
+    if f1 is None:
+        return ""
+    n_pred, n_gold = len(alignment.pred), len(alignment.gold)
+    plain = 2 * alignment.n_exact / (n_pred + n_gold) if n_pred + n_gold else None
+    if level == "call" and plain is not None and abs(f1 - plain) < 1e-9:
+        return ""
+    grammar = alignment.grammar
+    weights: dict = {}
+    for tool, _ in (*alignment.pred, *alignment.gold):
+        cost = grammar.node_cost(tool)
+        if cost != 1.0:
+            weights.setdefault(tool, cost)
+    if level != "call":
+        for diff in alignment.arg_diffs:
+            if diff.weight != 1.0:
+                weights.setdefault(f"{diff.tool}.{diff.arg}", diff.weight)
+    if level == "call" and not weights:
+        return ""
+    counted = "" if level == "call" else " (arguments counted)"
+    named = ", ".join(f"{name} weighs {weight:g}" for name, weight in list(weights.items())[:4])
+    return f"; weighted F1 {f1:.3f}{counted}" + (f": {named}" if named else "")
+
+
 def _counts_and_rates(tp: float, fp: float, fn: float) -> dict:
     """``tp``/``fp``/``fn`` and the precision, recall and F1 they give, as keyword arguments
-    of a score or a cut.
+    of a score or a cut; None where undefined
+    (:func:`~ek_otel.core.fields.defined_precision_recall_f1`).
 
     Example:
         >>> _counts_and_rates(1.0, 1.0, 0.0)
         {'tp': 1.0, 'fp': 1.0, 'fn': 0.0, 'precision': 0.5, 'recall': 1.0, 'f1': 0.6666666666666666}
+        >>> _counts_and_rates(0.0, 1.0, 0.0)["recall"] is None
+        True
     """
-    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
+    precision, recall, f1 = defined_precision_recall_f1(tp, fp, fn)
     return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1}
 
 
@@ -400,7 +446,7 @@ class EvaluationReport:
             >>> from ek_otel.core.episode import Episode, TaskSpec
             >>> d = evaluate([Episode("t")], [TaskSpec("t")], k=2).to_dict()
             >>> d["pass_at_k"], d["aggregate"]["f1"], d["aggregate"]["episodes"]
-            ({'t': None}, 1.0, 1)
+            ({'t': None}, None, 1)
             >>> json.loads(json.dumps(d, allow_nan=False)) == d
             True
         """
