@@ -67,9 +67,29 @@ def tasks_table(run: Any) -> Table:
     for task_id, cut in report.per_task.items():
         table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id)))
     table.add_section()
-    table.add_row(*row("total", report.overall, report.mean_pass_hat_k, report.dollars),
-                  style="bold")
+    total = row("total", report.overall, report.mean_pass_hat_k, report.dollars)
+    total[-1] = total_dollars(report)
+    table.add_row(*total, style="bold")
     return table
+
+
+def total_dollars(report: Any) -> str:
+    """The total dollars cell: ``≥ $x`` when the total leaves episodes out (unpriced, or
+    with model calls that recorded no usage), ``unknown`` when it covers none.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> total_dollars(R(dollars=0.0012, n_unpriced=0, n_cost_incomplete=2))
+        '≥ $0.0012'
+        >>> total_dollars(R(dollars=None, n_unpriced=0, n_cost_incomplete=1))
+        'unknown'
+        >>> total_dollars(R(dollars=None, n_unpriced=0, n_cost_incomplete=0))
+        '-'
+    """
+    left_out = report.n_unpriced + getattr(report, "n_cost_incomplete", 0)
+    if report.dollars is None:
+        return "unknown" if getattr(report, "n_cost_incomplete", 0) else "-"
+    return f"≥ {_money(report.dollars)}" if left_out else _money(report.dollars)
 
 
 def slices_table(run: Any) -> Optional[Table]:

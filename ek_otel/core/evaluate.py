@@ -135,7 +135,8 @@ def score_episode(
       and its gold call as missing. Otherwise ``strategy`` decides (default ``"optimal"``).
     - ``success`` equals ``exact``: every gold call matched exactly, nothing extra called.
     - ``dollars`` is set only when ``prices`` knows ``episode.run.model`` and the episode
-      recorded a cost; it is None otherwise, never a made-up 0.
+      recorded its cost in full; it is None otherwise (a model call without usage:
+      ``cost.complete`` False), never a made-up 0.
     - Calls to ``ignore_tools`` and to the task's own ``ignore_tools`` (framework-internal
       tools: smolagents' ``final_answer``, the Agents SDK's ``transfer_to_*`` handoffs; see
       :mod:`ek_otel.core.ignore`) are removed before matching: neither true nor false
@@ -191,7 +192,7 @@ def score_episode(
     episode_dollars = None
     table = _price_table(prices)
     model = getattr(episode.run, "model", "") if episode.run is not None else ""
-    if table is not None and episode.cost is not None and model:
+    if table is not None and episode.cost is not None and model and cost.complete:
         price = table.find(model)
         if price is not None:
             episode_dollars = price_dollars(
@@ -384,10 +385,15 @@ class EvaluationReport:
             when the task has fewer than k trials).
         mean_pass_at_k / mean_pass_hat_k: Their mean over the tasks where defined.
         cost: Total :class:`Cost` of the scored episodes.
-        dollars: Total dollars, None unless *every* scored episode could be priced.
-        n_unpriced: How many scored episodes had no price (or no recorded cost).
-        dollars_per_success: ``dollars`` / successful episodes (None without dollars or
-            successes).
+        dollars: Total dollars of the priced episodes (None when none is): it leaves out
+            the ``n_unpriced`` and ``n_cost_incomplete`` episodes, so with either above 0
+            it is a lower bound of what the run cost.
+        n_unpriced: How many scored episodes with a complete token count had no price (the
+            price table lacks their model, or they recorded no model).
+        n_cost_incomplete: How many scored episodes had model calls that recorded no usage
+            (``cost.complete`` False): their cost is unknown, never priced as $0.
+        dollars_per_success: ``dollars`` / the successful episodes it covers (None without
+            dollars or such successes).
         scores: Every :class:`EpisodeScore`, in input order (a sequence that may read them
             from a spool: :mod:`ek_otel.scoring.spool`).
         unmatched: Episodes not scored (:class:`ek_otel.scoring.link.Unmatched`), e.g. a task
@@ -420,6 +426,7 @@ class EvaluationReport:
     n_unpriced: int
     dollars_per_success: Optional[float]
     scores: tuple
+    n_cost_incomplete: int = 0
     unmatched: tuple = ()
     comparability_keys: tuple = ()
     groups: tuple = ()
@@ -490,6 +497,8 @@ def _jsonable(x: Any) -> Any:
         out = {name: _jsonable(getattr(x, name)) for name in names}
         if isinstance(x, EpisodeScore):
             out["label"] = x.label
+        elif kind is Cost:
+            out["complete"] = x.complete
         return out
     if isinstance(x, Mapping):
         return {_json_key(k): _jsonable(v) for k, v in x.items()}
@@ -630,7 +639,8 @@ class _ReportTally:
         if cut is None:
             cut = self.by_task[score.task_id] = (CutTally(), DollarTally())
         cut[0].add(score, value)
-        cut[1].add(score.dollars)
+        complete = score.cost.complete
+        cut[1].add(score.dollars, complete)
         if task.slice is not None:
             name = str(task.slice)
             slice_cut = self.by_slice.get(name)
@@ -638,7 +648,7 @@ class _ReportTally:
                 slice_cut = self.by_slice[name] = CutTally()
             slice_cut.add(score, value)
         self.cost = self.cost + score.cost
-        self.dollars.add(score.dollars)
+        self.dollars.add(score.dollars, complete, score.success)
         if self.scores is not None:
             self.scores.append(score)
 
@@ -654,8 +664,8 @@ class _ReportTally:
         for task_id, (cut, _) in self.by_task.items():
             at_k[task_id] = pass_at_k(cut.n, cut.successes, k)
             hat_k[task_id] = pass_hat_k(cut.n, cut.successes, k)
-        total_dollars = self.dollars.value
-        successes = self.overall.successes
+        total_dollars = self.dollars.known  # leaves out the n_unpriced and n_cost_incomplete
+        successes = self.dollars.successes  # the solved episodes the total covers
         per_success = (
             total_dollars / successes if total_dollars is not None and successes else None
         )
@@ -671,6 +681,7 @@ class _ReportTally:
             cost=self.cost,
             dollars=total_dollars,
             n_unpriced=self.dollars.unpriced,
+            n_cost_incomplete=self.dollars.incomplete,
             dollars_per_success=per_success,
             scores=tuple(self.scores) if scores is None else scores,
             unmatched=unmatched,

@@ -65,6 +65,7 @@ def _aggregate_dict(report: EvaluationReport, unmatched: int, revisions: int) ->
         cost=report.cost,
         dollars=report.dollars,
         n_unpriced=report.n_unpriced,
+        n_cost_incomplete=report.n_cost_incomplete,
         dollars_per_success=report.dollars_per_success,
     )
     return out
