@@ -198,7 +198,7 @@ def cost_warnings(report: Any, pricing: Optional[str]) -> list:
     Example:
         >>> from types import SimpleNamespace as R
         >>> r = R(n_episodes=9, n_unpriced=2, n_cost_incomplete=1, cost=R(calls_without_usage=3))
-        >>> for line in cost_warnings(r, "p.yaml"): print(line[:86])
+        >>> for line in cost_warnings(r, "p.yaml"): print(line[:85])
         1 of 9 scored episodes had model calls that recorded no usage (3 calls): their tokens
         2 of 9 scored episodes have no dollars: p.yaml has no price for their model (or they
     """
