@@ -15,6 +15,7 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from ek_otel.cli import cli
+from ek_otel.emit.attributes import score_value
 from ek_otel.gold.native import load_tasks
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
@@ -311,7 +312,7 @@ def test_emit_endpoint_grpc_delivers_the_scores():
     spans = [s for body in traces for s in decode(body, "protobuf", signal="traces")]
     expected = _expected_run()
     assert sorted((s.trace_id, s.attributes["gen_ai.evaluation.score.value"]) for s in spans) == sorted(
-        (e.trace_id, e.score.f1) for e in expected.envelopes)
+        (e.trace_id, score_value(e.score)) for e in expected.envelopes)
     assert sum(len(sl.log_records) for req in logs for rl in req.resource_logs for sl in rl.scope_logs) == 9
 
 
