@@ -6,7 +6,8 @@ aggregated without holding its scores.
   adds floats with Neumaier's compensated summation, and so does this).
 - :class:`CutTally` gathers the figures of one cut of the corpus (all of it, a task, a
   slice, a provenance group) and gives its :class:`~ek_otel.core.evaluate.CutFigures`.
-- :class:`DollarTally` is the summed dollars of some scores, None unless every one is priced.
+- :class:`DollarTally` is the summed dollars of some scores: ``value`` None unless every one
+  is priced, ``known`` over the priced ones (what it leaves out counted by reason).
 
 A score here is anything with the attributes of :class:`~ek_otel.core.scores.EpisodeScore`
 that the figures read: ``task_id``, ``tp``, ``fp``, ``fn``, ``exact``, ``success``, ``cost``
