@@ -224,6 +224,11 @@ def _bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
         from ..report.html import check_writable
 
         check_writable(html_out)
+    if json_out is not None:  # before any work, as --html: one line, not a traceback at the end
+        try:
+            open(json_out, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise InputError(f"cannot write the JSON: {exc.strerror or exc}", path=json_out) from None
     data = BfclData.locate(data_path)
     files = find_result_files(results)
     if not files:

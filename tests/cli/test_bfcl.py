@@ -298,3 +298,10 @@ def test_java_prompting_output_without_tree_sitter_is_noted(tmp_path, monkeypatc
     run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data)])
     assert run.exit_code == 0, run.output
     assert ("without tree-sitter" in run.output) is (not installed)
+
+
+def test_an_unwritable_json_is_one_line_before_any_work(data_dir, result_dir, tmp_path):
+    run = CliRunner().invoke(cli, ["bfcl", str(result_dir), "--data", str(data_dir), "--json",
+                                   str(tmp_path / "no" / "dir" / "v.json")])
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr.startswith("ek-otel: error: ") and "v.json: cannot write the JSON" in run.stderr
