@@ -64,8 +64,12 @@ def tasks_table(run: Any) -> Table:
         cells.append(_money(dollars))
         return cells
 
+    incomplete = getattr(report, "task_cost_incomplete", {})
     for task_id, cut in report.per_task.items():
-        table.add_row(*row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id)))
+        cells = row(task_id, cut, report.pass_hat_k.get(task_id), run.task_dollars(task_id))
+        if cells[-1] == "-" and incomplete.get(task_id):
+            cells[-1] = "unknown"  # model calls without usage: not unpriced, unknown
+        table.add_row(*cells)
     table.add_section()
     total = row("total", report.overall, report.mean_pass_hat_k, report.dollars)
     total[-1] = total_dollars(report)

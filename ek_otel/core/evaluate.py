@@ -433,6 +433,8 @@ class EvaluationReport:
     settings: Mapping[str, Any] = field(default_factory=dict)
     slices: Mapping[str, str] = field(default_factory=dict)  # task id -> slice, when it has one
     task_dollars: Mapping[str, Optional[float]] = field(default_factory=dict)  # None: unpriced
+    #: task id -> its episodes with model calls that recorded no usage (tasks with any)
+    task_cost_incomplete: Mapping[str, int] = field(default_factory=dict)
 
     # The corpus figures, read from ``overall``.
     n_episodes = _of_overall("n", "How many episodes were scored.")
@@ -689,6 +691,8 @@ class _ReportTally:
             settings=dict(settings),
             slices={t: str(tasks[t].slice) for t in self.by_task if tasks[t].slice is not None},
             task_dollars={t: dollars.value for t, (_, dollars) in self.by_task.items()},
+            task_cost_incomplete={t: dollars.incomplete for t, (_, dollars) in self.by_task.items()
+                                  if dollars.incomplete},
         )
 
 

@@ -86,6 +86,8 @@ def test_score_says_the_cost_is_unknown_not_zero(tmp_path):
     assert (agg["n_unpriced"], agg["n_cost_incomplete"]) == (0, 1)
     total = next(line for line in result.stdout.splitlines() if "total" in line)
     assert "unknown" in total and "$0" not in total
+    task = next(line for line in result.stdout.splitlines() if "weather-paris" in line)
+    assert "unknown" in task and "$0" not in task
     warning = [line for line in result.stderr.splitlines() if "recorded no usage" in line]
     assert len(warning) == 1 and "1 of 1 scored episodes" in warning[0]
     assert "(3 calls)" in warning[0] and "include_usage" in warning[0]
