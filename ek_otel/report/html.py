@@ -105,6 +105,7 @@ def _figure(value: Any, key: str) -> str:
 _ENV.filters.update(rate=_defined(_rate), money=_defined(_money), count=_defined(_count),
                     signed=_defined(_signed), figure=_figure)
 _ENV.globals["ek_version"] = __version__
+_ENV.globals["undefined_as_na"] = UNDEFINED_AS_NA
 
 
 def validate_trace_url(template: Optional[str]) -> Optional[str]:

@@ -130,3 +130,20 @@ def test_the_bad_input_summary_is_in_the_header(tmp_path):
     assert re.search(r"<td class=\"num\">1</td>", table)
     assert re.search(r"<li class=\"mono\">[^<]*dump\.jsonl:\d+: invalid JSON", page)
     assert "{not json <script>" not in page
+
+
+def test_undefined_corpus_figures_read_n_a_with_why_and_no_interval():
+    from ek_otel.core.episode import Episode, TaskSpec
+    from ek_otel.core.evaluate import evaluate
+    from ek_otel.report.html import render_run
+    from ek_otel.report.model import report_from_dict
+
+    data = evaluate([Episode("t"), Episode("t")], [TaskSpec("t")], k=1).to_dict()
+    assert data["aggregate"]["f1"] is None
+    page = render_run(report_from_dict(data, "r"))
+    for metric, why in (("precision", "no call was made"), ("recall", "no call was expected"),
+                        ("f1", "no call expected, none made")):
+        start = page.index(f'<div class="kpi" data-metric="{metric}">')
+        box = page[start:page.index("</div>\n", page.index('class="value"', start)) + 200]
+        assert '<div class="value">n/a</div>' in box and f"undefined: {why}" in box, box
+        assert "95% CI" not in box.split("</span>")[0]
