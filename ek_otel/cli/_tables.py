@@ -15,7 +15,8 @@ from typing import Any, Optional
 
 from rich.table import Table
 
-__all__ = ["tasks_table", "slices_table", "groups_table", "unmatched_table"]
+__all__ = ["tasks_table", "slices_table", "groups_table", "unmatched_table", "total_dollars",
+           "cost_warnings"]
 
 _MAX_UNMATCHED_ROWS = 20
 
@@ -160,3 +161,29 @@ def unmatched_table(unmatched: tuple) -> Table:
     if len(unmatched) > _MAX_UNMATCHED_ROWS:
         table.add_row("...", "", f"{len(unmatched) - _MAX_UNMATCHED_ROWS} more (see --json)")
     return table
+
+
+def cost_warnings(report: Any, pricing: Optional[str]) -> list:
+    """What the dollars (and tokens) leave out, and why: one line per reason.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> r = R(n_episodes=9, n_unpriced=2, n_cost_incomplete=1, cost=R(calls_without_usage=3))
+        >>> for line in cost_warnings(r, "p.yaml"): print(line[:85])
+        1 of 9 scored episodes had model calls that recorded no usage (3 calls): their tokens
+        2 of 9 scored episodes have no dollars: p.yaml has no price for their model (or they
+    """
+    from ..ingest.instrumentations import GENERIC_FIXES
+
+    lines = []
+    if report.n_cost_incomplete:
+        left = "left out of the dollars" if pricing is not None else "not counted"
+        lines.append(f"{report.n_cost_incomplete} of {report.n_episodes} scored episodes had model "
+                     f"calls that recorded no usage ({report.cost.calls_without_usage} calls): "
+                     f"their tokens and cost are unknown, {left} (cost.complete false in the "
+                     f"JSON); fix: {GENERIC_FIXES['input_tokens']}")
+    if pricing is not None and report.n_unpriced:
+        lines.append(f"{report.n_unpriced} of {report.n_episodes} scored episodes have no dollars: "
+                     f"{pricing} has no price for their model (or they recorded no model); the "
+                     "dollars leave them out")
+    return lines

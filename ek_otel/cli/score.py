@@ -122,6 +122,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     _check_linked(run, gold)
     # With --json - the JSON owns stdout, and the tables go to stderr.
     _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    from ._tables import cost_warnings
+
     for line in cost_warnings(run.report, pricing):
         _warn(line)
     if json_out is not None or html_out is not None:
@@ -190,32 +192,6 @@ def _check_linked(run: Any, gold: str) -> None:
     if not scored:
         raise InputError(line)
     _warn(line)
-
-
-def cost_warnings(report: Any, pricing: Optional[str]) -> list:
-    """What the dollars (and tokens) leave out, and why: one line per reason.
-
-    Example:
-        >>> from types import SimpleNamespace as R
-        >>> r = R(n_episodes=9, n_unpriced=2, n_cost_incomplete=1, cost=R(calls_without_usage=3))
-        >>> for line in cost_warnings(r, "p.yaml"): print(line[:85])
-        1 of 9 scored episodes had model calls that recorded no usage (3 calls): their tokens
-        2 of 9 scored episodes have no dollars: p.yaml has no price for their model (or they
-    """
-    from ..ingest.instrumentations import GENERIC_FIXES
-
-    lines = []
-    if report.n_cost_incomplete:
-        left = "left out of the dollars" if pricing is not None else "not counted"
-        lines.append(f"{report.n_cost_incomplete} of {report.n_episodes} scored episodes had model "
-                     f"calls that recorded no usage ({report.cost.calls_without_usage} calls): "
-                     f"their tokens and cost are unknown, {left} (cost.complete false in the "
-                     f"JSON); fix: {GENERIC_FIXES['input_tokens']}")
-    if pricing is not None and report.n_unpriced:
-        lines.append(f"{report.n_unpriced} of {report.n_episodes} scored episodes have no dollars: "
-                     f"{pricing} has no price for their model (or they recorded no model); the "
-                     "dollars leave them out")
-    return lines
 
 
 def _warn(message: str) -> None:
