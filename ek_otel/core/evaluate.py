@@ -238,13 +238,16 @@ def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -
         '; weighted F1 0.355 (arguments counted): refund weighs 10, refund.amount weighs 20'
         >>> _weights_note(align_calls([("lookup", {})], [("lookup", {})]), "call", 1.0, 0.0, 0.0)
         ''
+        >>> b = align_calls([("f", {"x": 1, "y": 2})], [("f", {"x": AnyOf((1,)), "y": AnyOf((3,))})])
+        >>> _weights_note(b, "arg", *b.counts("arg"))
+        '; F1 0.667 counts arguments'
     """
     f1 = defined_precision_recall_f1(tp, fp, fn)[2]
     if f1 is None:
         return ""
     n_pred, n_gold = len(alignment.pred), len(alignment.gold)
     plain = 2 * alignment.n_exact / (n_pred + n_gold) if n_pred + n_gold else None
-    if level == "call" and plain is not None and abs(f1 - plain) < 1e-9:
+    if plain is not None and abs(f1 - plain) < 1e-9:
         return ""
     grammar = alignment.grammar
     weights: dict = {}
@@ -256,8 +259,8 @@ def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -
         for diff in alignment.arg_diffs:
             if diff.weight != 1.0:
                 weights.setdefault(f"{diff.tool}.{diff.arg}", diff.weight)
-    if level == "call" and not weights:
-        return ""
+    if not weights:
+        return "" if level == "call" else f"; F1 {f1:.3f} counts arguments"
     counted = "" if level == "call" else " (arguments counted)"
     named = ", ".join(f"{name} weighs {weight:g}" for name, weight in list(weights.items())[:4])
     return f"; weighted F1 {f1:.3f}{counted}" + (f": {named}" if named else "")
