@@ -72,8 +72,9 @@ print(f"joke: {len(pairs)} matched, {len(extra)} spurious, {len(missing)} missin
 
 
 def fmt(x) -> str:
-    """A rate, or "-" when it is undefined (an empty cut)."""
-    return "-" if x is None else f"{x:.3f}"
+    """A rate, or "n/a" when it is undefined (precision with no call made, recall with no
+    call expected, F1 with neither; any rate of an empty cut)."""
+    return "n/a" if x is None else f"{x:.3f}"
 
 
 # 3. The whole corpus: micro figures, slices, value-weighted success, cost and dollars.
@@ -81,7 +82,8 @@ report = evaluate(episodes, tasks, prices=prices)
 print(f"corpus: precision={fmt(report.precision)} recall={fmt(report.recall)} f1={fmt(report.f1)} "
       f"exact={fmt(report.exact_rate)} value-weighted success={fmt(report.value_weighted_success)}")
 for name, cut in sorted(report.per_slice.items()):
-    print(f"  slice {name:<12} f1={fmt(cut.f1)}  exact={fmt(cut.exact_rate)}")
+    print(f"  slice {name:<12} precision={fmt(cut.precision)} recall={fmt(cut.recall)} "
+          f"f1={fmt(cut.f1)}  exact={fmt(cut.exact_rate)}")
 print(f"tokens={report.cost.total_tokens}  dollars={report.dollars:.6f} (example prices)")
 for s in report.scores:
     print(f"  {s.task_id:<18} {s.label:<4} {s.explanation}")

@@ -111,6 +111,8 @@ def test_api_example_runs():
     assert "refund-order-1042" in proc.stdout
     assert "2 of 4 runs passed; tasks: 2 pass, 0 flaky, 2 fail" in proc.stdout
     assert "refund-order-1042  fail (0/1)" in proc.stdout
+    # the irrelevance slice expects no call: its recall is undefined, not 0
+    assert "slice irrelevance  precision=0.000 recall=n/a f1=0.000" in proc.stdout
 
 
 # The README's shell examples that name no file of the repo: placeholders for the user's own.

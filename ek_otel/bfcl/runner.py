@@ -34,6 +34,7 @@ from .categories import (
     VERSION_PREFIX,
     category_from_filename,
     checker_kind,
+    is_multi_turn,
     sort_key,
 )
 from .data import BfclData, BfclEntry
@@ -41,9 +42,11 @@ from .jsonlines import has_long_digits, parse_json, parse_lines, parse_whole, sp
 from ..core.gc_pause import paused_gc
 from .models import lookup, model_registry, style_of_results
 from .single_turn import check_ast_entry, check_single_turn, relevance_verdict
+from .summary import AST_MODE_NOTE
 from .verdict import Verdict
 
 __all__ = [
+    "AST_MODE_NOTE",
     "ResultFile",
     "CategoryScore",
     "BfclRun",
@@ -93,21 +96,33 @@ class CategoryScore:
     category: str
     correct_count: int
     total_count: int
+    mode: str = ""  # "ast": a multi-turn category checked in ast mode, not the official one
 
     @property
     def accuracy(self) -> float:
         """``correct_count / total_count`` (0.0 for an empty category)."""
         return self.correct_count / self.total_count if self.total_count else 0.0
 
+    @property
+    def official(self) -> bool:
+        """False for a multi-turn category checked in ast mode (``--multi-turn ast``)."""
+        return self.mode != "ast"
+
     def header(self) -> dict:
-        """The official score-file header line.
+        """The official score-file header line; a category checked in ast mode says so
+        (``note``: :data:`AST_MODE_NOTE`), so that its file is never taken for the official.
 
         Example:
             >>> CategoryScore("m", "parallel", 1, 2).header()
             {'accuracy': 0.5, 'correct_count': 1, 'total_count': 2}
+            >>> CategoryScore("m", "multi_turn_base", 1, 2, mode="ast").header()["note"]
+            'ast mode, not the official figure'
         """
-        return {"accuracy": self.accuracy, "correct_count": self.correct_count,
-                "total_count": self.total_count}
+        header = {"accuracy": self.accuracy, "correct_count": self.correct_count,
+                  "total_count": self.total_count}
+        if not self.official:
+            header["note"] = AST_MODE_NOTE
+        return header
 
 
 @dataclass(frozen=True)
@@ -128,6 +143,19 @@ class BfclRun:
     def models(self) -> tuple:
         """The model names, in order of appearance."""
         return tuple(dict.fromkeys(s.model for s in self.scores))
+
+    def unofficial(self, model: str) -> tuple:
+        """The figures of ``model`` that are not the official ones: its multi-turn categories
+        checked in ast mode, and then the Multi-Turn and Overall summary figures.
+
+        Example:
+            >>> run = BfclRun((CategoryScore("m", "multi_turn_base", 1, 2, mode="ast"),
+            ...                CategoryScore("m", "parallel", 1, 1)))
+            >>> run.unofficial("m")
+            ('multi_turn_base', 'Multi-Turn', 'Overall')
+        """
+        names = tuple(s.category for s in self.scores if s.model == model and not s.official)
+        return names + ("Multi-Turn", "Overall") if names else ()
 
     def score(self, model: str, category: str) -> Optional[CategoryScore]:
         """The :class:`CategoryScore` of ``model``/``category``, or None."""
@@ -397,7 +425,13 @@ def _score_entries(result_file: ResultFile, data: BfclData, underscore_to_dot: b
         if on_entry is not None:
             on_entry()
     correct = sum(1 for v in verdicts if v.valid)
-    return CategoryScore(result_file.model, category, correct, len(verdicts)), tuple(verdicts)
+    mode = ""
+    if is_multi_turn(category):
+        from .multi_turn import default_mode
+
+        mode = "ast" if (multi_turn or default_mode()) == "ast" else ""
+    return (CategoryScore(result_file.model, category, correct, len(verdicts), mode),
+            tuple(verdicts))
 
 
 def _score_relevance(result_file: ResultFile, data: BfclData,

@@ -88,6 +88,7 @@ __all__ = [
     "DEFAULT_MODEL_NAME",
     "SimulatorUnavailable",
     "simulator_available",
+    "simulator_problem",
     "load_api_class",
     "instance_global_name",
     "is_long_context",
@@ -145,13 +146,24 @@ def simulator_available() -> bool:
         >>> simulator_available()   # bfcl_eval installed, as the test setup installs it
         True
     """
+    return simulator_problem() is None
+
+
+def simulator_problem() -> Optional[str]:
+    """Why the simulated classes cannot be imported (the first failure, with the install
+    line that fixes it), or None when they all can.
+
+    Example:
+        >>> simulator_problem() is None   # bfcl_eval installed, as the test setup installs it
+        True
+    """
     try:
         for class_name in ("GorillaFileSystem", "MathAPI", "MessageAPI", "TwitterAPI",
                            "TicketAPI", "TradingBot", "TravelAPI", "VehicleControlAPI"):
             load_api_class(class_name)
-    except SimulatorUnavailable:
-        return False
-    return True
+    except SimulatorUnavailable as exc:
+        return str(exc)
+    return None
 
 
 _CLASS_CACHE: dict = {}

@@ -29,7 +29,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["Aggregate", "aggregates"]
+__all__ = ["Aggregate", "aggregates", "AST_MODE_NOTE"]
+
+#: How a figure checked in ast mode (``--multi-turn ast``) is labelled everywhere: the
+#: terminal, the JSON, the score files' header and the page (the multi-turn categories,
+#: and the Multi-Turn and Overall figures they make).
+AST_MODE_NOTE = "ast mode, not the official figure"
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import os
 import sys
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, Sequence, TypeVar
 
 import click
 
@@ -164,23 +164,30 @@ def echo_errors(errors: Iterable[object]) -> int:
     return count
 
 
-def nothing_read_error(report: Any) -> Optional[InputError]:
-    """The error to raise when the input gave nothing but bad input, else None.
+def nothing_read_error(report: Any, paths: Optional[Sequence[str]] = None) -> Optional[InputError]:
+    """The error to raise when the input gave no episode: the caller exits 2 with this one
+    line (nothing is ever scored or shown as nothing).
 
-    A dump that holds no episode and no bad input (an empty file) is not an error; one
-    whose every record was unreadable is: the caller exits 2 with this one line.
+    A dump whose every record was unreadable names its first bad record. With ``paths``, a
+    dump that holds no span at all (an empty file) is an error too, naming the paths;
+    without, it is not (None).
 
     Example:
         >>> from ek_otel.ingest.bad_input import BadInputReport, INVALID_JSON
         >>> report = BadInputReport()
         >>> nothing_read_error(report) is None
         True
+        >>> print(nothing_read_error(report, ["empty.jsonl"]))
+        empty.jsonl: no span of an agent run in the input (an empty dump, or only scores written by ek-otel)
         >>> report.add(INVALID_JSON, "expected value")
         >>> print(nothing_read_error(report))
         no trace could be read (1 bad input records; first: invalid JSON: expected value)
     """
     if report.ok:
-        return None
+        if paths is None:
+            return None
+        return InputError("no span of an agent run in the input (an empty dump, or only scores "
+                          "written by ek-otel)", path=", ".join(paths))
     first = report.cases[0] if report.cases else report.summary()
     return InputError(f"no trace could be read ({report.total} bad input records; first: {first})")
 

@@ -17,13 +17,19 @@ from rich.table import Table
 
 from ..core.verdicts import headline_of, task_verdict
 
-__all__ = ["tasks_table", "slices_table", "groups_table", "unmatched_table"]
+__all__ = ["tasks_table", "slices_table", "groups_table", "unmatched_table", "total_dollars",
+           "cost_warnings"]
 
 _MAX_UNMATCHED_ROWS = 20
 
 
 def _rate(value: Optional[float]) -> str:
     return "-" if value is None or value != value else f"{value:.3f}"
+
+
+def _defined(value: Optional[float]) -> str:
+    """Precision, recall or F1: ``n/a`` where undefined (no call predicted / expected)."""
+    return "n/a" if value is None else _rate(value)
 
 
 def _money(value: Optional[float]) -> str:
@@ -84,8 +90,8 @@ def tasks_table(run: Any) -> Table:
             table.add_column(name, justify="right", no_wrap=True)
 
     def row(label: str, cut: Any, verdict: str, pass_hat: Optional[float], dollars) -> list:
-        cells = [label, f"{verdict} {_success(cut)}".strip(), _rate(cut.precision),
-                 _rate(cut.recall), _rate(cut.f1)]
+        cells = [label, f"{verdict} {_success(cut)}".strip(), _defined(cut.precision),
+                 _defined(cut.recall), _defined(cut.f1)]
         if with_exact:
             cells.append(_rate(cut.exact_rate))
         if with_k:
@@ -93,18 +99,42 @@ def tasks_table(run: Any) -> Table:
         cells.append(_money(dollars))
         return cells
 
+    incomplete = getattr(report, "task_cost_incomplete", {})
     for task_id, cut in report.per_task.items():
         verdict = task_verdict(cut.n, cut.successes) or ""
         if verdict:
             verdict = f"[{_VERDICT_STYLE[verdict]}]{verdict}[/]"
-        table.add_row(*row(task_id, cut, verdict, report.pass_hat_k.get(task_id),
-                           run.task_dollars(task_id)))
+        cells = row(task_id, cut, verdict, report.pass_hat_k.get(task_id),
+                    run.task_dollars(task_id))
+        if cells[-1] == "-" and incomplete.get(task_id):
+            cells[-1] = "unknown"  # model calls without usage: not unpriced, unknown
+        table.add_row(*cells)
     table.add_section()
-    table.add_row(*row("total", report.overall, "", report.mean_pass_hat_k, report.dollars),
-                  style="bold")
+    total = row("total", report.overall, "", report.mean_pass_hat_k, report.dollars)
+    total[-1] = total_dollars(report)
+    table.add_row(*total, style="bold")
     if not with_exact:
         table.caption += "\nsuccess = exact match on every task (shown once)"
     return table
+
+
+def total_dollars(report: Any) -> str:
+    """The total dollars cell: ``≥ $x`` when the total leaves episodes out (unpriced, or
+    with model calls that recorded no usage), ``unknown`` when it covers none.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> total_dollars(R(dollars=0.0012, n_unpriced=0, n_cost_incomplete=2))
+        '≥ $0.0012'
+        >>> total_dollars(R(dollars=None, n_unpriced=0, n_cost_incomplete=1))
+        'unknown'
+        >>> total_dollars(R(dollars=None, n_unpriced=0, n_cost_incomplete=0))
+        '-'
+    """
+    left_out = report.n_unpriced + getattr(report, "n_cost_incomplete", 0)
+    if report.dollars is None:
+        return "unknown" if getattr(report, "n_cost_incomplete", 0) else "-"
+    return f"≥ {_money(report.dollars)}" if left_out else _money(report.dollars)
 
 
 def slices_table(run: Any) -> Optional[Table]:
@@ -126,7 +156,8 @@ def slices_table(run: Any) -> Optional[Table]:
         else:
             table.add_column(name, justify="right", no_wrap=True)
     for name, cut in run.report.per_slice.items():
-        cells = [name, str(cut.n), _rate(cut.precision), _rate(cut.recall), _rate(cut.f1)]
+        cells = [name, str(cut.n), _defined(cut.precision), _defined(cut.recall),
+                 _defined(cut.f1)]
         cells += [_rate(cut.exact_rate)] if with_exact else []
         table.add_row(*cells, _rate(cut.success_rate))
     if not with_exact:
@@ -154,7 +185,8 @@ def groups_table(run: Any) -> Table:
         label = " / ".join(str(part) if part else "-" for part in group.key)
         head = headline_of((c.n, c.successes) for c in group.report.per_task.values())
         cells = [label, _success(cut), f"{head.passed}/{head.flaky}/{head.failed}",
-                 _rate(cut.precision), _rate(cut.recall), _rate(cut.f1), _rate(cut.exact_rate)]
+                 _defined(cut.precision), _defined(cut.recall), _defined(cut.f1),
+                 _rate(cut.exact_rate)]
         if with_k:
             cells.append(f"{_rate(group.report.mean_pass_hat_k)} (k={group.report.k})")
         table.add_row(*cells)
@@ -178,3 +210,29 @@ def unmatched_table(unmatched: tuple) -> Table:
     if len(unmatched) > _MAX_UNMATCHED_ROWS:
         table.add_row("...", "", f"{len(unmatched) - _MAX_UNMATCHED_ROWS} more (see --json)")
     return table
+
+
+def cost_warnings(report: Any, pricing: Optional[str]) -> list:
+    """What the dollars (and tokens) leave out, and why: one line per reason.
+
+    Example:
+        >>> from types import SimpleNamespace as R
+        >>> r = R(n_episodes=9, n_unpriced=2, n_cost_incomplete=1, cost=R(calls_without_usage=3))
+        >>> for line in cost_warnings(r, "p.yaml"): print(line[:85])
+        1 of 9 scored episodes had model calls that recorded no usage (3 calls): their tokens
+        2 of 9 scored episodes have no dollars: p.yaml has no price for their model (or they
+    """
+    from ..ingest.instrumentations import GENERIC_FIXES
+
+    lines = []
+    if report.n_cost_incomplete:
+        left = "left out of the dollars" if pricing is not None else "not counted"
+        lines.append(f"{report.n_cost_incomplete} of {report.n_episodes} scored episodes had model "
+                     f"calls that recorded no usage ({report.cost.calls_without_usage} calls): "
+                     f"their tokens and cost are unknown, {left} (cost.complete false in the "
+                     f"JSON); fix: {GENERIC_FIXES['input_tokens']}")
+    if pricing is not None and report.n_unpriced:
+        lines.append(f"{report.n_unpriced} of {report.n_episodes} scored episodes have no dollars: "
+                     f"{pricing} has no price for their model (or they recorded no model); the "
+                     "dollars leave them out")
+    return lines

@@ -49,6 +49,9 @@ def run_json(run: BfclRun) -> dict:
     several = len(run.models) > 1
     categories = {}
     entries = []
+    unofficial = []
+    for model in run.models:
+        unofficial += [f"{model}/{name}" if several else name for name in run.unofficial(model)]
     for score in run.scores:
         key = f"{score.model}/{score.category}" if several else score.category
         categories[key] = score.header()
@@ -58,7 +61,19 @@ def run_json(run: BfclRun) -> dict:
             if several:
                 entry["model"] = score.model
             entries.append(entry)
-    return {"categories": categories, "entries": entries}
+    out = {"categories": categories, "entries": entries}
+    if unofficial:  # only then: a state-mode document stays as it was
+        from ..bfcl.summary import AST_MODE_NOTE
+
+        out["multi_turn_mode"] = "ast"
+        out["not_official"] = {"figures": unofficial, "note": AST_MODE_NOTE}
+    return out
+
+
+def _label(name: str, unofficial: tuple) -> str:
+    from ..bfcl.summary import AST_MODE_NOTE
+
+    return f"{name} ({AST_MODE_NOTE})" if name in unofficial else name
 
 
 def _tables(run: BfclRun) -> list:
@@ -69,11 +84,12 @@ def _tables(run: BfclRun) -> list:
     for model in run.models:
         counts = {}
         rows = []
+        unofficial = run.unofficial(model)
         for score in run.scores:
             if score.model != model:
                 continue
             counts[score.category] = (score.correct_count, score.total_count)
-            rows.append((score.category, f"{score.accuracy:.2%}",
+            rows.append((_label(score.category, unofficial), f"{score.accuracy:.2%}",
                          f"{score.correct_count}/{score.total_count}"))
         tables.append(PlainTable(f"BFCL v4: {model}", (("category", "left"), ("accuracy", "right"),
                                                        ("correct/total", "right")), tuple(rows)))
@@ -82,8 +98,8 @@ def _tables(run: BfclRun) -> list:
             tables.append(PlainTable(
                 "summary (as bfcl_eval aggregates)",
                 (("aggregate", "left"), ("accuracy", "right"), ("entries", "right")),
-                tuple((aggregate.name, f"{aggregate.accuracy:.2%}", str(aggregate.total_count))
-                      for aggregate in summary)))
+                tuple((_label(aggregate.name, unofficial), f"{aggregate.accuracy:.2%}",
+                       str(aggregate.total_count)) for aggregate in summary)))
     return tables
 
 
@@ -101,16 +117,26 @@ def _print_tables(run: BfclRun) -> None:
         console.print(rich_table(table))
 
 
-def _note_multi_turn_mode(files: list, multi_turn: Optional[str]) -> None:
-    """Say so when multi-turn entries fall back to ast mode (no simulated APIs here)."""
+def check_multi_turn_mode(files: list, multi_turn: Optional[str]) -> None:
+    """Refuse to check multi-turn categories in anything but the official state mode unless
+    ``--multi-turn ast`` asks for it: a figure is never silently not the official one.
+
+    Raises:
+        InputError: multi-turn result files, no ``--multi-turn``, and the simulated APIs of
+            ``bfcl_eval`` cannot be imported (the line names what is missing and how to
+            install it).
+    """
     if multi_turn is not None or not any(is_multi_turn(f.category) for f in files):
         return
-    from ..bfcl.multi_turn import default_mode
+    from ..bfcl.simulator import simulator_problem
 
-    if default_mode() == "ast":
-        click.echo("ek-otel: note: multi-turn checked in ast mode, not the official state "
-                   "mode (needs `pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0`)",
-                   err=True)
+    problem = simulator_problem()
+    if problem is not None:
+        categories = sorted({f.category for f in files if is_multi_turn(f.category)})
+        raise InputError(
+            f"multi-turn categories ({', '.join(categories)}) cannot be checked in the official "
+            f"state mode: {problem}; or pass --multi-turn ast for figures labelled \"ast mode, "
+            "not the official figure\"")
 
 
 def _note_java_js_without_tree_sitter(files: list) -> None:
@@ -198,12 +224,17 @@ def _bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
         from ..report.html import check_writable
 
         check_writable(html_out)
+    if json_out is not None:  # before any work, as --html: one line, not a traceback at the end
+        try:
+            open(json_out, "a", encoding="utf-8").close()
+        except OSError as exc:
+            raise InputError(f"cannot write the JSON: {exc.strerror or exc}", path=json_out) from None
     data = BfclData.locate(data_path)
     files = find_result_files(results)
     if not files:
         raise InputError(f"no {VERSION_PREFIX}_<category>_result.json file of a scored category "
                          f"(see `ek-otel bfcl --help`)", path=", ".join(results))
-    _note_multi_turn_mode(files, multi_turn)
+    check_multi_turn_mode(files, multi_turn)
     _note_java_js_without_tree_sitter(files)
     total = sum(len(f.records) for f in files)
     single_turn_only = all(checker_kind(f.category) in ("ast", "relevance") for f in files)

@@ -156,7 +156,7 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
                                    task_id_keys=task_id_key_list(task_id_keys),
                                    on_episode=lambda _: advance())
     if not diagnosis.traces:
-        error = nothing_read_error(report)
+        error = nothing_read_error(report, paths)
         if error is not None:
             raise error
     if json_out is not None:

@@ -18,7 +18,7 @@ from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
 from ._html import check_html_options, html_options
 from ._gates import check_gate_options, gate_options, write_run_gates
-from ._tables import slices_table, tasks_table, unmatched_table
+from ._tables import cost_warnings, slices_table, tasks_table, unmatched_table
 
 __all__ = ["report"]
 
@@ -62,6 +62,8 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
                   "(model, simulator, suite version, scaffold) were scored apart; see --json.")
     if run.unmatched:
         out.print(unmatched_table(run.unmatched))
+    for line in cost_warnings(run.report, None):  # runs whose cost is unknown (no usage)
+        click.echo(f"ek-otel: warning: {line}", err=True)
     if json_out is not None:
         write_json(run.to_dict(), json_out)
     if html_out is not None:

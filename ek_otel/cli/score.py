@@ -23,6 +23,7 @@ Example:
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Optional
 
 import click
@@ -119,15 +120,16 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                 sink.close()
 
     if not run.envelopes and not run.unmatched:
-        error = nothing_read_error(bad_input)
+        error = nothing_read_error(bad_input, paths)
         if error is not None:
             raise error
+    _check_linked(run, gold)
     # With --json - the JSON owns stdout, and the tables go to stderr.
     _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
-    if pricing is not None and run.report.n_unpriced:
-        click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
-                   f"episodes have no dollars: {pricing} has no price for their model (or "
-                   "they recorded no model or tokens)", err=True)
+    from ._tables import cost_warnings
+
+    for line in cost_warnings(run.report, pricing):
+        _warn(line)
     if json_out is not None or html_out is not None or junit_out or markdown_out:
         data = run.to_dict(lazy_episodes=True)  # the episodes are made as they are written
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
@@ -147,6 +149,55 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
                                                  mlflow_tracking_uri) if w))
+
+
+def unlinked_line(unmatched: Any, scored: int, gold: str) -> Optional[str]:
+    """Why runs were not scored, in one line naming the fixes (None when every run was).
+
+    Example:
+        >>> from ek_otel.scoring.link import NO_TASK_ID, UNKNOWN_TASK, Unmatched
+        >>> print(unlinked_line([Unmatched("ab", "", NO_TASK_ID)] * 2, 0, "tasks.jsonl"))
+        none of the 2 runs could be linked to a task in tasks.jsonl: 2 carry no task id; set ek.task.id on each run's root span (OTel SDK: span.set_attribute("ek.task.id", task_id)), or score with --task ID (one task for every run) or --task-id-key KEY (the attribute that holds the id)
+        >>> print(unlinked_line([Unmatched("ab", "x", UNKNOWN_TASK)], 3, "tasks.jsonl"))
+        1 of 4 runs could not be linked to a task in tasks.jsonl: 1 has a task id the gold file lacks (first: 'x'); they are listed as unmatched, not scored
+        >>> unlinked_line([], 3, "tasks.jsonl") is None
+        True
+    """
+    from ..ingest.instrumentations import TASK_ID_FIX
+    from ..scoring.link import NO_TASK_ID, UNKNOWN_TASK
+
+    unmatched = list(unmatched)
+    if not unmatched:
+        return None
+    reasons = Counter(u.reason for u in unmatched)
+    parts = []
+    no_id = reasons.pop(NO_TASK_ID, 0)
+    if no_id:
+        parts.append(f"{no_id} carr{'ies' if no_id == 1 else 'y'} no task id")
+    unknown = reasons.pop(UNKNOWN_TASK, 0)
+    if unknown:
+        first = next(u.task_id for u in unmatched if u.reason == UNKNOWN_TASK)
+        parts.append(f"{unknown} ha{'s' if unknown == 1 else 've'} a task id the gold file "
+                     f"lacks (first: {first!r})")
+    parts += [f"{n}: {reason}" for reason, n in reasons.items()]
+    total = scored + len(unmatched)
+    head = (f"none of the {total} runs could be linked" if not scored
+            else f"{len(unmatched)} of {total} runs could not be linked")
+    line = f"{head} to a task in {gold}: {', '.join(parts)}"
+    if no_id:
+        return f"{line}; {TASK_ID_FIX}"
+    return f"{line}; they are listed as unmatched, not scored" if scored else line
+
+
+def _check_linked(run: Any, gold: str) -> None:
+    """Exit 2 with one line when no run could be scored; a warning when only some could not."""
+    scored = run.report.n_episodes
+    line = unlinked_line(run.unmatched, scored, gold)
+    if line is None:
+        return
+    if not scored:
+        raise InputError(line)
+    _warn(line)
 
 
 def _warn(message: str) -> None:

@@ -357,6 +357,12 @@ class Cost:
         (110, 55, 1)
         >>> sum([Cost(input_tokens=1), Cost(input_tokens=2)], Cost()).total_tokens
         3
+        >>> (a + Cost(calls_without_usage=2)).complete, a.complete
+        (False, True)
+
+    ``calls_without_usage`` counts the model calls whose tokens no span recorded (a
+    streamed answer without usage, say): the token counts are then a lower bound and the
+    cost is not ``complete``; it is never priced as if they cost nothing.
     """
 
     input_tokens: int = 0
@@ -365,6 +371,7 @@ class Cost:
     reasoning_tokens: int = 0
     retries: int = 0
     latency_s: Optional[float] = None
+    calls_without_usage: int = 0
 
     def __add__(self, other: "Cost") -> "Cost":
         if not isinstance(other, Cost):
@@ -379,12 +386,18 @@ class Cost:
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
             retries=self.retries + other.retries,
             latency_s=latency,
+            calls_without_usage=self.calls_without_usage + other.calls_without_usage,
         )
 
     def __radd__(self, other: Any) -> "Cost":
         if other == 0 or other is None:
             return self
         return self.__add__(other)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every model call recorded its tokens (else the counts are a lower bound)."""
+        return not self.calls_without_usage
 
     @property
     def total_tokens(self) -> int:

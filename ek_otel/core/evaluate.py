@@ -30,7 +30,7 @@ from typing import Any, Optional, Union
 from ..errors import ComparabilityError, InputError
 from .cost import ModelPrice, PriceTable, dollars as price_dollars
 from .episode import AnyOf, Cost, RunProvenance, TaskSpec
-from .fields import normalise_type, precision_recall_f1
+from .fields import defined_precision_recall_f1, normalise_type
 from .gc_pause import paused_gc
 from .grammar import GraphGrammar
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
@@ -135,7 +135,8 @@ def score_episode(
       and its gold call as missing. Otherwise ``strategy`` decides (default ``"optimal"``).
     - ``success`` equals ``exact``: every gold call matched exactly, nothing extra called.
     - ``dollars`` is set only when ``prices`` knows ``episode.run.model`` and the episode
-      recorded a cost; it is None otherwise, never a made-up 0.
+      recorded its cost in full; it is None otherwise (a model call without usage:
+      ``cost.complete`` False), never a made-up 0.
     - Calls to ``ignore_tools`` and to the task's own ``ignore_tools`` (framework-internal
       tools: smolagents' ``final_answer``, the Agents SDK's ``transfer_to_*`` handoffs; see
       :mod:`ek_otel.core.ignore`) are removed before matching: neither true nor false
@@ -178,7 +179,7 @@ def score_episode(
     tp, fp, fn = alignment.counts(level)
     exact = alignment.exact
 
-    explanation = explain_alignment(alignment)
+    explanation = explain_alignment(alignment) + _weights_note(alignment, level, tp, fp, fn)
     steps = getattr(getattr(episode, "trajectory", None), "steps", ())
     args_captured = all(getattr(s, "args_captured", True) for s in steps)
     if ignored:
@@ -191,7 +192,7 @@ def score_episode(
     episode_dollars = None
     table = _price_table(prices)
     model = getattr(episode.run, "model", "") if episode.run is not None else ""
-    if table is not None and episode.cost is not None and model:
+    if table is not None and episode.cost is not None and model and cost.complete:
         price = table.find(model)
         if price is not None:
             episode_dollars = price_dollars(
@@ -219,15 +220,64 @@ def score_episode(
     )
 
 
+def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -> str:
+    """What the F1 counts, when it is not the share of calls matched: ``"; weighted F1
+    0.091: refund weighs 10"`` (call weights, and at arg level the weights of the arguments
+    that disagreed); ``""`` when the F1 is the plain call count's.
+
+    Example:
+        >>> from ek_otel.core.episode import ToolSpec, tool_grammar
+        >>> from ek_otel.core.grammar import FieldSpec
+        >>> g = tool_grammar(ToolSpec("refund", {"amount": FieldSpec("amount", importance=20.0)},
+        ...                           destructive=True))
+        >>> a = align_calls([("lookup", {}), ("refund", {"amount": 355})],
+        ...                 [("lookup", {}), ("refund", {"amount": AnyOf((35.5,))})], grammar=g)
+        >>> _weights_note(a, "call", *a.counts("call"))
+        '; weighted F1 0.091: refund weighs 10'
+        >>> _weights_note(a, "arg", *a.counts("arg"))
+        '; weighted F1 0.355 (arguments counted): refund weighs 10, refund.amount weighs 20'
+        >>> _weights_note(align_calls([("lookup", {})], [("lookup", {})]), "call", 1.0, 0.0, 0.0)
+        ''
+        >>> b = align_calls([("f", {"x": 1, "y": 2})], [("f", {"x": AnyOf((1,)), "y": AnyOf((3,))})])
+        >>> _weights_note(b, "arg", *b.counts("arg"))
+        '; F1 0.667 counts arguments'
+    """
+    f1 = defined_precision_recall_f1(tp, fp, fn)[2]
+    if f1 is None:
+        return ""
+    n_pred, n_gold = len(alignment.pred), len(alignment.gold)
+    plain = 2 * alignment.n_exact / (n_pred + n_gold) if n_pred + n_gold else None
+    if plain is not None and abs(f1 - plain) < 1e-9:
+        return ""
+    grammar = alignment.grammar
+    weights: dict = {}
+    for tool, _ in (*alignment.pred, *alignment.gold):
+        cost = grammar.node_cost(tool)
+        if cost != 1.0:
+            weights.setdefault(tool, cost)
+    if level != "call":
+        for diff in alignment.arg_diffs:
+            if diff.weight != 1.0:
+                weights.setdefault(f"{diff.tool}.{diff.arg}", diff.weight)
+    if not weights:
+        return "" if level == "call" else f"; F1 {f1:.3f} counts arguments"
+    counted = "" if level == "call" else " (arguments counted)"
+    named = ", ".join(f"{name} weighs {weight:g}" for name, weight in list(weights.items())[:4])
+    return f"; weighted F1 {f1:.3f}{counted}" + (f": {named}" if named else "")
+
+
 def _counts_and_rates(tp: float, fp: float, fn: float) -> dict:
     """``tp``/``fp``/``fn`` and the precision, recall and F1 they give, as keyword arguments
-    of a score or a cut.
+    of a score or a cut; None where undefined
+    (:func:`~ek_otel.core.fields.defined_precision_recall_f1`).
 
     Example:
         >>> _counts_and_rates(1.0, 1.0, 0.0)
         {'tp': 1.0, 'fp': 1.0, 'fn': 0.0, 'precision': 0.5, 'recall': 1.0, 'f1': 0.6666666666666666}
+        >>> _counts_and_rates(0.0, 1.0, 0.0)["recall"] is None
+        True
     """
-    precision, recall, f1 = precision_recall_f1(tp, fp, fn)
+    precision, recall, f1 = defined_precision_recall_f1(tp, fp, fn)
     return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1}
 
 
@@ -338,10 +388,15 @@ class EvaluationReport:
             when the task has fewer than k trials).
         mean_pass_at_k / mean_pass_hat_k: Their mean over the tasks where defined.
         cost: Total :class:`Cost` of the scored episodes.
-        dollars: Total dollars, None unless *every* scored episode could be priced.
-        n_unpriced: How many scored episodes had no price (or no recorded cost).
-        dollars_per_success: ``dollars`` / successful episodes (None without dollars or
-            successes).
+        dollars: Total dollars of the priced episodes (None when none is): it leaves out
+            the ``n_unpriced`` and ``n_cost_incomplete`` episodes, so with either above 0
+            it is a lower bound of what the run cost.
+        n_unpriced: How many scored episodes with a complete token count had no price (the
+            price table lacks their model, or they recorded no model).
+        n_cost_incomplete: How many scored episodes had model calls that recorded no usage
+            (``cost.complete`` False): their cost is unknown, never priced as $0.
+        dollars_per_success: ``dollars`` / the successful episodes it covers (None without
+            dollars or such successes).
         scores: Every :class:`EpisodeScore`, in input order (a sequence that may read them
             from a spool: :mod:`ek_otel.scoring.spool`).
         unmatched: Episodes not scored (:class:`ek_otel.scoring.link.Unmatched`), e.g. a task
@@ -374,12 +429,15 @@ class EvaluationReport:
     n_unpriced: int
     dollars_per_success: Optional[float]
     scores: tuple
+    n_cost_incomplete: int = 0
     unmatched: tuple = ()
     comparability_keys: tuple = ()
     groups: tuple = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
     slices: Mapping[str, str] = field(default_factory=dict)  # task id -> slice, when it has one
     task_dollars: Mapping[str, Optional[float]] = field(default_factory=dict)  # None: unpriced
+    #: task id -> its episodes with model calls that recorded no usage (tasks with any)
+    task_cost_incomplete: Mapping[str, int] = field(default_factory=dict)
 
     # The corpus figures, read from ``overall``.
     n_episodes = _of_overall("n", "How many episodes were scored.")
@@ -400,7 +458,7 @@ class EvaluationReport:
             >>> from ek_otel.core.episode import Episode, TaskSpec
             >>> d = evaluate([Episode("t")], [TaskSpec("t")], k=2).to_dict()
             >>> d["pass_at_k"], d["aggregate"]["f1"], d["aggregate"]["episodes"]
-            ({'t': None}, 1.0, 1)
+            ({'t': None}, None, 1)
             >>> json.loads(json.dumps(d, allow_nan=False)) == d
             True
         """
@@ -444,6 +502,8 @@ def _jsonable(x: Any) -> Any:
         out = {name: _jsonable(getattr(x, name)) for name in names}
         if isinstance(x, EpisodeScore):
             out["label"] = x.label
+        elif kind is Cost:
+            out["complete"] = x.complete
         return out
     if isinstance(x, Mapping):
         return {_json_key(k): _jsonable(v) for k, v in x.items()}
@@ -584,7 +644,8 @@ class _ReportTally:
         if cut is None:
             cut = self.by_task[score.task_id] = (CutTally(), DollarTally())
         cut[0].add(score, value)
-        cut[1].add(score.dollars)
+        complete = score.cost.complete
+        cut[1].add(score.dollars, complete)
         if task.slice is not None:
             name = str(task.slice)
             slice_cut = self.by_slice.get(name)
@@ -592,7 +653,7 @@ class _ReportTally:
                 slice_cut = self.by_slice[name] = CutTally()
             slice_cut.add(score, value)
         self.cost = self.cost + score.cost
-        self.dollars.add(score.dollars)
+        self.dollars.add(score.dollars, complete, score.success)
         if self.scores is not None:
             self.scores.append(score)
 
@@ -608,8 +669,8 @@ class _ReportTally:
         for task_id, (cut, _) in self.by_task.items():
             at_k[task_id] = pass_at_k(cut.n, cut.successes, k)
             hat_k[task_id] = pass_hat_k(cut.n, cut.successes, k)
-        total_dollars = self.dollars.value
-        successes = self.overall.successes
+        total_dollars = self.dollars.known  # leaves out the n_unpriced and n_cost_incomplete
+        successes = self.dollars.successes  # the solved episodes the total covers
         per_success = (
             total_dollars / successes if total_dollars is not None and successes else None
         )
@@ -625,6 +686,7 @@ class _ReportTally:
             cost=self.cost,
             dollars=total_dollars,
             n_unpriced=self.dollars.unpriced,
+            n_cost_incomplete=self.dollars.incomplete,
             dollars_per_success=per_success,
             scores=tuple(self.scores) if scores is None else scores,
             unmatched=unmatched,
@@ -632,6 +694,8 @@ class _ReportTally:
             settings=dict(settings),
             slices={t: str(tasks[t].slice) for t in self.by_task if tasks[t].slice is not None},
             task_dollars={t: dollars.value for t, (_, dollars) in self.by_task.items()},
+            task_cost_incomplete={t: dollars.incomplete for t, (_, dollars) in self.by_task.items()
+                                  if dollars.incomplete},
         )
 
 

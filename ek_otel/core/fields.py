@@ -39,6 +39,7 @@ __all__ = [
     "may_omit",
     "normalise_type",
     "precision_recall_f1",
+    "defined_precision_recall_f1",
     "micro_aggregate",
     "FieldMetric",
 ]
@@ -279,6 +280,37 @@ def precision_recall_f1(tp: float, fp: float, fn: float) -> tuple:
         recall = 1.0 if fp == 0 else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return (float(precision), float(recall), float(f1))
+
+
+def defined_precision_recall_f1(tp: float, fp: float, fn: float) -> tuple:
+    """Precision, recall and F1 from weighted counts, None where a figure is undefined: what
+    reports, episode scores and their cuts show (``null`` in JSON, ``n/a`` on screen).
+
+    - precision ``tp/(tp+fp)``: None when no call was predicted;
+    - recall ``tp/(tp+fn)``: None when no call was expected;
+    - F1 ``2tp/(2tp+fp+fn)`` (the harmonic mean of the two where both are defined): None
+      only when neither is (nothing expected, nothing predicted), 0.0 when one is 0 or
+      undefined beside a miss or a spurious call (a call made where none was expected).
+
+    :func:`precision_recall_f1` keeps the conventions a single number needs (metrics whose
+    peers return a float: :class:`~ek_otel.core.toolcalls.ToolCallMetric`,
+    :class:`~ek_otel.core.correctness.ToolCorrectnessMetric`).
+
+    Example:
+        >>> defined_precision_recall_f1(1, 1, 1)
+        (0.5, 0.5, 0.5)
+        >>> defined_precision_recall_f1(0, 0, 0), defined_precision_recall_f1(0, 1, 0)
+        ((None, None, None), (0.0, None, 0.0))
+        >>> defined_precision_recall_f1(0, 0, 2)
+        (None, 0.0, 0.0)
+    """
+    predicted = tp + fp
+    expected = tp + fn
+    precision = tp / predicted if predicted else None
+    recall = tp / expected if expected else None
+    f1 = (2 * tp / (predicted + expected)) if predicted + expected else None
+    return (None if precision is None else float(precision),
+            None if recall is None else float(recall), None if f1 is None else float(f1))
 
 
 def micro_aggregate(scores: Iterable[Score], metric: str = "") -> Score:

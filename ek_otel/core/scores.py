@@ -98,6 +98,10 @@ class EpisodeScore:
     figures are micro-averaged by summing them. ``exact`` is True when every gold call was
     matched exactly and nothing extra was called; ``success`` is the task verdict (the same
     as ``exact`` unless a task-specific checker decided otherwise).
+
+    ``precision`` is None when no call was predicted, ``recall`` when none was expected, and
+    ``f1`` when neither was (:func:`~ek_otel.core.fields.defined_precision_recall_f1`): such
+    an episode is judged by its ``success`` alone (no call made where none was expected).
     """
 
     task_id: str
@@ -107,9 +111,9 @@ class EpisodeScore:
     tp: float = 0.0
     fp: float = 0.0
     fn: float = 0.0
-    precision: float = 0.0
-    recall: float = 0.0
-    f1: float = 0.0
+    precision: Optional[float] = 0.0
+    recall: Optional[float] = 0.0
+    f1: Optional[float] = 0.0
     exact: bool = False
     success: bool = False
     explanation: str = ""

@@ -6,7 +6,8 @@ aggregated without holding its scores.
   adds floats with Neumaier's compensated summation, and so does this).
 - :class:`CutTally` gathers the figures of one cut of the corpus (all of it, a task, a
   slice, a provenance group) and gives its :class:`~ek_otel.core.evaluate.CutFigures`.
-- :class:`DollarTally` is the summed dollars of some scores, None unless every one is priced.
+- :class:`DollarTally` is the summed dollars of some scores: ``value`` None unless every one
+  is priced, ``known`` over the priced ones (what it leaves out counted by reason).
 
 A score here is anything with the attributes of :class:`~ek_otel.core.scores.EpisodeScore`
 that the figures read: ``task_id``, ``tp``, ``fp``, ``fn``, ``exact``, ``success``, ``cost``
@@ -80,34 +81,61 @@ class RunningSum:
 
 
 class DollarTally:
-    """Summed dollars, None unless every score added is priced (and at least one was added);
-    rounded to 12 decimals, as reports print them.
+    """Summed dollars; rounded to 12 decimals, as reports print them.
+
+    ``value`` is None unless every score added is priced (and at least one was added);
+    ``known`` is the sum over the priced ones (None when none is): a total that leaves out
+    ``unpriced`` scores (a complete cost that could not be priced) and ``incomplete`` ones
+    (model calls without usage: their cost is unknown, see
+    :attr:`~ek_otel.core.episode.Cost.complete`); ``successes`` counts the priced
+    successful ones (what dollars per solved task divides by).
 
     Example:
         >>> d = DollarTally()
         >>> d.value
         >>> d.add(0.25); d.add(0.5); d.value
         0.75
-        >>> d.add(None); d.value
+        >>> d.add(None); d.value, d.known, d.unpriced
+        (None, 0.75, 1)
+        >>> d.add(None, complete=False); d.left_out, d.incomplete
+        (2, 1)
     """
 
-    __slots__ = ("total", "n", "unpriced")
+    __slots__ = ("total", "n", "unpriced", "incomplete", "successes")
 
     def __init__(self) -> None:
         self.total = RunningSum()
         self.n = 0
         self.unpriced = 0
+        self.incomplete = 0
+        self.successes = 0
 
-    def add(self, dollars: Optional[float]) -> None:
+    def add(self, dollars: Optional[float], complete: bool = True, success: bool = False) -> None:
         self.n += 1
         if dollars is None:
-            self.unpriced += 1
-        elif not self.unpriced:  # once one is missing the total is None anyway
-            self.total.add(dollars)
+            if complete:
+                self.unpriced += 1
+            else:
+                self.incomplete += 1
+            return
+        self.total.add(dollars)
+        if success:
+            self.successes += 1
+
+    @property
+    def left_out(self) -> int:
+        """How many scores the ``known`` total leaves out."""
+        return self.unpriced + self.incomplete
 
     @property
     def value(self) -> Optional[float]:
-        if not self.n or self.unpriced:
+        if not self.n or self.left_out:
+            return None
+        return round(self.total.value, 12)
+
+    @property
+    def known(self) -> Optional[float]:
+        if self.n == self.left_out:
             return None
         return round(self.total.value, 12)
 

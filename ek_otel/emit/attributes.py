@@ -83,14 +83,17 @@ def evaluation_name(score: EpisodeScore) -> str:
 
 
 def score_value(score: EpisodeScore) -> float:
-    """``gen_ai.evaluation.score.value``: the F1, or 1.0/0.0 for a pass/fail verdict (``bfcl``).
+    """``gen_ai.evaluation.score.value``: the F1, or 1.0/0.0 for a pass/fail verdict (``bfcl``,
+    and an episode whose F1 is undefined: no call expected and none made, a success).
 
     Example:
         >>> score_value(EpisodeScore("t", f1=0.5)), score_value(EpisodeScore("t", metric="bfcl",
         ...                                                                   f1=0.5, success=True))
         (0.5, 1.0)
+        >>> score_value(EpisodeScore("t", precision=None, recall=None, f1=None, success=True))
+        1.0
     """
-    if score.metric in VERDICT_METRICS:
+    if score.metric in VERDICT_METRICS or score.f1 is None:
         return 1.0 if score.success else 0.0
     return float(score.f1)
 
@@ -105,7 +108,8 @@ def explanation(score: EpisodeScore) -> str:
     """
     if score.explanation:
         return score.explanation
-    parts = [f"F1 {score.f1:.2f} (tp {score.tp:g}, fp {score.fp:g}, fn {score.fn:g})"]
+    f1 = "n/a" if score.f1 is None else f"{score.f1:.2f}"
+    parts = [f"F1 {f1} (tp {score.tp:g}, fp {score.fp:g}, fn {score.fn:g})"]
     if score.missing_calls:
         parts.append("missing: " + ", ".join(_call_name(c) for c in score.missing_calls))
     if score.spurious_calls:
@@ -225,13 +229,14 @@ def span_attributes(envelope: ScoreEnvelope) -> dict:
             "ek.tp": float(score.tp),
             "ek.fp": float(score.fp),
             "ek.fn": float(score.fn),
-            "ek.precision": float(score.precision),
-            "ek.recall": float(score.recall),
-            "ek.f1": float(score.f1),
-            "ek.exact": bool(score.exact),
-            "ek.success": bool(score.success),
         }
     )
+    for name in ("precision", "recall", "f1"):  # left out where undefined (no call predicted
+        value = getattr(score, name)            # / expected): an attribute has no null
+        if value is not None:
+            attrs[f"ek.{name}"] = float(value)
+    attrs["ek.exact"] = bool(score.exact)
+    attrs["ek.success"] = bool(score.success)
     cost = score.cost
     attrs.update(
         {
@@ -315,8 +320,8 @@ def annotation_metadata(envelope: ScoreEnvelope) -> dict:
         "tp": float(score.tp),
         "fp": float(score.fp),
         "fn": float(score.fn),
-        "precision": float(score.precision),
-        "recall": float(score.recall),
+        "precision": None if score.precision is None else float(score.precision),
+        "recall": None if score.recall is None else float(score.recall),
         "exact": bool(score.exact),
         "level": score.level,
         "cost": {

@@ -12,7 +12,9 @@
   (:data:`~ek_otel.ingest.instrumentations.SUPPORT_ITEMS`) the trace lacks, what shows it,
   and the setting that fixes it. A *certain* gap is seen in the data (a tool call without
   arguments, a model call without usage); a *possible* one is a token kind that reads 0
-  where the package is known never to record it;
+  where the package is known never to record it; a run without a task id is the gap
+  ``task_id`` (:data:`~ek_otel.ingest.instrumentations.TASK_ID_FIX`: what ``ek-otel score``
+  also names when it cannot link runs to tasks);
 - the **spans read as nothing**: neither a model call, a tool call, an agent, nor the root.
 
 :func:`diagnose` does it for many episodes and adds a :class:`Total`. Everything is plain
@@ -28,7 +30,7 @@ Example:
     ...                 "gen_ai.response.finish_reasons": ["tool_calls"]})
     >>> d = diagnose_episode(build_episode([chat]), [chat])
     >>> d.framework, d.read.model_calls, [g.item for g in d.gaps]
-    ('OpenAI client', 1, ['tool_names', 'arguments', 'cached_tokens', 'reasoning_tokens'])
+    ('OpenAI client', 1, ['tool_names', 'arguments', 'cached_tokens', 'reasoning_tokens', 'task_id'])
     >>> d.gaps[1].fix
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental: span_only or span_and_event)'
 """
@@ -45,6 +47,8 @@ from .instrumentations import (
     CLIENT,
     FRAMEWORK,
     GENERIC_FIXES,
+    TASK_ID,
+    TASK_ID_FIX,
     TOKEN_ITEMS,
     Instrumentation,
     recognise,
@@ -343,6 +347,21 @@ def _gaps(read: Read, known: Sequence[Instrumentation]) -> tuple:
     return tuple(gaps)
 
 
+def _task_id_gap(episode: Any) -> tuple:
+    """The task-id gap of an episode that carries none (``ek-otel score`` cannot link it to a
+    task without ``--task``), as a one-gap tuple, else ``()``.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> _task_id_gap(Episode("t")), _task_id_gap(Episode(""))[0].fix[:22]
+        ((), 'set ek.task.id on each')
+    """
+    if episode.task_id:
+        return ()
+    return (Gap(TASK_ID, "no task id attribute on the root span or the resource: the run "
+                         "cannot be linked to a task", TASK_ID_FIX),)
+
+
 def _unread(episode: Any, spans: Sequence[Any]) -> tuple:
     root = getattr(episode.provenance, "root_span_id", "") if episode.provenance else ""
     stepped = {s.span_id for s in episode.trajectory.steps if s.span_id}
@@ -376,7 +395,7 @@ def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = (
         spans=len(spans),
         logs=len(logs),
         read=read,
-        gaps=_gaps(read, known),
+        gaps=_gaps(read, known) + _task_id_gap(episode),
         unread_spans=_unread(episode, spans),
     )
 

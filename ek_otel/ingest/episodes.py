@@ -172,7 +172,7 @@ def build_episode(
         trajectory=Trajectory(steps),
         output=final_text if final_text is not None else (
             _root_output(root) or _agent_output(agent)),
-        cost=_cost(usage, retries, roots, nodes),
+        cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes)),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
         meta=_meta(trace_ids, bad, clusters, uncaptured, unrecorded),
@@ -206,7 +206,8 @@ def _conversation_id(nodes: Mapping) -> Optional[str]:
     return _first(all_by_time, sc.conversation_id_of) or _first(all_by_time, sc.session_id_of)
 
 
-def _cost(usage: sc.Usage, retries: int, roots: Sequence[Node], nodes: Mapping) -> Cost:
+def _cost(usage: sc.Usage, retries: int, roots: Sequence[Node], nodes: Mapping,
+          uncounted: int = 0) -> Cost:
     return Cost(
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
@@ -214,7 +215,18 @@ def _cost(usage: sc.Usage, retries: int, roots: Sequence[Node], nodes: Mapping) 
         reasoning_tokens=usage.reasoning_tokens,
         retries=retries,
         latency_s=sum(_latency(root, nodes) for root in roots),
+        calls_without_usage=uncounted,
     )
+
+
+def _uncounted_calls(clusters: Mapping, nodes: Mapping) -> int:
+    """The model calls whose tokens the Cost lacks: those without usage, unless no call had
+    any and an aggregate span's total (``usage_of_clusters``' fallback) covers them all."""
+    without = _calls_without_usage(clusters)
+    if without and without == len(clusters) and any(
+            n.usage is not None for n in nodes.values() if n.role in (sc.AGENT, sc.OTHER)):
+        return 0
+    return without
 
 
 def _run(clusters: Mapping, scaffold: str) -> RunProvenance:

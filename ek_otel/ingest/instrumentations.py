@@ -43,6 +43,8 @@ __all__ = [
     "INSTRUMENTATIONS",
     "recognise",
     "GENERIC_FIXES",
+    "TASK_ID",
+    "TASK_ID_FIX",
 ]
 
 #: The items of the support matrix, in its column order.
@@ -50,6 +52,13 @@ SUPPORT_ITEMS = ("tool_names", "arguments", "call_ids", "input_tokens", "output_
                  "cached_tokens", "reasoning_tokens")
 #: The token items (a subset of :data:`SUPPORT_ITEMS`).
 TOKEN_ITEMS = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+
+#: The gap of a run that carries no task id (not a support item: no instrumentation sets it),
+#: and its fix; ``ek-otel score`` names the same fix when it cannot link a run to a task.
+TASK_ID = "task_id"
+TASK_ID_FIX = ("set ek.task.id on each run's root span (OTel SDK: "
+               "span.set_attribute(\"ek.task.id\", task_id)), or score with --task ID (one task "
+               "for every run) or --task-id-key KEY (the attribute that holds the id)")
 
 #: ``Instrumentation.kind`` of an agent framework, and of a model client (or a gateway).
 FRAMEWORK = "framework"
@@ -258,6 +267,7 @@ GENERIC_FIXES = {
     "tool_names": "turn content capture on (the model's requested calls are message content)",
     "call_ids": _ADD_CLIENT,
     **dict.fromkeys(TOKEN_ITEMS, f"{_ADD_CLIENT}; when streaming, {_STREAM_USAGE}"),
+    TASK_ID: TASK_ID_FIX,
 }
 
 

@@ -11,6 +11,9 @@ verdicts) into plain data for :func:`~ek_otel.report.html.render_bfcl`:
   categories were not all scored is None (N/A);
 - ``categories``: accuracy and counts per model and category;
 - ``error_types``: per model and category, how many failing entries have each error type;
+- ``unofficial`` (per leaderboard row) / ``categories[i].unofficial`` / ``unofficial_note``:
+  the multi-turn categories checked in ast mode (``--multi-turn ast``), and the Multi-Turn
+  and Overall figures they make, labelled "ast mode, not the official figure" on the page;
 - ``failing``: each failing entry with its official messages and what the score file prints
   about it (the prompt left out: it is the BFCL question, not the model's answer).
 
@@ -33,7 +36,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..bfcl.summary import aggregates
+from ..bfcl.summary import AST_MODE_NOTE, aggregates
 
 __all__ = ["LEADERBOARD", "bfcl_view"]
 
@@ -105,7 +108,13 @@ def bfcl_view(run: Any) -> dict:
                     cells[name] = None
         leaderboard.append({"model": model, "cells": cells,
                             "entries": sum(t for _, t in counts.values()),
-                            "correct": sum(c for c, _ in counts.values())})
+                            "correct": sum(c for c, _ in counts.values()),
+                            "unofficial": list(run.unofficial(model))})
+    unofficial = {(c["model"], name) for row in leaderboard for name in row["unofficial"]
+                  for c in categories if c["model"] == row["model"]}
+    for c in categories:
+        c["unofficial"] = (c["model"], c["category"]) in unofficial
     return {"leaderboard": leaderboard, "columns": [[g, [list(c) for c in cols]]
                                                     for g, cols in LEADERBOARD],
-            "categories": categories, "error_types": error_types, "failing": failing}
+            "categories": categories, "error_types": error_types, "failing": failing,
+            "unofficial_note": AST_MODE_NOTE if unofficial else None}

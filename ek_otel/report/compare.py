@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..core.fields import precision_recall_f1
+from ..core.fields import defined_precision_recall_f1
 from ..core.verdicts import headline_of
 from ..errors import ComparabilityError
 from .gate import PairedTest, paired_test, power_analysis
@@ -51,7 +51,7 @@ DIFFERENCE_NOTE = "no interval of the difference: the paired test decides whethe
 
 
 def _f1(counts: TaskCounts) -> Optional[float]:
-    return precision_recall_f1(counts.tp, counts.fp, counts.fn)[2]
+    return defined_precision_recall_f1(counts.tp, counts.fp, counts.fn)[2]
 
 
 def _minus(after: Optional[float], before: Optional[float]) -> Optional[float]:
@@ -195,8 +195,8 @@ def _order(change: TaskChange) -> tuple:
 def _totals(counts: list) -> dict:
     episodes = sum(c.episodes for c in counts)
     successes = sum(c.successes for c in counts)
-    _, _, f1 = precision_recall_f1(sum(c.tp for c in counts), sum(c.fp for c in counts),
-                                   sum(c.fn for c in counts))
+    _, _, f1 = defined_precision_recall_f1(sum(c.tp for c in counts), sum(c.fp for c in counts),
+                                           sum(c.fn for c in counts))
     low, high = clustered_interval([c.episodes for c in counts], [c.successes for c in counts])
     return {"episodes": episodes, "successes": successes, "f1": f1 if counts else None,
             "success_rate": successes / episodes if episodes else None,

@@ -90,9 +90,22 @@ def _defined(format_value):
     return wrapped
 
 
+#: The figures that are null where undefined (no call predicted / expected): shown "n/a".
+UNDEFINED_AS_NA = frozenset({"precision", "recall", "f1"})
+
+
+def _figure(value: Any, key: str) -> str:
+    """A rate of the totals: ``n/a`` for a precision, recall or F1 that is undefined (null),
+    ``–`` for a figure the report lacks."""
+    if value is None and key in UNDEFINED_AS_NA:
+        return "n/a"
+    return _defined(_rate)(value)
+
+
 _ENV.filters.update(rate=_defined(_rate), money=_defined(_money), count=_defined(_count),
-                    signed=_defined(_signed))
+                    signed=_defined(_signed), figure=_figure)
 _ENV.globals["ek_version"] = __version__
+_ENV.globals["undefined_as_na"] = UNDEFINED_AS_NA
 
 
 def validate_trace_url(template: Optional[str]) -> Optional[str]:
@@ -176,7 +189,7 @@ def slice_rows(tasks: Sequence[Any]) -> list:
         >>> [(r["slice"], r["episodes"], r["f1"], r["success_rate"]) for r in rows]
         [('s', 2, 0.5, 0.5)]
     """
-    from ..core.fields import precision_recall_f1
+    from ..core.fields import defined_precision_recall_f1
 
     by_slice: dict = {}
     for task in tasks:
@@ -186,9 +199,9 @@ def slice_rows(tasks: Sequence[Any]) -> list:
     for name in sorted(by_slice):
         counts = by_slice[name]
         n = sum(c.episodes for c in counts)
-        precision, recall, f1 = precision_recall_f1(sum(c.tp for c in counts),
-                                                    sum(c.fp for c in counts),
-                                                    sum(c.fn for c in counts))
+        precision, recall, f1 = defined_precision_recall_f1(sum(c.tp for c in counts),
+                                                            sum(c.fp for c in counts),
+                                                            sum(c.fn for c in counts))
         rows.append({"slice": name, "episodes": n, "successes": sum(c.successes for c in counts),
                      "precision": precision, "recall": recall, "f1": f1,
                      "exact_match": sum(c.exact for c in counts) / n if n else None,

@@ -40,7 +40,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..core.fields import precision_recall_f1
+from ..core.fields import defined_precision_recall_f1
 from ..core.verdicts import task_verdict
 
 __all__ = [
@@ -300,7 +300,7 @@ def _estimate(tasks: Sequence[TaskCounts], name: str) -> Optional[float]:
     if name in ("precision", "recall", "f1"):
         if not tasks:
             return None
-        figures = precision_recall_f1(sum(t.tp for t in tasks), sum(t.fp for t in tasks),
+        figures = defined_precision_recall_f1(sum(t.tp for t in tasks), sum(t.fp for t in tasks),
                                       sum(t.fn for t in tasks))
         return figures[("precision", "recall", "f1").index(name)]
     if name in INTERVAL_STATISTICS:

@@ -14,14 +14,15 @@ groups; root_span_id and service come with a written-back score),
 ``provenance`` (None for a library evaluation, which writes nothing back) and, with several
 provenance keys, ``groups`` (key, aggregate, headline, per_task; each group's ``aggregate.k`` and its
 pass@k / pass^k come from that run's own trials unless the caller fixed ``k``). Rates of an
-empty cut and undefined pass^k are null.
+empty cut and undefined pass^k are null, and so are precision with no call predicted, recall
+with no call expected, and F1 with neither (:func:`~ek_otel.core.fields.defined_precision_recall_f1`).
 
 Example:
     >>> from ek_otel.core.episode import Episode, TaskSpec
     >>> from ek_otel.core.evaluate import evaluate
     >>> d = report_to_dict(evaluate([Episode("t"), Episode("lost")], [TaskSpec("t")]))
     >>> d["aggregate"]["episodes"], d["aggregate"]["f1"], d["unmatched"][0]["task_id"]
-    (1, 1.0, 'lost')
+    (1, None, 'lost')
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def _aggregate_dict(report: EvaluationReport, unmatched: int, revisions: int) ->
         cost=report.cost,
         dollars=report.dollars,
         n_unpriced=report.n_unpriced,
+        n_cost_incomplete=report.n_cost_incomplete,
         dollars_per_success=report.dollars_per_success,
     )
     return out

@@ -194,10 +194,7 @@ def test_no_scored_result_file_is_one_line_and_exit_2(data_dir, tmp_path):
     assert run.output.count("\n") == 1 and "_result.json" in run.output
 
 
-def test_multi_turn_in_ast_mode_by_default_says_so(data_dir, tmp_path, monkeypatch):
-    from ek_otel.bfcl import multi_turn
-
-    monkeypatch.setattr(multi_turn, "default_mode", lambda: "ast")
+def _multi_turn_result(data_dir, tmp_path):
     _write_jsonl(data_dir / "BFCL_v4_multi_turn_base.json",
                  [{"id": "multi_turn_base_0", "question": [[{"role": "user", "content": "pwd"}]],
                    "function": [], "involved_classes": ["GorillaFileSystem"],
@@ -211,12 +208,59 @@ def test_multi_turn_in_ast_mode_by_default_says_so(data_dir, tmp_path, monkeypat
     result = tmp_path / "m" / "BFCL_v4_multi_turn_base_result.json"
     result.parent.mkdir()
     _write_jsonl(result, [{"id": "multi_turn_base_0", "result": [[[{"pwd": "{}"}]]]}])
+    return result
+
+
+def test_multi_turn_without_state_mode_is_one_line_and_exit_2(data_dir, tmp_path, monkeypatch):
+    from ek_otel.bfcl import simulator
+
+    missing = ("cannot import bfcl_eval.x (No module named 'mpmath'); install it with "
+               "`pip install --no-deps bfcl-eval==2026.3.23 mpmath==1.3.0`")
+    monkeypatch.setattr(simulator, "simulator_problem", lambda: missing)
+    result = _multi_turn_result(data_dir, tmp_path)
     run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data_dir)])
+    assert run.exit_code == 2, run.output
+    (line,) = [line for line in run.stderr.splitlines() if line.strip()]
+    assert line.startswith("ek-otel: error: multi-turn categories (multi_turn_base) cannot be "
+                           "checked in the official state mode")
+    assert "mpmath" in line and "--multi-turn ast" in line
+    assert run.stdout == ""  # no figure at all rather than an unofficial one unlabelled
+
+
+def test_multi_turn_in_ast_mode_is_labelled_everywhere(data_dir, tmp_path, monkeypatch):
+    from ek_otel.bfcl import simulator
+
+    monkeypatch.setattr(simulator, "simulator_problem", lambda: "no bfcl_eval")
+    result = _multi_turn_result(data_dir, tmp_path)
+    out, scores, html = tmp_path / "v.json", tmp_path / "score", tmp_path / "p.html"
+    run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data_dir), "--multi-turn",
+                                   "ast", "--json", str(out), "--score-dir", str(scores),
+                                   "--html", str(html)], env={"COLUMNS": "200"})
     assert run.exit_code == 0, run.output
-    assert "ast mode" in run.output and "1/1" in run.output
-    quiet = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data_dir),
-                                     "--multi-turn", "ast"])
-    assert quiet.exit_code == 0 and "ast mode" not in quiet.output
+    assert "multi_turn_base (ast mode, not the official figure)" in run.stdout
+    assert "Overall (ast mode, not the official figure)" not in run.stdout  # not all scored
+    data = json.loads(out.read_text())
+    assert data["categories"]["multi_turn_base"]["note"] == "ast mode, not the official figure"
+    assert data["not_official"]["figures"] == ["multi_turn_base", "Multi-Turn", "Overall"]
+    (score_file,) = scores.rglob("BFCL_v4_multi_turn_base_score.json")
+    header = json.loads(score_file.read_text().splitlines()[0])
+    assert header == {"accuracy": 1.0, "correct_count": 1, "total_count": 1,
+                      "note": "ast mode, not the official figure"}
+    page = html.read_text(encoding="utf-8")
+    assert "checked with the official BFCL rules" not in page
+    assert "multi-turn checked in ast mode, not the official figure" in page
+    assert 'data-figure="multi_turn_base" data-unofficial' in page
+    assert 'data-figure="Overall" data-unofficial' in page
+
+
+def test_single_turn_figures_carry_no_label(data_dir, result_dir, tmp_path):
+    out = tmp_path / "v.json"
+    run = CliRunner().invoke(cli, ["bfcl", str(result_dir), "--data", str(data_dir), "--json",
+                                   str(out), "--multi-turn", "ast"])
+    assert run.exit_code == 0, run.output
+    assert "not the official" not in run.stdout
+    data = json.loads(out.read_text())
+    assert "not_official" not in data and all("note" not in c for c in data["categories"].values())
 
 
 def test_a_file_named_twice_is_scored_once_and_two_files_for_one_category_are_an_error(
@@ -254,3 +298,10 @@ def test_java_prompting_output_without_tree_sitter_is_noted(tmp_path, monkeypatc
     run = CliRunner().invoke(cli, ["bfcl", str(result), "--data", str(data)])
     assert run.exit_code == 0, run.output
     assert ("without tree-sitter" in run.output) is (not installed)
+
+
+def test_an_unwritable_json_is_one_line_before_any_work(data_dir, result_dir, tmp_path):
+    run = CliRunner().invoke(cli, ["bfcl", str(result_dir), "--data", str(data_dir), "--json",
+                                   str(tmp_path / "no" / "dir" / "v.json")])
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr.startswith("ek-otel: error: ") and "v.json: cannot write the JSON" in run.stderr

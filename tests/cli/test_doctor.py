@@ -15,6 +15,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "ingest" / "corpus"
 NO_CONTENT = str(CORPUS / "openai-v2-2.4b0-no_content" / "traces.jsonl")
 HIDDEN = str(CORPUS / "anthropic-openinference-3.1.0-hidden" / "traces.pb")
 FULL = str(CORPUS / "langgraph-agent-openinference-0.1.80" / "traces.pb")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args):
@@ -140,3 +141,34 @@ def test_json_never_overwrites_an_input_dump(tmp_path):
     result = run(str(dump), "--json", str(dump))
     assert result.exit_code == 2 and "would overwrite an input dump" in result.stderr
     assert dump.read_bytes() == before
+
+
+def test_a_run_without_task_id_is_a_gap_with_the_fixes_score_names(tmp_path):
+    from ek_otel.ingest.instrumentations import TASK_ID_FIX
+
+    dump = tmp_path / "untagged.jsonl"
+    dump.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{
+        "traceId": "a" * 32, "spanId": "1" * 16, "name": "agent run",
+        "startTimeUnixNano": "1", "endTimeUnixNano": "2"}]}]}]}) + "\n")
+    result = run(str(dump))
+    assert result.exit_code == 0, result.output
+    assert "    task_id: no task id" in result.output
+    assert f"      fix: {TASK_ID_FIX}" in result.output
+    for fix in ("--task", "--task-id-key", "ek.task.id"):
+        assert fix in TASK_ID_FIX
+    data = json.loads(run(str(dump), "--json").output)
+    assert [g["item"] for g in data["traces"][0]["gaps"]][-1] == "task_id"
+
+
+def test_an_example_run_with_a_task_id_has_no_task_id_gap():
+    data = json.loads(run(str(ROOT / "examples" / "traces.jsonl"), "--json").output)
+    assert all(g["item"] != "task_id" for t in data["traces"] for g in t["gaps"])
+
+
+def test_an_empty_dump_is_one_line_naming_it(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = run(str(empty))
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith("empty.jsonl: no span of an agent run in the input "
+                                          "(an empty dump, or only scores written by ek-otel)")

@@ -15,6 +15,7 @@ from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 from ek_otel.cli import cli
+from ek_otel.emit.attributes import score_value
 from ek_otel.gold.native import load_tasks
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
@@ -167,6 +168,41 @@ def test_without_a_default_task_untagged_episodes_are_listed(tmp_path, untagged)
     assert sorted(u["reason"] for u in data["unmatched"]) == ["no task id", "no task id"]
 
 
+def test_some_unlinked_runs_are_a_warning_with_their_count(tmp_path, untagged):
+    result = run(str(untagged), "--gold", GOLD)
+    assert result.exit_code == 0, result.output
+    warning = [line for line in result.stderr.splitlines() if "could not be linked" in line]
+    assert len(warning) == 1 and warning[0].startswith("ek-otel: warning: 2 of 3 runs"), result.stderr
+    for fix in ("--task", "--task-id-key", "ek.task.id"):
+        assert fix in warning[0]
+
+
+def test_no_run_linked_to_a_task_exits_2_naming_the_three_fixes(tmp_path):
+    dump = tmp_path / "untagged.jsonl"
+    dump.write_text(_untagged_trace_line("a" * 32, {"city": "Paris"}) + "\n"
+                    + _untagged_trace_line("b" * 32, {"city": "Rome"}) + "\n")
+    out = tmp_path / "r.json"
+    result = run(str(dump), "--gold", GOLD, "--json", str(out))
+    _one_error_line(result, "none of the 2 runs could be linked", "2 carry no task id",
+                    "--task", "--task-id-key", "ek.task.id", "root span")
+    assert not out.exists() or not out.read_text()  # no report of zeros
+
+
+def test_no_run_with_a_known_task_id_exits_2(tmp_path):
+    dump = tmp_path / "other.jsonl"
+    dump.write_text(_untagged_trace_line("a" * 32, {"city": "Paris"}, task_id="elsewhere") + "\n")
+    _one_error_line(run(str(dump), "--gold", GOLD), "none of the 1 runs", "'elsewhere'")
+
+
+def test_an_empty_dump_exits_2_naming_it(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    _one_error_line(run(str(empty), "--gold", GOLD), "empty.jsonl", "no span")
+    spaces = tmp_path / "blank.jsonl"
+    spaces.write_text("\n\n")
+    _one_error_line(run(str(spaces), "--gold", GOLD), "blank.jsonl", "no span")
+
+
 def test_task_id_key_option(tmp_path):
     dump = tmp_path / "d.jsonl"
     line = _untagged_trace_line("d" * 32, {"city": "Paris"})
@@ -276,7 +312,7 @@ def test_emit_endpoint_grpc_delivers_the_scores():
     spans = [s for body in traces for s in decode(body, "protobuf", signal="traces")]
     expected = _expected_run()
     assert sorted((s.trace_id, s.attributes["gen_ai.evaluation.score.value"]) for s in spans) == sorted(
-        (e.trace_id, e.score.f1) for e in expected.envelopes)
+        (e.trace_id, score_value(e.score)) for e in expected.envelopes)
     assert sum(len(sl.log_records) for req in logs for rl in req.resource_logs for sl in rl.scope_logs) == 9
 
 
@@ -300,7 +336,8 @@ def test_a_grpc_backend_without_logs_is_one_warning_and_exit_0(tmp_path):
     finally:
         server.stop(None)
     assert result.exit_code == 0, result.output
-    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line
+                and "could not be linked" not in line]  # the example's weather-tokyo
     assert len(warnings) == 1 and "logs" in warnings[0] and f"127.0.0.1:{port}" in warnings[0]
     emitted = json.loads(out.read_text())["emitted"]
     assert emitted["spans"] == {"sent": 9, "failed": 0, "unsupported": 0}
@@ -417,7 +454,7 @@ def test_a_model_the_pricing_file_does_not_price_is_a_warning_not_a_silent_dash(
     assert report["dollars"] is None and report["n_unpriced"] == report["episodes"] == 9
     assert "ek-otel: warning: 9 of 9 scored episodes have no dollars: " in result.stderr
     priced = run(TRACES, "--gold", GOLD, "--pricing", str(ROOT / "examples" / "pricing.yaml"))
-    assert "warning" not in priced.stderr
+    assert "have no dollars" not in priced.stderr
 
 
 # -- --ignore-tool / gold ignore_tools ---------------------------------------------------------

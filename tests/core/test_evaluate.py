@@ -218,8 +218,11 @@ def test_evaluate_dollars_total_and_per_success():
     assert r.dollars_per_success == pytest.approx(total / 3)
     unpriced = evaluate(corpus() + [ep("s1", ("search", {"q": "cats"}))], [TASK, T2, T3],
                         prices=prices)
-    assert unpriced.dollars is None and unpriced.n_unpriced == 1
-    assert unpriced.dollars_per_success is None
+    # the total leaves the unpriced episode out (a lower bound), and says so
+    assert unpriced.dollars == pytest.approx(total) and unpriced.n_unpriced == 1
+    assert unpriced.n_cost_incomplete == 0
+    assert unpriced.dollars_per_success == pytest.approx(total / 3)  # the successes it covers
+    assert unpriced.task_dollars["s1"] is None
     assert evaluate(corpus(), [TASK, T2, T3]).dollars is None
 
 
@@ -273,7 +276,7 @@ def test_to_dict_is_json_ready():
     assert back["episodes"][1]["label"] == "fail"
     assert back["episodes"][1]["arg_diffs"][0]["expected"] == [10]
     assert back["aggregate"]["k"] == back["k"] == 2
-    assert set(back) == {"aggregate", "episodes", "per_task", "per_slice", "k", "pass_at_k",
+    assert set(back) == {"aggregate", "headline", "episodes", "per_task", "per_slice", "k", "pass_at_k",
                          "pass_hat_k", "unmatched", "provenance"}   # the one report shape
     assert to_jsonable({("a", 1): {1, 2}}) == {"a|1": [1, 2]}   # a set in its iteration order
     assert to_jsonable(object()).startswith("<object")

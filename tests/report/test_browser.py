@@ -337,3 +337,23 @@ def test_each_run_column_shows_pass_k_with_its_own_k(tmp_path, open_page):
     page.select_option("#run-filter", "")
     assert task_pass_hat("t")[0] == "pass^5"
     assert page.errors == []
+
+
+def test_undefined_precision_recall_and_f1_read_n_a_in_the_page(example, open_page):
+    html, data, _ = example
+    page = open_page(html)
+    row = page.locator('#tasks tr[data-row="task:joke-no-tool"] > td').all_inner_texts()
+    heads = page.locator("#tasks > table > thead th").all_inner_texts()
+    recall = [h.strip().lower() for h in heads].index("recall")
+    assert data["per_task"]["joke-no-tool"]["recall"] is None
+    assert row[recall].strip() == "n/a", (heads, row)
+    slices = page.locator('#slices tr[data-row="irrelevance"] > td').all_inner_texts()
+    assert "n/a" in [c.strip() for c in slices], slices
+    page.click('tr[data-row="task:joke-no-tool"]')
+    trials = page.locator("#tasks tr.detail tbody tr[data-row]")
+    cells = [[c.strip() for c in trials.nth(i).locator("> td").all_inner_texts()]
+             for i in range(trials.count())]
+    right = [c for c in cells if "pass" in c]  # the trial that rightly made no call: F1 n/a
+    assert len(right) == 1 and "n/a" in right[0], cells
+    assert all("n/a" not in c for c in cells if "fail" in c), cells  # its F1 is 0.000
+    assert page.errors == []

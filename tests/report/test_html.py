@@ -160,3 +160,18 @@ def test_the_run_page_shows_the_headline_and_why_a_figure_has_no_interval():
     data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>',
                                 page, re.S).group(1))
     assert data["tasks"][0]["verdict"] == "flaky"
+def test_undefined_corpus_figures_read_n_a_with_why_and_no_interval():
+    from ek_otel.core.episode import Episode, TaskSpec
+    from ek_otel.core.evaluate import evaluate
+    from ek_otel.report.html import render_run
+    from ek_otel.report.model import report_from_dict
+
+    data = evaluate([Episode("t"), Episode("t")], [TaskSpec("t")], k=1).to_dict()
+    assert data["aggregate"]["f1"] is None
+    page = render_run(report_from_dict(data, "r"))
+    for metric, why in (("precision", "no call was made"), ("recall", "no call was expected"),
+                        ("f1", "no call expected, none made")):
+        start = page.index(f'<div class="kpi" data-metric="{metric}">')
+        box = page[start:page.index("</div>\n", page.index('class="value"', start)) + 200]
+        assert '<div class="value">n/a</div>' in box and f"undefined: {why}" in box, box
+        assert "95% CI" not in box.split("</span>")[0]

@@ -24,6 +24,8 @@
   }
 
   function rate(v) { return v === null || v === undefined ? "\u2013" : Number(v).toFixed(3); }
+  // precision, recall, F1: null where undefined (no call predicted / expected)
+  function defined(v) { return v === null || v === undefined ? "n/a" : Number(v).toFixed(3); }
   function signed(v) {
     if (v === null || v === undefined) return "\u2013";
     return (v > 0 ? "+" : v < 0 ? "\u2212" : "\u00b1") + Math.abs(v).toFixed(3);
@@ -43,11 +45,12 @@
     return text.length > LONG ? text.slice(0, LONG) + "\u2026 (" + count(text.length - LONG) + " more characters)" : text;
   }
   function pill(kind, text) { return el("span", {"class": "pill " + kind, text: text || kind}); }
-  function bar(v) {
+  function bar(v, format) {
     var fill = el("span", {"class": "fill"});
     var share = v === null || v === undefined ? 0 : Math.max(0, Math.min(1, v));
+    var text = (format || rate)(v);
     fill.style.width = (share * 100).toFixed(1) + "%";
-    return el("div", {"class": "bar", title: rate(v)}, [fill, el("span", {"class": "text", text: rate(v)})]);
+    return el("div", {"class": "bar", title: text}, [fill, el("span", {"class": "text", text: text})]);
   }
   function deltaCell(v) {
     return el("span", {"class": v > 0 ? "pos" : v < 0 ? "neg" : "", text: signed(v)});
@@ -149,6 +152,8 @@
     switch (col.kind) {
       case "rate": return el("td", {"class": "num"}, [rate(v)]);
       case "bar": return el("td", {"class": "num"}, [bar(v)]);
+      case "defined": return el("td", {"class": "num"}, [defined(v)]);
+      case "definedBar": return el("td", {"class": "num"}, [bar(v, defined)]);
       case "money": return el("td", {"class": "num"}, [money(v)]);
       case "num": return el("td", {"class": "num"}, [count(v)]);
       case "delta": return el("td", {"class": "num"}, [deltaCell(v)]);
@@ -344,9 +349,9 @@
   // The figures of a cut (a slice or a task), as columns.
   var FIGURE_COLUMNS = [
     {key: "success_rate", label: "success", kind: "bar"},
-    {key: "precision", label: "precision", kind: "rate"},
-    {key: "recall", label: "recall", kind: "rate"},
-    {key: "f1", label: "F1", kind: "bar"},
+    {key: "precision", label: "precision", kind: "defined"},
+    {key: "recall", label: "recall", kind: "defined"},
+    {key: "f1", label: "F1", kind: "definedBar"},
     {key: "exact_match", label: "exact", kind: "rate"},
   ];
 
@@ -406,7 +411,7 @@
         cell: function (e) { return traceLink(e.trace_id); }},
       {key: "label", label: "result", kind: "node", value: function (e) { return e.success ? 1 : 0; },
         cell: function (e) { return pill(e.success ? "pass" : "fail"); }},
-      {key: "f1", label: "F1", kind: "rate"},
+      {key: "f1", label: "F1", kind: "defined"},
       {key: "tokens", label: "tokens", kind: "num", value: function (e) { var c = costOf(e); return (c.input_tokens || 0) + (c.output_tokens || 0); }},
       {key: "dollars", label: "dollars", kind: "money"},
       {key: "explanation", label: "explanation", kind: "text"},
