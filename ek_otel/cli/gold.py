@@ -15,6 +15,7 @@ import click
 from rich.table import Table
 
 from ..core.episode import AnyOf, TaskSpec
+from ..core.rules import Rule
 from ..errors import GoldFileError
 from ..gold.native import GoldValidation, load_tasks, validate_file
 from ._common import echo_errors, stdout_console
@@ -55,6 +56,8 @@ def summarize(validation: GoldValidation) -> str:
 
 
 def _value_text(value: Any) -> str:
+    if isinstance(value, Rule):
+        return f"<{value.describe()}{', optional' if value.optional else ''}>"
     if isinstance(value, AnyOf):
         shown = ["<omitted>" if v == "" else _value_text(v) for v in value.values]
         return "|".join(shown)
@@ -64,12 +67,16 @@ def _value_text(value: Any) -> str:
 
 
 def format_call(call: tuple) -> str:
-    """A compact rendering of one gold call; ``|`` separates admissible values.
+    """A compact rendering of one gold call; ``|`` separates admissible values, a rule is
+    shown as what it admits.
 
     Example:
         >>> format_call(("get_weather", {"city": AnyOf(("Paris", "Paris, FR")),
         ...                              "unit": AnyOf(("celsius", ""))}))
         'get_weather(city=Paris|Paris, FR, unit=celsius|<omitted>)'
+        >>> from ek_otel.core.rules import AnyValue, Number
+        >>> format_call(("refund", {"order_id": AnyValue(), "amount": Number(35.5, abs_tol=0.01)}))
+        'refund(order_id=<any value>, amount=<35.5 ± 0.01>)'
     """
     tool, args = call
     return f"{tool}(" + ", ".join(f"{k}={_value_text(v)}" for k, v in args.items()) + ")"

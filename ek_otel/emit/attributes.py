@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..core.episode import AnyOf, as_call
+from ..core.rules import Rule
 from ..core.scores import EpisodeScore
 from .envelope import EVALUATOR_NAME, ScoreEnvelope
 
@@ -361,6 +362,8 @@ def _call_dict(call: Any) -> dict:
 def _json_default(value: Any) -> Any:
     if isinstance(value, AnyOf):
         return {"any_of": list(value.values)}
+    if isinstance(value, Rule):
+        return value.to_dict()
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=repr)
     if isinstance(value, (bytes, bytearray)):

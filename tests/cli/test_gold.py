@@ -47,7 +47,7 @@ def test_validate_prints_every_error_as_file_line_message_and_exits_2(tmp_path):
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"{bad}:3: calls[0].f.x: the allowed values must be a list, e.g. [1], got 1",
+        f"{bad}:3: calls[0].f.x: the allowed values must be a list, e.g. [1], or a rule such as {{\"any\": true}}, got 1",
         f"{bad}:4: duplicate task_id 'a' (first on line 1)",
     ]
     assert "Traceback" not in result.stderr
