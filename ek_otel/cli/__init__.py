@@ -43,7 +43,7 @@ COMMANDS: dict = {
 #: Group name -> {subcommand name -> ``"module:attribute"``}: subcommands defined outside
 #: their group's module, added when the group is loaded.
 SUBCOMMANDS: dict = {
-    "gold": {"from-bfcl": "bfcl:from_bfcl"},
+    "gold": {"from-bfcl": "bfcl:from_bfcl", "from-traces": "gold_traces:from_traces_command"},
 }
 
 
