@@ -1,0 +1,275 @@
+"""``gold from-traces``: the round trip over the framework corpus, generalisation across
+runs made by the real openai client and instrumentation, selection, merging, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ek_otel.cli import cli
+from ek_otel.core.evaluate import score_episode
+from ek_otel.errors import InputError
+from ek_otel.gold.from_traces import from_traces, merge_tasks
+from ek_otel.gold.native import load_tasks, task_to_dict
+from ek_otel.gold.schema import task_problems
+from ek_otel.ingest.bad_input import BadInputReport
+from ek_otel.pipeline import read_episodes
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "ingest"))
+from test_real_packages import CORPUS, FORMS, SCENARIOS, expected  # noqa: E402
+
+#: The corpus scenarios whose episode is the scenario's ground truth (calls with their
+#: arguments): the rest record no arguments, or lose calls, by the packages' own design
+#: (their expected.json says so); the round trip of those is checked apart below.
+def _ground_truth_is_read(scenario: str) -> bool:
+    records = expected(scenario)["records"]
+    return bool(records.get("args")) and not records.get("overwrites_parent") \
+        and not records.get("package_bugs") and not records.get("checked_by")
+
+
+def _files(scenario: str, form: str) -> list:
+    return [str(CORPUS / scenario / name) for name in FORMS[form] if (CORPUS / scenario / name).exists()]
+
+
+def _ground_truth(scenario: str) -> list:
+    return [(c["tool"], c["args"]) for c in expected(scenario)["calls"]]
+
+
+def _plain(task) -> list:
+    """A task's calls with each one-value admissible list read as that value."""
+    out = []
+    for tool, args in task.gold:
+        out.append((tool, {a: (v.values[0] if len(v.values) == 1 else v) for a, v in args.items()}))
+    return out
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_round_trip_over_the_corpus(scenario, form):
+    """from-traces gives one task per scenario, valid, which the same traces pass; where the
+    package records the calls with their arguments, its calls are the ground truth."""
+    files = _files(scenario, form)
+    result = from_traces(files)
+    assert len(result.tasks) == 1, result
+    (task,) = result.tasks
+    assert task_problems(task_to_dict(task)) == []
+    assert task.task_id == expected(scenario)["task_id"]
+    episodes = list(read_episodes(files, report=BadInputReport()))
+    (episode,) = episodes
+    assert score_episode(episode, task).exact, score_episode(episode, task).explanation
+    if _ground_truth_is_read(scenario):
+        truth = _ground_truth(scenario)
+        got = _plain(task)
+        assert [t for t, _ in got] == [t for t, _ in truth]
+        for (_, args), (_, want) in zip(got, truth):
+            assert args == want
+
+
+def test_the_round_trip_count_is_what_the_note_says():
+    """Of the corpus scenarios, those whose task has the ground-truth calls and arguments."""
+    assert len(SCENARIOS) == 115
+    assert sum(_ground_truth_is_read(s) for s in SCENARIOS) >= 60
+
+
+# ---------------------------------------------------------------------------
+# Two real runs that differ in an order id and a timestamp
+# ---------------------------------------------------------------------------
+
+REFUND_TOOLS = [
+    {"type": "function", "function": {"name": "lookup_order", "description": "Find an order.",
+                                      "parameters": {"type": "object", "properties": {
+                                          "order_id": {"type": "string"}}, "required": ["order_id"]}}},
+    {"type": "function", "function": {"name": "refund", "description": "Refund an order.",
+                                      "parameters": {"type": "object", "properties": {
+                                          "order_id": {"type": "string"}, "amount": {"type": "number"},
+                                          "requested_at": {"type": "string"}},
+                                          "required": ["order_id", "amount"]}}},
+]
+
+
+def _refund_script(order_id: str, at: str, amount: float, run: int):
+    from ek_otel.testing.fake_openai import ScriptedCall, ScriptedUsage, Turn
+
+    return (
+        Turn(f"chatcmpl-r{run}-0", ScriptedUsage(100, 20),
+             calls=(ScriptedCall(f"call_l{run}", "lookup_order", {"order_id": order_id}),)),
+        Turn(f"chatcmpl-r{run}-1", ScriptedUsage(150, 20),
+             calls=(ScriptedCall(f"call_r{run}", "refund", {"order_id": order_id, "amount": amount,
+                                                             "requested_at": at}),)),
+        Turn(f"chatcmpl-r{run}-2", ScriptedUsage(200, 10), text=f"Refunded {amount} on {order_id}."),
+    )
+
+
+def _run_agent(path: Path, runs: list) -> None:
+    """Each run: the real openai client, instrumented by OpenInference, against the fake
+    server, exported by the real SDK's OTLP JSON encoder into one dump file."""
+    import openai
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+    from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from ek_otel.testing.fake_openai import FakeOpenAI
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "refund-agent"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("refund-agent")
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        for run, script in enumerate(runs):
+            with FakeOpenAI(script) as server:
+                client = openai.OpenAI(base_url=server.base_url, api_key="test")
+                with tracer.start_as_current_span("refund run", attributes={"ek.task.id": "refund-1"}):
+                    messages = [{"role": "user", "content": "Refund my last order, please."}]
+                    for _ in range(4):
+                        reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages,
+                                                               tools=REFUND_TOOLS)
+                        message = reply.choices[0].message.model_dump(exclude_none=True)
+                        messages.append(message)
+                        if not message.get("tool_calls"):
+                            break
+                        for call in message["tool_calls"]:
+                            messages.append({"role": "tool", "tool_call_id": call["id"], "content": "ok"})
+    finally:
+        instrumentor.uninstrument()
+    path.write_text(json.dumps(encode_spans(exporter.get_finished_spans()).to_dict()) + "\n")
+
+
+@pytest.fixture(scope="module")
+def refund_dumps(tmp_path_factory):
+    d = tmp_path_factory.mktemp("refund")
+    good = d / "good.jsonl"
+    _run_agent(good, [_refund_script("A-77", "2026-12-01T10:00:00Z", 35.5, 0),
+                      _refund_script("A-1042", "2026-12-02T08:31:05Z", 35.5, 1)])
+    wrong = d / "wrong-amount.jsonl"
+    _run_agent(wrong, [_refund_script("A-9", "2026-12-03T11:00:00Z", 355.0, 2)])
+    return good, wrong
+
+
+def test_two_runs_differing_in_id_and_time_give_a_task_that_passes_both(refund_dumps, tmp_path):
+    good, wrong = refund_dumps
+    out = tmp_path / "gold.jsonl"
+    result = CliRunner().invoke(cli, ["gold", "from-traces", str(good), "--out", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "1 task(s) from 2 of 2 run(s), 3 value(s) generalised" in result.stderr
+    (task,) = load_tasks(out)
+    obj = task_to_dict(task)
+    assert obj["calls"] == [
+        {"lookup_order": {"order_id": {"regex": "A-[0-9]+"}}},
+        {"refund": {"order_id": {"regex": "A-[0-9]+"}, "amount": [35.5],
+                    "requested_at": {"regex": task.gold[1][1]["requested_at"].regex}}}]
+    assert obj["input"] == "Refund my last order, please." and obj["ordered"] is True
+    assert [t["name"] for t in obj["tools"]] == ["lookup_order", "refund"]
+    notes = obj["meta"]["generalised"]
+    assert [(n["tool"], n["arg"], n["rule"], n["runs"]) for n in notes] == [
+        ("lookup_order", "order_id", "pattern", 2), ("refund", "order_id", "pattern", 2),
+        ("refund", "requested_at", "timestamp", 2)]
+    both = CliRunner().invoke(cli, ["score", str(good), "--gold", str(out), "--json", str(tmp_path / "r.json")],
+                              catch_exceptions=False)
+    assert both.exit_code == 0
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [e["success"] for e in report["episodes"]] == [True, True]
+    assert "refund.order_id: matches /A-[0-9]+/, got 'A-1042'" in report["episodes"][1]["explanation"]
+    CliRunner().invoke(cli, ["score", str(wrong), "--gold", str(out), "--json", str(tmp_path / "w.json")],
+                       catch_exceptions=False)
+    (bad,) = json.loads((tmp_path / "w.json").read_text())["episodes"]
+    assert bad["success"] is False
+    assert "refund.amount: expected 35.5, got 355.0" in bad["explanation"]
+
+
+def test_the_same_traces_give_the_same_bytes(refund_dumps, tmp_path):
+    good, _ = refund_dumps
+    texts = []
+    for name in ("a.jsonl", "b.jsonl"):
+        CliRunner().invoke(cli, ["gold", "from-traces", str(good), "--out", str(tmp_path / name)],
+                           catch_exceptions=False)
+        texts.append((tmp_path / name).read_bytes())
+    assert texts[0] == texts[1]
+
+
+def test_an_existing_file_is_never_overwritten_and_merge_prints_the_difference(refund_dumps, tmp_path):
+    good, wrong = refund_dumps
+    out = tmp_path / "gold.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["gold", "from-traces", str(good), "--out", str(out)]).exit_code == 0
+    before = out.read_bytes()
+    again = runner.invoke(cli, ["gold", "from-traces", str(wrong), "--out", str(out)])
+    assert again.exit_code == 2 and "exists: pass --merge" in again.stderr
+    assert out.read_bytes() == before
+    kept = runner.invoke(cli, ["gold", "from-traces", str(wrong), "--merge", str(out), "--out", str(out)])
+    assert kept.exit_code == 0, kept.output
+    assert "-          35.5" in kept.stderr and "+          355.0" in kept.stderr
+    assert f"refund-1: kept the task of {out} (--replace to take the new one)" in kept.stderr
+    assert load_tasks(out)[0].gold == load_tasks(tmp_path / "gold.jsonl")[0].gold
+    assert json.loads(out.read_text().splitlines()[0])["calls"][1]["refund"]["amount"] == [35.5]
+    replaced = runner.invoke(cli, ["gold", "from-traces", str(wrong), "--merge", str(out), "--out",
+                                   str(out), "--replace"])
+    assert replaced.exit_code == 0 and "refund-1: replaced" in replaced.stderr
+    assert json.loads(out.read_text())["calls"][1]["refund"]["amount"] == [355.0]
+
+
+def test_selection_by_trace_id_and_by_a_previous_report(refund_dumps, tmp_path):
+    good, wrong = refund_dumps
+    episodes = list(read_episodes([str(good), str(wrong)], report=BadInputReport()))
+    first = episodes[0].provenance.trace_id
+    only = from_traces([str(good), str(wrong)], trace_ids=[first, "0" * 31 + "1"])
+    assert only.runs == 1 and only.left_out == (("0" * 31 + "1", "trace id not found in the traces"),)
+    gold = tmp_path / "gold.jsonl"
+    CliRunner().invoke(cli, ["gold", "from-traces", str(good), "--out", str(gold)], catch_exceptions=False)
+    CliRunner().invoke(cli, ["score", str(good), str(wrong), "--gold", str(gold), "--json",
+                             str(tmp_path / "r.json")], catch_exceptions=False)
+    passed = from_traces([str(good), str(wrong)], from_report=str(tmp_path / "r.json"), verdict="pass")
+    assert passed.runs == 2 and [reason for _, reason in passed.left_out] == [
+        f"not judged 'pass' in {tmp_path / 'r.json'}"]
+    failed = from_traces([str(good), str(wrong)], from_report=str(tmp_path / "r.json"), verdict="fail")
+    assert failed.runs == 1 and failed.tasks[0].gold[1][1]["amount"].values == (355.0,)
+    with pytest.raises(InputError, match=r"no run to make a task from \(3 read: "):
+        from_traces([str(good), str(wrong)], task_ids=["nope"])
+
+
+def test_group_by_input_and_runs_without_a_task_id(tmp_path):
+    """The corpus runs all ask the same question: grouped by input they make one task."""
+    files = _files("traceloop-0.62.4", "pb") + _files("openinference-openai-0.1.66", "pb")
+    result = from_traces(files, group_by="input")
+    (task,) = result.tasks
+    assert task.task_id == "weather-paris" and task.meta["from_traces"]["runs"] == 2
+
+
+def test_an_optional_call_and_an_optional_argument_from_runs_that_differ():
+    from ek_otel.gold.generalise import Run, generalise
+
+    runs = [Run(calls=(("lookup", {"id": 7}), ("pay", {"amount": 10, "memo": "x"}))),
+            Run(calls=(("pay", {"amount": 10}),)),
+            Run(calls=(("pay", {"amount": 10, "memo": "y"}), ("notify", {})))]
+    task = generalise("t", runs)
+    obj = task_to_dict(task)
+    assert obj["calls"] == [{"lookup": {"id": [7]}, "optional": True},
+                            {"pay": {"amount": [10], "memo": ["x", "y", ""]}},
+                            {"notify": {}, "optional": True}]
+    for run in runs:
+        from ek_otel.core.episode import Episode, Step, Trajectory
+
+        episode = Episode("t", Trajectory([Step(t, a) for t, a in run.calls]))
+        assert score_episode(episode, task).exact
+
+
+def test_merge_tasks_keeps_identical_tasks_silently():
+    (task,) = from_traces(_files("traceloop-0.62.4", "pb")).tasks
+    tasks, added, changes = merge_tasks([task], [task])
+    assert (len(tasks), added, changes) == (1, [], [])
+
+
+def test_help_has_examples():
+    result = CliRunner().invoke(cli, ["gold", "from-traces", "--help"])
+    assert result.exit_code == 0 and "ek-otel gold from-traces good-runs.jsonl --out gold.jsonl" in result.output
