@@ -71,10 +71,39 @@ def test_round_trip_over_the_corpus(scenario, form):
             assert args == want
 
 
-def test_the_round_trip_count_is_what_the_note_says():
-    """Of the corpus scenarios, those whose task has the ground-truth calls and arguments."""
-    assert len(SCENARIOS) == 115
-    assert sum(_ground_truth_is_read(s) for s in SCENARIOS) >= 60
+#: The scenarios whose generated task differs from the ground truth, and why (the closing
+#: note of issue 17 lists them): the package records no arguments (content capture off), or
+#: loses calls by its own design (see each expected.json).
+DIFFERING = {
+    "adk-2.13.0-gemini": "no arguments", "adk-2.13.0-gemini-legacy-no_content": "no arguments",
+    "adk-2.13.0-litellm": "no arguments", "anthropic-openinference-3.1.0-hidden": "no calls",
+    "anthropic-sdk-2.14.0-native": "no calls", "anthropic-traceloop-0.44.3-stream": "loses calls",
+    "anthropic-traceloop-0.62.4-no_content": "no calls", "autogen-agentchat-0.7.5": "no arguments",
+    "crewai-1.15.30-openinference-1.1.21": "framework calls",
+    "crewai-1.15.30-traceloop-0.62.4": "no calls", "google-genai-1.3b0-no_content": "no calls",
+    "langgraph-agent-traceloop-0.62.4-no_content": "no arguments",
+    "litellm-1.110.2": "keeps the last call only", "mastra-1.71.0-stream-hidden": "no arguments",
+    "openai-v2-2.4b0-no_content": "no calls",
+    "pydantic-ai-1.107.10-v1-no_content-attributes": "no arguments",
+    "pydantic-ai-2.68.0-v2-no_content": "no arguments", "pydantic-ai-2.68.0-v3-no_content": "no arguments",
+    "pydantic-ai-2.68.0-v4-no_content": "no arguments", "pydantic-ai-2.68.0-v5-no_content": "no arguments",
+    "pydantic-ai-2.68.0-v6-no_content": "no arguments",
+    "semantic-kernel-1.45.0-no_sensitive": "no arguments", "vercel-ai-6-no_content": "no arguments",
+    "vercel-ai-7-legacy-no_content": "no arguments", "vercel-ai-7-otel-no_content": "no arguments",
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_the_round_trip_count_is_what_the_note_says(form):
+    """90 of the 115 scenarios give exactly the ground-truth calls and arguments; the other
+    25 are the ones whose package does not record them."""
+    identical = {s for s in SCENARIOS if _plain(from_traces(_files(s, form)).tasks[0]) == _ground_truth(s)}
+    assert set(SCENARIOS) - identical == set(DIFFERING)
+    assert len(identical) == 90
+    for scenario in DIFFERING:
+        records = expected(scenario)["records"]
+        assert (not records.get("args") or records.get("package_bugs") or records.get("overwrites_parent")
+                or records.get("checked_by")), scenario
 
 
 # ---------------------------------------------------------------------------
