@@ -235,7 +235,8 @@ def open_scoring(
     from .parallel import ParallelScoring, plan_jobs
 
     expand_paths(paths)
-    jobs = plan_jobs(paths, jobs, settings.group_by)
+    # --link-by input reads each run's request (ingest.requests): in this one process
+    jobs = 1 if settings.link_by == "input" else plan_jobs(paths, jobs, settings.group_by)
     if jobs > 1:
         return ParallelScoring(paths, tasks, settings, jobs=jobs, report=report,
                                keep_closed=keep_closed, close_after=close_after)
@@ -262,7 +263,8 @@ class _OneProcess:
         settings = self.settings
         episodes = read_episodes(self.paths, report=self.report, group_by=settings.group_by,
                                  task_id_keys=settings.task_id_keys, keep_closed=self.keep_closed,
-                                 close_after=self.close_after, evicted=evicted)
+                                 close_after=self.close_after, evicted=evicted,
+                                 read_request=settings.link_by == "input")
         run = score_episodes(episodes, self.tasks, settings, sink=sink,
                              on_episode=on_episode, batch_size=batch_size)
         if evicted:

@@ -73,7 +73,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
-          task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
+          task_id_keys: tuple, ignore_tools: tuple = (), link_by: str = "task", html_out: Optional[str] = None,
           trace_url: Optional[str] = None, jobs: Optional[int] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
@@ -85,6 +85,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score dumps/ --gold tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \\
             --emit-signals spans --phoenix-url http://127.0.0.1:6006
         ek-otel score big-dump.jsonl --gold tasks.jsonl --jobs 1   # one process
+        ek-otel score replayed/ --gold gold.jsonl --link-by input   # runs without a task id
     """
     from ..emit.sinks import make_sink
     from ..pipeline import open_scoring
@@ -92,7 +93,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
 
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
-                                    group_by=group_by, ignore_tools=ignore_tools)
+                                    group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:

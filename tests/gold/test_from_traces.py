@@ -135,7 +135,7 @@ def _refund_script(order_id: str, at: str, amount: float, run: int):
     )
 
 
-def _run_agent(path: Path, runs: list) -> None:
+def _run_agent(path: Path, runs: list, task_id="refund-1", question="Refund my last order, please.") -> None:
     """Each run: the real openai client, instrumented by OpenInference, against the fake
     server, exported by the real SDK's OTLP JSON encoder into one dump file."""
     import openai
@@ -158,8 +158,9 @@ def _run_agent(path: Path, runs: list) -> None:
         for run, script in enumerate(runs):
             with FakeOpenAI(script) as server:
                 client = openai.OpenAI(base_url=server.base_url, api_key="test")
-                with tracer.start_as_current_span("refund run", attributes={"ek.task.id": "refund-1"}):
-                    messages = [{"role": "user", "content": "Refund my last order, please."}]
+                attributes = {"ek.task.id": task_id} if task_id else {}
+                with tracer.start_as_current_span("refund run", attributes=attributes):
+                    messages = [{"role": "user", "content": question}]
                     for _ in range(4):
                         reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages,
                                                                tools=REFUND_TOOLS)
@@ -302,3 +303,60 @@ def test_merge_tasks_keeps_identical_tasks_silently():
 def test_help_has_examples():
     result = CliRunner().invoke(cli, ["gold", "from-traces", "--help"])
     assert result.exit_code == 0 and "ek-otel gold from-traces good-runs.jsonl --out gold.jsonl" in result.output
+
+
+# ---------------------------------------------------------------------------
+# --link-by input: replay a gold file's inputs, score the new runs without task ids
+# ---------------------------------------------------------------------------
+
+
+def test_link_by_input_scores_runs_without_a_task_id(refund_dumps, tmp_path):
+    good, _ = refund_dumps
+    gold = tmp_path / "gold.jsonl"
+    CliRunner().invoke(cli, ["gold", "from-traces", str(good), "--out", str(gold)], catch_exceptions=False)
+    other = json.loads(gold.read_text())
+    other.update(task_id="weather", input="What is the weather?")
+    with gold.open("a") as f:
+        f.write(json.dumps(other) + "\n")
+    replay = tmp_path / "replay.jsonl"
+    _run_agent(replay, [_refund_script("A-5", "2026-12-04T09:00:00Z", 35.5, 3),
+                        _refund_script("A-6", "2026-12-04T09:01:00Z", 35.5, 4)], task_id=None,
+               question="  refund my LAST order,   please.")
+    unlinked = tmp_path / "unlinked.jsonl"
+    _run_agent(unlinked, [_refund_script("A-7", "2026-12-04T09:02:00Z", 35.5, 5)], task_id=None,
+               question="Something else entirely")
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["score", str(replay), str(unlinked), "--gold", str(gold),
+                                      "--link-by", "input", "--json", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert [(e["task_id"], e["success"]) for e in report["episodes"]] == [("refund-1", True)] * 2
+    assert [u["reason"] for u in report["unmatched"]] == [
+        "no task id, and no task has its input (--link-by input)"]
+    without = CliRunner().invoke(cli, ["score", str(replay), "--gold", str(gold), "--json", str(out)],
+                                 catch_exceptions=False)
+    assert without.exit_code == 0
+    assert {u["reason"] for u in json.loads(out.read_text())["unmatched"]} == {"no task id"}
+    ambiguous = tmp_path / "ambiguous.jsonl"
+    twice = json.loads(gold.read_text().splitlines()[0])
+    ambiguous.write_text(gold.read_text() + json.dumps(dict(twice, task_id="refund-2")) + "\n")
+    CliRunner().invoke(cli, ["score", str(replay), "--gold", str(ambiguous), "--link-by", "input",
+                             "--json", str(out)], catch_exceptions=False)
+    assert {u["reason"] for u in json.loads(out.read_text())["unmatched"]} == {
+        "no task id, and its input is the input of several tasks: refund-1, refund-2"}
+
+
+def test_link_by_input_needs_tasks_with_an_input(tmp_path):
+    gold = tmp_path / "g.jsonl"
+    gold.write_text('{"task_id": "a", "calls": []}\n')
+    result = CliRunner().invoke(cli, ["score", str(gold), "--gold", str(gold), "--link-by", "input"])
+    assert result.exit_code == 2
+    assert "no task has an input (a string) to link runs by (--link-by input)" in result.stderr
+
+
+def test_serve_settings_carry_link_by_to_the_workers():
+    from ek_otel.scoring.settings import ScoreSettings
+
+    settings = ScoreSettings(link_by="input")
+    assert ScoreSettings.from_json(settings.to_json()).link_by == "input"
+    assert "link_by" not in ScoreSettings().to_json()  # default settings keep their bytes
