@@ -1,0 +1,68 @@
+"""``ek-otel gold import`` / ``gold export``: other tools' gold files (added to ``gold``).
+
+The work is :mod:`ek_otel.gold.importers`; this module prints one line per task for what
+the other format cannot express, and writes the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+__all__ = ["import_command", "export_command"]
+
+
+@click.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk"]))
+@click.argument("file", metavar="FILE")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The gold file to write (.jsonl, .json or .yaml); never overwritten.")
+def import_command(fmt: str, file: str, out: str) -> None:
+    """Convert another tool's eval set into a gold file; every part the gold format cannot
+    hold is named, one line per task.
+
+    \b
+    Formats:
+        adk   Google ADK eval sets (*.evalset.json, *.test.json)
+    \b
+    Example:
+        ek-otel gold import adk home_automation.test.json --out gold.jsonl
+    """
+    from ..gold.importers import import_file
+    from ..gold.native import dump_tasks
+
+    if os.path.exists(out):
+        raise click.UsageError(f"{out} exists (a gold file is never overwritten silently)")
+    tasks, notes = import_file(fmt, file)
+    for note in notes:
+        click.echo(note, err=True)
+    dump_tasks(tasks, out)
+    click.echo(f"{out}: {len(tasks)} task(s) from {file} ({fmt}), {len(notes)} note(s)", err=True)
+
+
+@click.command("export")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk"]))
+@click.argument("gold", metavar="GOLD")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The file to write (e.g. gold.evalset.json); never overwritten.")
+def export_command(fmt: str, gold: str, out: str) -> None:
+    """Write a gold file in another tool's format; every part that format cannot hold is
+    named, one line per task.
+
+    \b
+    Example:
+        ek-otel gold export adk gold.jsonl --out my_agent.evalset.json
+    """
+    from ..gold.importers import export_tasks
+    from ..gold.native import load_tasks
+
+    if os.path.exists(out):
+        raise click.UsageError(f"{out} exists (never overwritten silently)")
+    data, notes = export_tasks(fmt, load_tasks(gold))
+    for note in notes:
+        click.echo(note, err=True)
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    click.echo(f"{out}: {len(data.get('eval_cases', []))} case(s) ({fmt}), {len(notes)} note(s)", err=True)

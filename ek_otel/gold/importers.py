@@ -1,0 +1,245 @@
+"""The gold files of other tools, in and out: ``ek-otel gold import`` / ``gold export``.
+
+Each format has an importer (its file -> native tasks) and, where the format can hold
+expected calls, an exporter (tasks -> its file). Both return **notes**: one line per task
+for what the other format cannot express, so nothing is dropped silently.
+
+Formats:
+
+- ``adk``: Google ADK eval sets (``*.evalset.json``, ``*.test.json``): ``eval_cases`` whose
+  ``conversation`` invocations hold the user's message (``user_content``), the expected
+  tool trajectory (``intermediate_data.tool_uses``: ``name``, ``args``) and the final
+  response; and the older ``*.test.json`` list of ``{"query", "expected_tool_use":
+  [{"tool_name", "tool_input"}], "reference"}``. ADK compares a trajectory in order
+  (``EXACT``, its default), so tasks are ``ordered``; a conversation of several invocations
+  becomes one task with ``turns``. ADK scores the final response by similarity
+  (``response_match_score``): it is kept in ``meta``, not made an exact answer. A
+  ``conversation_scenario`` (a simulated user, no expected calls) cannot be a task: it is
+  named and skipped.
+
+Example:
+    >>> case = {"eval_set_id": "s", "eval_cases": [{"eval_id": "c1", "conversation": [{
+    ...     "user_content": {"role": "user", "parts": [{"text": "Turn off device_2"}]},
+    ...     "final_response": {"role": "model", "parts": [{"text": "Done."}]},
+    ...     "intermediate_data": {"tool_uses": [{"name": "set_device_info",
+    ...                                          "args": {"device_id": "device_2", "status": "OFF"}}]}}]}]}
+    >>> tasks, notes = import_adk(case, source="s.evalset.json")
+    >>> tasks[0].task_id, tasks[0].input, tasks[0].ordered, tasks[0].gold[0][0]
+    ('c1', 'Turn off device_2', True, 'set_device_info')
+    >>> notes
+    ["c1: the final response ('Done.') is compared by similarity in ADK; kept in meta.adk.final_responses, not scored"]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Callable
+
+from ..core.episode import AnyOf, TaskSpec
+from ..core.rules import Rule
+from ..errors import InputError
+from .native import task_from_dict
+
+__all__ = ["FORMATS", "import_file", "export_tasks", "import_adk", "export_adk"]
+
+
+def _text(content: Any) -> str:
+    """The text of an ADK/Gemini ``Content`` (its text parts joined)."""
+    if not isinstance(content, Mapping):
+        return content if isinstance(content, str) else ""
+    parts = content.get("parts") or []
+    return "".join(p["text"] for p in parts if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+
+
+def _exact_calls(uses: list) -> list:
+    calls = []
+    for use in uses:
+        if not isinstance(use, Mapping):
+            continue
+        name = use.get("name", use.get("tool_name"))
+        args = use.get("args", use.get("tool_input")) or {}
+        if isinstance(name, str) and name and isinstance(args, Mapping):
+            calls.append({name: {arg: [value] for arg, value in args.items()}})
+    return calls
+
+
+def _case_task(case: Mapping, notes: list, source: str) -> Any:
+    task_id = case.get("eval_id")
+    if not isinstance(task_id, str) or not task_id:
+        raise InputError(f"an eval case without an eval_id: {json.dumps(case)[:80]}", path=source)
+    conversation = case.get("conversation")
+    if not isinstance(conversation, list) or not conversation:
+        if case.get("conversation_scenario"):
+            notes.append(f"{task_id}: skipped: a conversation_scenario (a simulated user) has no "
+                         "expected calls to score")
+        else:
+            notes.append(f"{task_id}: skipped: no conversation")
+        return None
+    turns, inputs, responses, intermediate = [], [], [], 0
+    for invocation in conversation:
+        if not isinstance(invocation, Mapping):
+            continue
+        inputs.append(_text(invocation.get("user_content")))
+        data = invocation.get("intermediate_data") or {}
+        turns.append(_exact_calls(data.get("tool_uses") or []))
+        intermediate += len(data.get("intermediate_responses") or [])
+        response = _text(invocation.get("final_response"))
+        if response:
+            responses.append(response)
+    obj: dict = {"task_id": task_id, "ordered": True,
+                 "meta": {"adk": {"source": source}}}
+    if len(turns) == 1:
+        obj["calls"] = turns[0]
+        obj["input"] = inputs[0]
+    else:
+        obj["turns"] = turns
+        obj["input"] = inputs
+    if responses:
+        obj["meta"]["adk"]["final_responses"] = responses
+        shown = responses[0] if len(responses[0]) <= 40 else responses[0][:37] + "..."
+        notes.append(f"{task_id}: the final response ({shown!r}) is compared by similarity in ADK; "
+                     "kept in meta.adk.final_responses, not scored")
+    if intermediate:
+        notes.append(f"{task_id}: {intermediate} intermediate (sub-agent) response(s) are not scored")
+    session = case.get("session_input")
+    if isinstance(session, Mapping) and session.get("state"):
+        obj["meta"]["adk"]["session_state"] = session["state"]
+        notes.append(f"{task_id}: the session's initial state is kept in meta.adk.session_state, "
+                     "not set up by ek-otel")
+    return task_from_dict(obj, path=source)
+
+
+def import_adk(data: Any, *, source: str = "<adk>") -> tuple:
+    """``(tasks, notes)`` of an ADK eval set (see the module docstring); ``data`` parsed JSON.
+
+    Raises:
+        InputError: not an eval set.
+    """
+    notes: list = []
+    tasks: list = []
+    if isinstance(data, list):  # the older *.test.json: a list of queries
+        for index, item in enumerate(data):
+            if not isinstance(item, Mapping) or "query" not in item:
+                raise InputError(f"entry {index}: not an ADK test entry (no query)", path=source)
+            obj = {"task_id": f"{source.rsplit('/', 1)[-1]}#{index}", "input": item["query"],
+                   "ordered": True, "calls": _exact_calls(item.get("expected_tool_use") or []),
+                   "meta": {"adk": {"source": source}}}
+            if item.get("reference"):
+                obj["meta"]["adk"]["final_responses"] = [item["reference"]]
+                notes.append(f"{obj['task_id']}: the reference answer is compared by similarity in "
+                             "ADK; kept in meta.adk.final_responses, not scored")
+            tasks.append(task_from_dict(obj, path=source))
+        return tasks, notes
+    if not isinstance(data, Mapping) or not isinstance(data.get("eval_cases"), list):
+        raise InputError("not an ADK eval set (no eval_cases list)", path=source)
+    for case in data["eval_cases"]:
+        task = _case_task(case, notes, source) if isinstance(case, Mapping) else None
+        if task is not None:
+            tasks.append(task)
+    return tasks, notes
+
+
+def _exact_value(value: Any, where: str, notes: list) -> Any:
+    if isinstance(value, Rule):
+        notes.append(f"{where}: the rule '{value.describe()}' has no ADK form; its value is left out")
+        return None
+    if isinstance(value, AnyOf):
+        shown = [v for v in value.values if v != ""]
+        if len(value.values) > 1:
+            notes.append(f"{where}: ADK takes one value; the first of {len(value.values)} admissible "
+                         f"values is written")
+        return shown[0] if shown else None
+    return value
+
+
+def export_adk(tasks: list, *, name: str = "ek-otel") -> tuple:
+    """``(eval set, notes)``: the tasks as one ADK eval set (one eval case per task, one
+    invocation per turn).
+
+    Example:
+        >>> from ek_otel.core.rules import AnyValue
+        >>> data, notes = export_adk([TaskSpec("t", input="hi", ordered=True,
+        ...                                     gold=[("f", {"x": AnyOf((1, 2)), "id": AnyValue()})])])
+        >>> data["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"]
+        [{'name': 'f', 'args': {'x': 1}}]
+        >>> notes[:2]
+        ['t: calls[0].f.x: ADK takes one value; the first of 2 admissible values is written', "t: calls[0].f.id: the rule 'any value' has no ADK form; its value is left out"]
+    """
+    notes: list = []
+    cases = []
+    for task in tasks:
+        turns = task.turns if task.turns is not None else (task.gold,)
+        inputs = task.input if isinstance(task.input, list) else [task.input] * 1
+        if not task.ordered:
+            notes.append(f"{task.task_id}: ADK compares tool trajectories in order; the task's "
+                         "calls are unordered")
+        if len(task.alternatives) > 1:
+            notes.append(f"{task.task_id}: ADK has one trajectory per case; only the first of "
+                         f"{len(task.alternatives)} alternatives is written")
+        if task.optional:
+            notes.append(f"{task.task_id}: ADK has no optional calls; {len(task.optional)} are "
+                         "written as required")
+        if task.answer is not None:
+            notes.append(f"{task.task_id}: the expected answer is written as the final response, "
+                         "which ADK compares by similarity")
+        conversation = []
+        index = 0
+        for number, turn in enumerate(turns):
+            uses = []
+            for tool, args in turn:
+                written = {}
+                for arg, value in args.items():
+                    exact = _exact_value(value, f"{task.task_id}: calls[{index}].{tool}.{arg}", notes)
+                    if exact is not None:
+                        written[arg] = exact
+                uses.append({"name": tool, "args": written})
+                index += 1
+            text = inputs[number] if number < len(inputs) and isinstance(inputs[number], str) else ""
+            invocation: dict = {"invocation_id": f"{task.task_id}-{number}",
+                                "user_content": {"role": "user", "parts": [{"text": text}]},
+                                "intermediate_data": {"tool_uses": uses, "intermediate_responses": []}}
+            if number == len(turns) - 1 and isinstance(task.answer, AnyOf) and task.answer.values:
+                invocation["final_response"] = {"role": "model",
+                                                "parts": [{"text": str(task.answer.values[0])}]}
+            conversation.append(invocation)
+        cases.append({"eval_id": task.task_id, "conversation": conversation})
+    return {"eval_set_id": name, "name": name, "eval_cases": cases}, notes
+
+
+#: Format name -> (importer, exporter or None). An importer takes parsed JSON and a source
+#: name; an exporter takes tasks.
+FORMATS: dict = {"adk": (import_adk, export_adk)}
+
+
+def import_file(fmt: str, path: str) -> tuple:
+    """``(tasks, notes)`` of a file of another tool's format.
+
+    Raises:
+        InputError: an unknown format, a file that cannot be read or is not that format.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"not JSON: {exc}", path=path) from None
+    importer: Callable = FORMATS[fmt][0]
+    return importer(data, source=path)
+
+
+def export_tasks(fmt: str, tasks: list) -> tuple:
+    """``(data, notes)``: tasks in another tool's format (parsed JSON, to be written).
+
+    Raises:
+        InputError: an unknown format, or one that cannot hold expected calls.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    exporter = FORMATS[fmt][1]
+    if exporter is None:
+        raise InputError(f"{fmt} files cannot hold expected calls: no export")
+    return exporter(tasks)
