@@ -63,7 +63,7 @@ def from_traces_command(traces: tuple, out: str, trace_ids: tuple, task_ids: tup
     same traces give the same bytes. An existing --out is never overwritten: pass --merge.
 
     \b
-    Examples:
+    Example:
         ek-otel gold from-traces good-runs.jsonl --out gold.jsonl
         ek-otel gold from-traces dump/ --from-report report.json --verdict pass --out gold.jsonl
         ek-otel gold from-traces dump/ --group-by input --with-answer --out gold.jsonl

@@ -94,6 +94,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
+    with_answer = sum(1 for task in tasks.values() if task.answer is not None)
+    if with_answer:  # said out loud: the answer metric is not built yet (docs/gold.md)
+        click.echo(f"ek-otel: {with_answer} task(s) give an expected answer; answers are not "
+                   "scored yet (only the tool calls are)", err=True)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
