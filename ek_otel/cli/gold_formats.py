@@ -15,7 +15,7 @@ __all__ = ["import_command", "export_command"]
 
 
 @click.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals"]))
 @click.argument("file", metavar="FILE")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The gold file to write (.jsonl, .json or .yaml); never overwritten.")
@@ -25,7 +25,8 @@ def import_command(fmt: str, file: str, out: str) -> None:
 
     \b
     Formats:
-        adk   Google ADK eval sets (*.evalset.json, *.test.json)
+        adk          Google ADK eval sets (*.evalset.json, *.test.json)
+        agentevals   agentevals eval sets (ADK's shape; case_id, function_call parts)
     \b
     Example:
         ek-otel gold import adk home_automation.test.json --out gold.jsonl
@@ -43,7 +44,7 @@ def import_command(fmt: str, file: str, out: str) -> None:
 
 
 @click.command("export")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals"]))
 @click.argument("gold", metavar="GOLD")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The file to write (e.g. gold.evalset.json); never overwritten.")

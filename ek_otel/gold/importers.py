@@ -16,6 +16,9 @@ Formats:
   (``response_match_score``): it is kept in ``meta``, not made an exact answer. A
   ``conversation_scenario`` (a simulated user, no expected calls) cannot be a task: it is
   named and skipped.
+- ``agentevals``: agentevals' eval sets (ADK's shape; ``case_id``, and expected calls as
+  ``function_call`` parts of ``intermediate_data`` or ``agent_content``). Exported as ADK
+  eval sets, which agentevals reads.
 
 Example:
     >>> case = {"eval_set_id": "s", "eval_cases": [{"eval_id": "c1", "conversation": [{
@@ -41,7 +44,7 @@ from ..core.rules import Rule
 from ..errors import InputError
 from .native import task_from_dict
 
-__all__ = ["FORMATS", "import_file", "export_tasks", "import_adk", "export_adk"]
+__all__ = ["FORMATS", "import_file", "export_tasks", "import_adk", "export_adk", "import_agentevals"]
 
 
 def _text(content: Any) -> str:
@@ -64,8 +67,25 @@ def _exact_calls(uses: list) -> list:
     return calls
 
 
+def _function_calls(content: Any) -> list:
+    """The ``function_call`` parts of a Content, as tool uses (agentevals' shape)."""
+    if not isinstance(content, Mapping) or not isinstance(content.get("parts"), list):
+        return []
+    return [p["function_call"] for p in content["parts"]
+            if isinstance(p, Mapping) and isinstance(p.get("function_call"), Mapping)]
+
+
+def _tool_uses(invocation: Mapping) -> list:
+    """An invocation's expected tool uses: ADK's ``intermediate_data.tool_uses``, or the
+    ``function_call`` parts of ``intermediate_data`` / ``agent_content`` (agentevals)."""
+    data = invocation.get("intermediate_data")
+    if isinstance(data, Mapping) and isinstance(data.get("tool_uses"), list):
+        return data["tool_uses"]
+    return _function_calls(data) or _function_calls(invocation.get("agent_content"))
+
+
 def _case_task(case: Mapping, notes: list, source: str) -> Any:
-    task_id = case.get("eval_id")
+    task_id = case.get("eval_id", case.get("case_id"))
     if not isinstance(task_id, str) or not task_id:
         raise InputError(f"an eval case without an eval_id: {json.dumps(case)[:80]}", path=source)
     conversation = case.get("conversation")
@@ -76,15 +96,17 @@ def _case_task(case: Mapping, notes: list, source: str) -> Any:
         else:
             notes.append(f"{task_id}: skipped: no conversation")
         return None
-    turns, inputs, responses, intermediate = [], [], [], 0
+    turns, inputs, responses, intermediate, tool_responses = [], [], [], 0, 0
     for invocation in conversation:
         if not isinstance(invocation, Mapping):
             continue
         inputs.append(_text(invocation.get("user_content")))
         data = invocation.get("intermediate_data") or {}
-        turns.append(_exact_calls(data.get("tool_uses") or []))
-        intermediate += len(data.get("intermediate_responses") or [])
-        response = _text(invocation.get("final_response"))
+        turns.append(_exact_calls(_tool_uses(invocation)))
+        if isinstance(data, Mapping):
+            intermediate += len(data.get("intermediate_responses") or [])
+            tool_responses += len(data.get("tool_responses") or [])
+        response = _text(invocation.get("final_response")) or _text(invocation.get("agent_content"))
         if response:
             responses.append(response)
     obj: dict = {"task_id": task_id, "ordered": True,
@@ -102,6 +124,12 @@ def _case_task(case: Mapping, notes: list, source: str) -> Any:
                      "kept in meta.adk.final_responses, not scored")
     if intermediate:
         notes.append(f"{task_id}: {intermediate} intermediate (sub-agent) response(s) are not scored")
+    if tool_responses:
+        notes.append(f"{task_id}: {tool_responses} expected tool response(s) are not scored "
+                     "(ek-otel scores the calls)")
+    if any(not args for turn in turns for call in turn for args in call.values()):
+        notes.append(f"{task_id}: a tool use with empty args is taken as a call with no arguments "
+                     "(a run that passes some is not exact)")
     session = case.get("session_input")
     if isinstance(session, Mapping) and session.get("state"):
         obj["meta"]["adk"]["session_state"] = session["state"]
@@ -207,9 +235,27 @@ def export_adk(tasks: list, *, name: str = "ek-otel") -> tuple:
     return {"eval_set_id": name, "name": name, "eval_cases": cases}, notes
 
 
+def import_agentevals(data: Any, *, source: str = "<agentevals>") -> tuple:
+    """``(tasks, notes)`` of an agentevals eval set: ADK's shape, with ``case_id`` for
+    ``eval_id`` and the expected calls as ``function_call`` parts of ``intermediate_data``
+    or ``agent_content`` (the agent's reply: its text is the final response).
+
+    Example:
+        >>> tasks, _ = import_agentevals({"eval_set_id": "d", "eval_cases": [{"case_id": "roll",
+        ...     "conversation": [{"user_content": {"parts": [{"text": "Roll a d20"}]},
+        ...                       "agent_content": {"parts": [{"function_call": {"name": "roll_die",
+        ...                                                                    "args": {"sides": 20}}}]}}]}]})
+        >>> tasks[0].task_id, tasks[0].gold
+        ('roll', (('roll_die', {'sides': AnyOf(values=(20,))}),))
+    """
+    if isinstance(data, list) or not isinstance(data, Mapping) or not isinstance(data.get("eval_cases"), list):
+        raise InputError("not an agentevals eval set (no eval_cases list)", path=source)
+    return import_adk(data, source=source)
+
+
 #: Format name -> (importer, exporter or None). An importer takes parsed JSON and a source
-#: name; an exporter takes tasks.
-FORMATS: dict = {"adk": (import_adk, export_adk)}
+#: name; an exporter takes tasks. agentevals reads ADK eval sets, so both export alike.
+FORMATS: dict = {"adk": (import_adk, export_adk), "agentevals": (import_agentevals, export_adk)}
 
 
 def import_file(fmt: str, path: str) -> tuple:

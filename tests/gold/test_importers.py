@@ -20,13 +20,18 @@ from ek_otel.gold.schema import task_problems
 
 FIXTURES = Path(__file__).with_name("fixtures")
 ADK = sorted((FIXTURES / "adk").glob("*.json"))
+AGENTEVALS = sorted((FIXTURES / "agentevals").glob("*.json"))
 
 
 def test_every_fixture_is_named_in_sources():
     sources = (FIXTURES / "SOURCES").read_text()
     for path in ADK:
         assert f"/{path.name}" in sources, path.name
-    assert len(ADK) >= 2
+    flattened = {line.split()[-1].replace("/", "_") for line in sources.splitlines()
+                 if line and not line.startswith("#")}
+    for path in AGENTEVALS:
+        assert path.name in flattened, path.name
+    assert len(ADK) >= 2 and len(AGENTEVALS) >= 2
 
 
 @pytest.mark.parametrize("path", ADK, ids=lambda p: p.name)
@@ -101,3 +106,31 @@ def test_cli_import_and_export(tmp_path):
     exported = runner.invoke(cli, ["gold", "export", "adk", str(out), "--out", str(evalset)])
     assert exported.exit_code == 0, exported.output
     assert len(json.loads(evalset.read_text())["eval_cases"]) == 2
+
+
+@pytest.mark.parametrize("path", AGENTEVALS, ids=lambda p: p.name)
+def test_agentevals_files_import_into_valid_tasks(path):
+    tasks, notes = import_file("agentevals", str(path))
+    data = json.loads(path.read_text())
+    assert [t.task_id for t in tasks] == [c.get("eval_id", c.get("case_id")) for c in data["eval_cases"]]
+    for task in tasks:
+        assert task_problems(task_to_dict(task)) == []
+    assert notes  # the final responses, at least, are named
+
+
+def test_agentevals_function_call_parts_become_turns():
+    tasks, _ = import_file("agentevals", str(FIXTURES / "agentevals" / "examples_dice_agent_eval_set.json"))
+    greeting, roll = tasks
+    assert greeting.gold == () and greeting.input == "Hi! Can you help me?"
+    assert [[t for t, _ in turn] for turn in roll.turns] == [[], ["roll_die"], ["check_prime"]]
+    run = Episode("roll", Trajectory([Step("roll_die", {"sides": 20}), Step("check_prime", {"nums": []})]))
+    assert score_episode(run, roll).exact
+    assert not score_episode(Episode("roll", Trajectory([Step("roll_die", {"sides": 6})])), roll).exact
+
+
+def test_agentevals_names_what_it_cannot_score():
+    _, notes = import_file("agentevals", str(FIXTURES / "agentevals" / "samples_eval_set_helm.json"))
+    assert any("expected tool response(s) are not scored" in n for n in notes)
+    assert any("empty args is taken as a call with no arguments" in n for n in notes)
+    with pytest.raises(InputError, match="not an agentevals eval set"):
+        import_file("agentevals", str(FIXTURES / "adk" / "trip_inquiry.test.json"))
