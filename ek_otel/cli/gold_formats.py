@@ -15,7 +15,7 @@ __all__ = ["import_command", "export_command"]
 
 
 @click.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval"]))
 @click.argument("file", metavar="FILE")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The gold file to write (.jsonl, .json or .yaml); never overwritten.")
@@ -27,6 +27,7 @@ def import_command(fmt: str, file: str, out: str) -> None:
     Formats:
         adk          Google ADK eval sets (*.evalset.json, *.test.json)
         agentevals   agentevals eval sets (ADK's shape; case_id, function_call parts)
+        deepeval     DeepEval goldens with expected_tools (.json, .jsonl, .csv)
     \b
     Example:
         ek-otel gold import adk home_automation.test.json --out gold.jsonl
@@ -44,7 +45,7 @@ def import_command(fmt: str, file: str, out: str) -> None:
 
 
 @click.command("export")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval"]))
 @click.argument("gold", metavar="GOLD")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The file to write (e.g. gold.evalset.json); never overwritten.")
@@ -66,4 +67,5 @@ def export_command(fmt: str, gold: str, out: str) -> None:
         click.echo(note, err=True)
     with open(out, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    click.echo(f"{out}: {len(data.get('eval_cases', []))} case(s) ({fmt}), {len(notes)} note(s)", err=True)
+    items = data.get("eval_cases", []) if isinstance(data, dict) else data
+    click.echo(f"{out}: {len(items)} item(s) ({fmt}), {len(notes)} note(s)", err=True)

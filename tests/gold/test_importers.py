@@ -134,3 +134,43 @@ def test_agentevals_names_what_it_cannot_score():
     assert any("empty args is taken as a call with no arguments" in n for n in notes)
     with pytest.raises(InputError, match="not an agentevals eval set"):
         import_file("agentevals", str(FIXTURES / "adk" / "trip_inquiry.test.json"))
+
+
+DEEPEVAL = sorted((FIXTURES / "deepeval").glob("goldens.*"))
+
+
+@pytest.mark.parametrize("path", DEEPEVAL, ids=lambda p: p.name)
+def test_deepeval_goldens_import_with_their_expected_tools(path):
+    assert f"/{path.name}" in (FIXTURES / "SOURCES").read_text()
+    tasks, notes = import_file("deepeval", str(path))
+    assert tasks and all(task_problems(task_to_dict(t)) == [] and not t.ordered for t in tasks)
+    for task in tasks:  # the golden's own expected calls pass, in any order
+        run = Episode(task.task_id, Trajectory([Step(tool, {a: v.values[0] for a, v in args.items()})
+                                                for tool, args in reversed(task.gold)]))
+        assert score_episode(run, task).exact
+    assert sum("judged by DeepEval's LLM metrics" in n for n in notes) == len(tasks)
+
+
+def test_deepeval_json_goldens_name_the_one_without_tools():
+    tasks, notes = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.json"))
+    assert len(tasks) == 3 and "goldens.json#3: skipped: no expected_tools (nothing for a tool-call score)" in notes
+    assert [t for t, _ in tasks[2].gold] == ["search_biology_database", "search_ecology_database"]
+
+
+def test_deepeval_csv_goldens_are_named_by_their_name():
+    tasks, _ = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.csv"))
+    assert tasks[6].task_id == "Name 7"
+    assert task_to_dict(tasks[6])["calls"] == [{"translator": {"query": ["Hello"], "target_language": ["Spanish"]}}]
+
+
+def test_deepeval_export_round_trips_names_inputs_and_tools(tmp_path):
+    tasks, _ = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.csv"))
+    out = tmp_path / "goldens.json"
+    gold = tmp_path / "gold.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["gold", "import", "deepeval", str(FIXTURES / "deepeval" / "goldens.csv"),
+                               "--out", str(gold)]).exit_code == 0
+    result = runner.invoke(cli, ["gold", "export", "deepeval", str(gold), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    back, _ = import_file("deepeval", str(out))
+    assert [(t.task_id, t.input, t.gold) for t in back] == [(t.task_id, t.input, t.gold) for t in tasks]
