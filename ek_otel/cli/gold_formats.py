@@ -15,7 +15,7 @@ __all__ = ["import_command", "export_command"]
 
 
 @click.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval", "langchain"]))
 @click.argument("file", metavar="FILE")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The gold file to write (.jsonl, .json or .yaml); never overwritten.")
@@ -28,6 +28,7 @@ def import_command(fmt: str, file: str, out: str) -> None:
         adk          Google ADK eval sets (*.evalset.json, *.test.json)
         agentevals   agentevals eval sets (ADK's shape; case_id, function_call parts)
         deepeval     DeepEval goldens with expected_tools (.json, .jsonl, .csv)
+        langchain    LangChain agentevals reference trajectories (OpenAI message lists)
     \b
     Example:
         ek-otel gold import adk home_automation.test.json --out gold.jsonl
@@ -45,7 +46,7 @@ def import_command(fmt: str, file: str, out: str) -> None:
 
 
 @click.command("export")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval", "langchain"]))
 @click.argument("gold", metavar="GOLD")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The file to write (e.g. gold.evalset.json); never overwritten.")
