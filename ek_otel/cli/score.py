@@ -89,15 +89,12 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     """
     from ..emit.sinks import make_sink
     from ..pipeline import open_scoring
+    from ..scoring.report import answer_figures
     from ..scoring.link import load_settings
 
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
-    with_answer = sum(1 for task in tasks.values() if task.answer is not None)
-    if with_answer:  # said out loud: the answer metric is not built yet (docs/gold.md)
-        click.echo(f"ek-otel: {with_answer} task(s) give an expected answer; answers are not "
-                   "scored yet (only the tool calls are)", err=True)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
@@ -125,6 +122,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
             raise error
     # With --json - the JSON owns stdout, and the tables go to stderr.
     _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    answers = answer_figures(run.envelopes) if any(t.answer is not None for t in tasks.values()) else None
+    if answers is not None:  # its own metric: never in the tool-call figures above
+        click.echo(f"answers (ek.answer): {answers['passed']}/{answers['episodes']} passed "
+                   f"({answers['rate']:.3f})", err=json_out == "-")
     if pricing is not None and run.report.n_unpriced:
         click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
                    f"episodes have no dollars: {pricing} has no price for their model (or "
@@ -134,6 +135,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
         data["emitted"] = emitted_dict(run, emit)
+        if answers is not None:
+            data["aggregate"]["answer"] = answers
     if json_out is not None:
         write_json(data, json_out)
     if html_out is not None:

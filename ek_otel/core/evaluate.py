@@ -494,6 +494,8 @@ def _jsonable(x: Any) -> Any:
         out = {name: _jsonable(getattr(x, name)) for name in names}
         if isinstance(x, EpisodeScore):
             out["label"] = x.label
+            if x.answer is None:  # no answer expected: the score keeps its shape
+                del out["answer"]
         return out
     if isinstance(x, Mapping):
         return {_json_key(k): _jsonable(v) for k, v in x.items()}

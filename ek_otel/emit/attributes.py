@@ -65,7 +65,7 @@ SERVICE_NAME = EVALUATOR_NAME
 #: Instrumentation scope of everything ek-otel writes.
 SCOPE_NAME = "ek_otel.emit"
 #: Metrics whose score value is a pass/fail verdict (1.0 or 0.0), not the F1.
-VERDICT_METRICS = frozenset({"bfcl"})
+VERDICT_METRICS = frozenset({"bfcl", "answer"})
 
 # semconv names
 EVALUATION_NAME = "gen_ai.evaluation.name"

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
+from ..core.answer import score_answer
 from ..core.episode import TaskSpec
 from ..core.evaluate import score_episode
 from ..core.ignore import is_ignored, merge_ignore_patterns, without_ignored
@@ -345,6 +346,9 @@ def score_linked(episode: Any, task: TaskSpec, settings: ScoreSettings) -> Episo
     base = score_episode(episode, task, level=settings.level, strategy=settings.strategy,
                          canonicalizer=settings.canonicalizer, prices=settings.prices,
                          ignore_tools=settings.ignore_tools)
+    if task.answer is not None:  # its own metric (ek.answer), never in the tool-call counts
+        base = replace(base, answer=score_answer(getattr(episode, "output", None), task.answer,
+                                                 settings.canonicalizer))
     if settings.matcher != "bfcl":
         return base
     from ..bfcl.matcher import bfcl_verdict_for_episode

@@ -53,3 +53,30 @@ def test_from_traces_keeps_the_runs_labelled_in_phoenix(phoenix, tmp_path):
                                        "--annotation", "correct", "--label", "yes",
                                        "--phoenix-project", "nope", "--out", str(tmp_path / "x.jsonl")])
     assert missing.exit_code == 2 and "Phoenix at" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_the_answer_score_is_its_own_phoenix_annotation(phoenix, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    sent = send_otlp_json_file(phoenix.url, RUNS[0])
+    wait_until(lambda: sent <= set(phoenix.traces()) or None, 120, "Phoenix to ingest the run")
+    (episode,) = read_episodes([RUNS[0]], report=BadInputReport())
+    gold = tmp_path / "gold.jsonl"
+    (task,) = from_traces([RUNS[0]]).tasks
+    from ek_otel.gold.native import task_to_dict
+
+    gold.write_text(json.dumps({**task_to_dict(task), "answer": {"contains": "in paris"}}) + "\n")
+    proc = subprocess.run([sys.executable, "-m", "ek_otel", "score", RUNS[0], "--gold", str(gold),
+                           "--phoenix-url", phoenix.url], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "answers (ek.answer): 1/1 passed" in proc.stdout
+    annotations = wait_until(lambda: (lambda a: a if {x["name"] for x in a} >= {"ek.tool_call", "ek.answer"}
+                                      else None)(phoenix.span_annotations([episode.provenance.root_span_id])),
+                             60, "Phoenix to show both annotations")
+    by_name = {a["name"]: a for a in annotations}
+    assert by_name["ek.answer"]["result"]["label"] == "pass"
+    assert by_name["ek.answer"]["result"]["explanation"].startswith("answer: contains 'in paris', got")
+    assert by_name["ek.tool_call"]["result"]["explanation"] == "3/3 calls matched exactly"

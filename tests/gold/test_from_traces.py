@@ -360,3 +360,52 @@ def test_serve_settings_carry_link_by_to_the_workers():
     settings = ScoreSettings(link_by="input")
     assert ScoreSettings.from_json(settings.to_json()).link_by == "input"
     assert "link_by" not in ScoreSettings().to_json()  # default settings keep their bytes
+
+
+# ---------------------------------------------------------------------------
+# Expected answers: --with-answer, ek.answer scored apart and written back
+# ---------------------------------------------------------------------------
+
+
+def test_with_answer_proposes_a_rule_and_ek_answer_is_scored_and_written_back(refund_dumps, tmp_path):
+    good, wrong = refund_dumps
+    gold = tmp_path / "gold.jsonl"
+    runner = CliRunner()
+    made = runner.invoke(cli, ["gold", "from-traces", str(good), "--with-answer", "--out", str(gold)],
+                         catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    obj = json.loads(gold.read_text())
+    assert obj["answer"] == {"regex": "Refunded 35\\.5 on A-[0-9]+\\."}
+    assert {"answer": True, "rule": "pattern", "runs": 2, "distinct_values": 2} in obj["meta"]["generalised"]
+    report, emitted = tmp_path / "r.json", tmp_path / "scores.jsonl"
+    result = runner.invoke(cli, ["score", str(good), str(wrong), "--gold", str(gold), "--json", str(report),
+                                 "--emit-file", str(emitted)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "answers (ek.answer): 2/3 passed (0.667)" in result.output
+    data = json.loads(report.read_text())
+    assert data["aggregate"]["answer"] == {"episodes": 3, "passed": 2, "rate": 2 / 3}
+    ep = data["episodes"][2]
+    assert ep["success"] is False and ep["answer"]["passed"] is False
+    assert ep["answer"]["explanation"].startswith("answer: matches /Refunded 35\\.5 on A-[0-9]+\\./, got")
+    assert data["aggregate"]["exact_match"] == 2 / 3  # the answers never enter the tool-call figures
+    names = []
+    for line in emitted.read_text().splitlines():
+        for rs in json.loads(line).get("resourceSpans", []):
+            for ss in rs["scopeSpans"]:
+                names += [s["name"] for s in ss["spans"]]
+    assert names.count("evaluation ek.answer") == 3 and names.count("evaluation ek.tool_call") == 3
+
+
+def test_an_answer_rule_that_fails_says_why(refund_dumps, tmp_path):
+    good, wrong = refund_dumps
+    gold = tmp_path / "gold.jsonl"
+    CliRunner().invoke(cli, ["gold", "from-traces", str(good), "--out", str(gold)], catch_exceptions=False)
+    obj = json.loads(gold.read_text())
+    obj["answer"] = {"number": 35.5, "abs_tol": 0.01}
+    gold.write_text(json.dumps(obj) + "\n")
+    report = tmp_path / "r.json"
+    CliRunner().invoke(cli, ["score", str(wrong), "--gold", str(gold), "--json", str(report)],
+                       catch_exceptions=False)
+    (ep,) = json.loads(report.read_text())["episodes"]
+    assert ep["answer"] == {"value": 0.0, "passed": False,
+                            "explanation": "answer: 35.5 ± 0.01, got 'Refunded 355.0 on A-9.'"}
