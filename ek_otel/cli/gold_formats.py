@@ -13,9 +13,22 @@ import click
 
 __all__ = ["import_command", "export_command"]
 
+#: The formats (``ek_otel.gold.importers.FORMATS``; listed here so --help loads no importer).
+FORMAT_NAMES = ["adk", "agentevals", "deepeval", "langchain"]
+
+
+def _new_file(out: str) -> None:
+    if os.path.exists(out):
+        raise click.UsageError(f"{out} exists (never overwritten silently)")
+
+
+def _echo_notes(notes: list) -> None:
+    for note in notes:
+        click.echo(note, err=True)
+
 
 @click.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval", "langchain"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMAT_NAMES))
 @click.argument("file", metavar="FILE")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The gold file to write (.jsonl, .json or .yaml); never overwritten.")
@@ -36,17 +49,15 @@ def import_command(fmt: str, file: str, out: str) -> None:
     from ..gold.importers import import_file
     from ..gold.native import dump_tasks
 
-    if os.path.exists(out):
-        raise click.UsageError(f"{out} exists (a gold file is never overwritten silently)")
+    _new_file(out)
     tasks, notes = import_file(fmt, file)
-    for note in notes:
-        click.echo(note, err=True)
+    _echo_notes(notes)
     dump_tasks(tasks, out)
     click.echo(f"{out}: {len(tasks)} task(s) from {file} ({fmt}), {len(notes)} note(s)", err=True)
 
 
 @click.command("export")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(["adk", "agentevals", "deepeval", "langchain"]))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(FORMAT_NAMES))
 @click.argument("gold", metavar="GOLD")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The file to write (e.g. gold.evalset.json); never overwritten.")
@@ -61,11 +72,9 @@ def export_command(fmt: str, gold: str, out: str) -> None:
     from ..gold.importers import export_tasks
     from ..gold.native import load_tasks
 
-    if os.path.exists(out):
-        raise click.UsageError(f"{out} exists (never overwritten silently)")
+    _new_file(out)
     data, notes = export_tasks(fmt, load_tasks(gold))
-    for note in notes:
-        click.echo(note, err=True)
+    _echo_notes(notes)
     with open(out, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     items = data.get("eval_cases", []) if isinstance(data, dict) else data

@@ -188,6 +188,16 @@ def _exact_value(value: Any, where: str, notes: list) -> Any:
     return value
 
 
+def _exact_args(args: Mapping, where: str, notes: list) -> dict:
+    """One exact value per argument (what the other formats hold), each loss noted."""
+    written = {}
+    for arg, value in args.items():
+        exact = _exact_value(value, f"{where}.{arg}", notes)
+        if exact is not None:
+            written[arg] = exact
+    return written
+
+
 def export_adk(tasks: list, *, name: str = "ek-otel") -> tuple:
     """``(eval set, notes)``: the tasks as one ADK eval set (one eval case per task, one
     invocation per turn).
@@ -223,12 +233,7 @@ def export_adk(tasks: list, *, name: str = "ek-otel") -> tuple:
         for number, turn in enumerate(turns):
             uses = []
             for tool, args in turn:
-                written = {}
-                for arg, value in args.items():
-                    exact = _exact_value(value, f"{task.task_id}: calls[{index}].{tool}.{arg}", notes)
-                    if exact is not None:
-                        written[arg] = exact
-                uses.append({"name": tool, "args": written})
+                uses.append({"name": tool, "args": _exact_args(args, f"{task.task_id}: calls[{index}].{tool}", notes)})
                 index += 1
             text = inputs[number] if number < len(inputs) and isinstance(inputs[number], str) else ""
             invocation: dict = {"invocation_id": f"{task.task_id}-{number}",
@@ -348,12 +353,8 @@ def export_deepeval(tasks: list) -> tuple:
             notes.append(f"{task.task_id}: DeepEval has no optional calls; {len(task.optional)} written as expected")
         tools = []
         for index, (tool, args) in enumerate(task.gold):
-            written = {}
-            for arg, value in args.items():
-                exact = _exact_value(value, f"{task.task_id}: calls[{index}].{tool}.{arg}", notes)
-                if exact is not None:
-                    written[arg] = exact
-            tools.append({"name": tool, "input_parameters": written})
+            tools.append({"name": tool, "input_parameters": _exact_args(
+                args, f"{task.task_id}: calls[{index}].{tool}", notes)})
         text = task.input if isinstance(task.input, str) else (
             " / ".join(task.input) if isinstance(task.input, list) else "")
         goldens.append({"name": task.task_id, "input": text, "expected_tools": tools})
@@ -469,11 +470,7 @@ def export_langchain(tasks: list) -> tuple:
             " / ".join(task.input) if isinstance(task.input, list) else "")
         messages: list = [{"role": "user", "content": text}]
         for index, (tool, args) in enumerate(task.gold):
-            written = {}
-            for arg, value in args.items():
-                exact = _exact_value(value, f"{task.task_id}: calls[{index}].{tool}.{arg}", notes)
-                if exact is not None:
-                    written[arg] = exact
+            written = _exact_args(args, f"{task.task_id}: calls[{index}].{tool}", notes)
             messages.append({"role": "assistant", "content": "", "tool_calls": [
                 {"function": {"name": tool, "arguments": json.dumps(written, ensure_ascii=False)}}]})
         examples.append({"id": task.task_id, "reference_outputs": messages})

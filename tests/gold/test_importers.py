@@ -243,3 +243,10 @@ def test_langchain_export_imports_back(tmp_path):
     assert [(t.task_id, t.input, t.gold) for t in back] == [(t.task_id, t.input, t.gold) for t in tasks]
     with pytest.raises(InputError, match="not agentevals reference trajectories"):
         import_langchain({"messages": []}, source="x.json")
+
+
+def test_the_cli_lists_every_format():
+    from ek_otel.cli.gold_formats import FORMAT_NAMES
+    from ek_otel.gold.importers import FORMATS
+
+    assert FORMAT_NAMES == sorted(FORMATS)
