@@ -17,7 +17,7 @@ definitions, the final answer, where the run came from) of one task and gives th
   generalisation (``meta["generalised"]``), so a reviewer sees what was inferred from how
   many runs.
 
-Nothing here reads files or spans: :mod:`ek_otel.gold.from_traces` makes the runs.
+Nothing here reads files or spans: :mod:`ek_otel.gold.traces` makes the runs.
 
 Example:
     >>> runs = [Run(calls=(("refund", {"order_id": "A-77", "amount": 35.5}),), trace_id="t1"),

@@ -21,7 +21,7 @@ def _post_json(url: str, body: bytes) -> int:
 
 
 def test_serve_links_a_run_without_task_id_by_its_input(tmp_path, otlp_sink, start_server):
-    from test_from_traces import _refund_script, _run_agent
+    from test_traces import _refund_script, _run_agent
 
     from ek_otel.scoring.settings import ScoreSettings
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ek_otel.cli import cli
 from ek_otel.core.evaluate import score_episode
 from ek_otel.errors import InputError
-from ek_otel.gold.from_traces import from_traces, merge_tasks
+from ek_otel.gold.traces import from_traces, merge_tasks
 from ek_otel.gold.native import load_tasks, task_to_dict
 from ek_otel.gold.schema import task_problems
 from ek_otel.ingest.bad_input import BadInputReport
