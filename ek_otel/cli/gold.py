@@ -36,7 +36,8 @@ def summarize(validation: GoldValidation) -> str:
     """
     tasks = validation.tasks
     calls = sum(len(t.gold) for t in tasks)
-    tools = {tool.name for t in tasks for tool in t.tools} | {name for t in tasks for name, _ in t.gold}
+    tools = {tool.name for t in tasks for tool in t.tools} | {name for t in tasks for name, _ in t.gold} | {
+        name for t in tasks for alt in t.alternatives for name, _ in alt.calls}
     no_call = sum(1 for t in tasks if not t.gold)
     multi_turn = sum(1 for t in tasks if t.turns is not None)
     slices = Counter(t.slice if t.slice is not None else "none" for t in tasks)
@@ -49,6 +50,12 @@ def summarize(validation: GoldValidation) -> str:
         parts.append(f"{no_call} with no call expected")
     if multi_turn:
         parts.append(f"{multi_turn} multi-turn")
+    alternatives = sum(1 for t in tasks if len(t.alternatives) > 1)
+    if alternatives:
+        parts.append(f"{alternatives} with alternatives (gold calls of the first counted)")
+    answers = sum(1 for t in tasks if t.answer is not None)
+    if answers:
+        parts.append(f"{answers} with an expected answer")
     if set(slices) != {"none"}:
         parts.append("slices: " + ", ".join(f"{name} ({n})" for name, n in slices.most_common()))
     status = "ok" if validation.ok else f"{len(validation.errors)} error(s)"
@@ -88,10 +95,19 @@ def _task_row(task: TaskSpec) -> list[str]:
             f"turn {i + 1}: " + ("; ".join(format_call(c) for c in turn) or "(none)")
             for i, turn in enumerate(task.turns)
         )
+    elif len(task.alternatives) > 1:
+        calls = "\n".join(
+            f"alternative {i + 1}: " + ("; ".join(
+                format_call(c) + (" (optional)" if j in alt.optional else "")
+                for j, c in enumerate(alt.calls)) or "(none)")
+            for i, alt in enumerate(task.alternatives))
     else:
-        calls = "\n".join(format_call(c) for c in task.gold) or "(no call expected)"
+        calls = "\n".join(format_call(c) + (" (optional)" if j in task.optional else "")
+                          for j, c in enumerate(task.gold)) or "(no call expected)"
     if task.ignore_tools:
         calls += "\nignored: " + ", ".join(task.ignore_tools)
+    if task.answer is not None:
+        calls += "\nanswer: " + _value_text(task.answer)
     tools = ", ".join(t.name + (" !" if t.destructive else "") for t in task.tools)
     if isinstance(task.input, list) and all(isinstance(x, str) for x in task.input):
         text = " / ".join(task.input)  # one user message per turn
