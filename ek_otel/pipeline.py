@@ -61,6 +61,7 @@ def read_episodes(
     evicted: Optional[list] = None,
     on_own_output: Optional[Callable[[Any], None]] = None,
     jobs: Optional[int] = 1,
+    read_request: bool = False,
 ) -> Iterator[Episode]:
     """The episodes of dump files, as ``ek-otel score`` and ``ek-otel episodes`` both see them.
 
@@ -84,6 +85,9 @@ def read_episodes(
             back), which is skipped.
         jobs: How many processes (None: :func:`ek_otel.parallel.plan_jobs` decides; 1: this
             one alone).
+        read_request: Also read each run's first user message and tool definitions into
+            ``meta["input"]``/``meta["tools"]`` (see :func:`~ek_otel.ingest.episodes.build_episode`;
+            one process).
 
     Raises:
         InputError: a path does not exist (checked before anything is read).
@@ -102,12 +106,12 @@ def read_episodes(
     expand_paths(paths)  # fail on a missing path before anything is read or emitted
     from .parallel import plan_jobs
 
-    jobs = plan_jobs(paths, jobs, group_by)
+    jobs = 1 if read_request else plan_jobs(paths, jobs, group_by)
     if jobs > 1:
         return _parallel_episodes(paths, report, jobs, tuple(task_id_keys), keep_closed,
                                   close_after, evicted, on_own_output)
     return _episodes_of_dumps(paths, report, group_by, tuple(task_id_keys), keep_closed,
-                              close_after, evicted, on_own_output)
+                              close_after, evicted, on_own_output, read_request)
 
 
 def _parallel_episodes(paths, report, jobs, task_id_keys, keep_closed, close_after, evicted,
@@ -147,13 +151,13 @@ def trace_groups(paths: Sequence[str], report: Any, *, keep_closed: int = KEEP_C
 
 
 def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
-                       evicted, on_own_output) -> Iterator[Episode]:
+                       evicted, on_own_output, read_request=False) -> Iterator[Episode]:
     from .ingest.episodes import build_episodes
 
     groups, late = trace_groups(paths, report, keep_closed=keep_closed, close_after=close_after,
                                 on_own_output=on_own_output)
     episodes = build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
-                              source=", ".join(paths), report=report)
+                              source=", ".join(paths), report=report, read_request=read_request)
     yield from _real_episodes(episodes)
     if evicted is not None:
         evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in late.evicted)
@@ -231,7 +235,8 @@ def open_scoring(
     from .parallel import ParallelScoring, plan_jobs
 
     expand_paths(paths)
-    jobs = plan_jobs(paths, jobs, settings.group_by)
+    # --link-by input reads each run's request (ingest.requests): in this one process
+    jobs = 1 if settings.link_by == "input" else plan_jobs(paths, jobs, settings.group_by)
     if jobs > 1:
         return ParallelScoring(paths, tasks, settings, jobs=jobs, report=report,
                                keep_closed=keep_closed, close_after=close_after)
@@ -258,7 +263,8 @@ class _OneProcess:
         settings = self.settings
         episodes = read_episodes(self.paths, report=self.report, group_by=settings.group_by,
                                  task_id_keys=settings.task_id_keys, keep_closed=self.keep_closed,
-                                 close_after=self.close_after, evicted=evicted)
+                                 close_after=self.close_after, evicted=evicted,
+                                 read_request=settings.link_by == "input")
         run = score_episodes(episodes, self.tasks, settings, sink=sink,
                              on_episode=on_episode, batch_size=batch_size)
         if evicted:

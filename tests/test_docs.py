@@ -119,18 +119,22 @@ def test_api_example_runs():
 PLACEHOLDER_PATHS = ("dumps/",)
 
 
-def readme_commands(text: str = README) -> list[str]:
-    """Every ``ek-otel`` command of a page's ``sh`` blocks, continuation lines joined."""
+def block_commands(block: str) -> list[str]:
+    """The ``ek-otel`` commands of one ``sh`` block, in order, continuation lines joined."""
     commands = []
-    for block in code_blocks("sh", text):
-        text = block.replace("\\\n", " ")
-        for line in text.splitlines():
-            line = line.split("  #", 1)[0].strip()
-            for part in line.split("&&"):
-                part = part.strip()
-                if part.startswith("ek-otel") and not any(p in part for p in PLACEHOLDER_PATHS):
-                    commands.append(part)
+    text = block.replace("\\\n", " ")
+    for line in text.splitlines():
+        line = line.split("  #", 1)[0].strip()
+        for part in line.split("&&"):
+            part = part.strip()
+            if part.startswith("ek-otel") and not any(p in part for p in PLACEHOLDER_PATHS):
+                commands.append(part)
     return commands
+
+
+def readme_commands(text: str = README) -> list[str]:
+    """Every ``ek-otel`` command of a page's ``sh`` blocks."""
+    return [c for block in code_blocks("sh", text) for c in block_commands(block)]
 
 
 def test_readme_has_shell_commands_to_run():
@@ -139,23 +143,36 @@ def test_readme_has_shell_commands_to_run():
     assert any("--emit-file" in c for c in commands)
 
 
-DOC_COMMANDS = [(doc, command) for doc, text in DOCS.items() for command in readme_commands(text)]
+#: Every runnable block of the README and the guide: (page, block number, its commands).
+DOC_BLOCKS = [(doc, n, commands) for doc, text in DOCS.items()
+              for n, commands in enumerate(map(block_commands, code_blocks("sh", text)), 1)
+              if commands]
 
 
-@pytest.mark.parametrize("doc, command", DOC_COMMANDS, ids=[f"{d}: {c}" for d, c in DOC_COMMANDS])
-def test_doc_shell_command_runs_as_written(doc, command, tmp_path):
+def test_long_running_commands_are_not_in_runnable_blocks():
+    for doc, n, commands in DOC_BLOCKS:
+        assert not any(c.startswith("ek-otel serve") for c in commands), (
+            f"{doc}, sh block {n}: `ek-otel serve` runs until stopped: show it in a `shell` block")
+
+
+@pytest.mark.parametrize("doc, n, commands", DOC_BLOCKS,
+                         ids=[f"{d} block {n}" for d, n, _ in DOC_BLOCKS])
+def test_doc_shell_block_runs_as_written(doc, n, commands, tmp_path):
+    """The commands of one block run in order in one scratch directory (a later command may
+    read what an earlier one wrote), each exiting 0 with no traceback."""
     import shlex
 
-    for name in ("examples", "tests"):  # the paths the README names, from a scratch directory
+    for name in ("examples", "tests"):  # the paths the docs name, from a scratch directory
         (tmp_path / name).symlink_to(ROOT / name)
-    args = shlex.split(command)
-    proc = subprocess.run([sys.executable, "-m", "ek_otel", *args[1:]], capture_output=True,
-                          text=True, check=False, cwd=str(tmp_path))
-    assert proc.returncode == 0, f"{doc}: {command}\n{proc.stderr}"
-    assert "Traceback" not in proc.stderr
-    for option in ("--json", "--emit-file"):  # what the command says it writes, it writes
-        if option in args:
-            assert (tmp_path / args[args.index(option) + 1]).stat().st_size > 0
+    for command in commands:
+        args = shlex.split(command)
+        proc = subprocess.run([sys.executable, "-m", "ek_otel", *args[1:]], capture_output=True,
+                              text=True, check=False, cwd=str(tmp_path))
+        assert proc.returncode == 0, f"{doc}: {command}\n{proc.stderr}"
+        assert "Traceback" not in proc.stderr
+        for option in ("--json", "--emit-file", "--out"):  # what the command says it writes
+            if option in args:
+                assert (tmp_path / args[args.index(option) + 1]).stat().st_size > 0
 
 
 def test_readme_names_the_json_report_keys_that_exist(tmp_path):

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 from ..core.episode import AnyOf, Episode, Step, TaskSpec, Trajectory, as_call
+from ..core.rules import Rule
 from ..errors import BfclDataError
 from .categories import SINGLE_TURN, is_relevance, language_of
 from .data import BfclEntry
@@ -54,6 +55,18 @@ def _allowed(value: Any) -> list:
     return list(value.values) if isinstance(value, AnyOf) else [value]
 
 
+def _native_only(task: TaskSpec) -> str:
+    """What of the native gold format a task uses that BFCL's possible answers cannot hold."""
+    uses = []
+    if any(isinstance(v, Rule) for _, args in task.gold for v in args.values()):
+        uses.append("argument rules")
+    if task.optional:
+        uses.append("optional calls")
+    if len(task.alternatives) > 1:
+        uses.append("alternatives")
+    return " and ".join(uses)
+
+
 def entry_from_task(task: TaskSpec) -> BfclEntry:
     """Rebuild the BFCL entry (docs, possible answer, category) of a from-bfcl gold task.
 
@@ -65,7 +78,17 @@ def entry_from_task(task: TaskSpec) -> BfclEntry:
         Traceback (most recent call last):
         ...
         ek_otel.errors.BfclDataError: task t: meta.bfcl_category is missing (make the gold with `ek-otel gold from-bfcl`)
+        >>> from ek_otel.core.rules import AnyValue
+        >>> entry_from_task(TaskSpec("t", gold=[("f", {"id": AnyValue()})]))
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.BfclDataError: task t: the BFCL matcher checks BFCL possible answers; this task uses argument rules, which the official checker has no rule for (score it with the ek matcher)
     """
+    uses = _native_only(task)
+    if uses:
+        raise BfclDataError(f"task {task.task_id}: the BFCL matcher checks BFCL possible answers; "
+                            f"this task uses {uses}, which the official checker has no rule for "
+                            "(score it with the ek matcher)")
     category = task.meta.get("bfcl_category")
     if not category:
         raise BfclDataError(f"task {task.task_id}: meta.bfcl_category is missing "

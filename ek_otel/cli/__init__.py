@@ -43,7 +43,8 @@ COMMANDS: dict = {
 #: Group name -> {subcommand name -> ``"module:attribute"``}: subcommands defined outside
 #: their group's module, added when the group is loaded.
 SUBCOMMANDS: dict = {
-    "gold": {"from-bfcl": "bfcl:from_bfcl"},
+    "gold": {"from-bfcl": "bfcl:from_bfcl", "from-traces": "gold_traces:from_traces_command",
+             "import": "gold_formats:import_command", "export": "gold_formats:export_command"},
 }
 
 

@@ -239,8 +239,8 @@ def _apply(options: list, command: Callable) -> Callable:
 def scoring_options(command: Callable) -> Callable:
     """Decorate a command with how runs are linked to tasks and scored: ``--task``
     (``task_id``), ``--level``, ``--strategy``, ``--matcher``, ``--pricing`` and
-    ``--task-id-key`` (``task_id_keys``) and ``--ignore-tool`` (``ignore_tools``), as
-    :func:`~ek_otel.scoring.link.load_settings` takes them.
+    ``--task-id-key`` (``task_id_keys``), ``--ignore-tool`` (``ignore_tools``) and
+    ``--link-by`` (``link_by``), as :func:`~ek_otel.scoring.link.load_settings` takes them.
 
     Example:
         >>> from click.testing import CliRunner
@@ -249,10 +249,10 @@ def scoring_options(command: Callable) -> Callable:
         ... def show(**values): click.echo(sorted(values.items()))
         >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k",
         ...                                 "--ignore-tool", "final_answer"]).output)
-        [('ignore_tools', ('final_answer',)), ('level', 'arg'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
+        [('ignore_tools', ('final_answer',)), ('level', 'arg'), ('link_by', 'task'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
     """
     from ..core.toolcalls import LEVELS
-    from ..scoring.settings import MATCHERS, SCORE_STRATEGIES
+    from ..scoring.settings import LINK_BY, MATCHERS, SCORE_STRATEGIES
 
     return _apply([
         click.option("--task", "task_id", metavar="ID",
@@ -272,6 +272,10 @@ def scoring_options(command: Callable) -> Callable:
                      help="A framework-internal tool whose calls are neither true nor false "
                           "positives, e.g. final_answer (repeatable; '*' matches any run of "
                           "characters: 'transfer_to_*'; added to each task's ignore_tools)."),
+        click.option("--link-by", "link_by", type=click.Choice(LINK_BY), default=LINK_BY[0],
+                     show_default=True,
+                     help="input: a run without a task id is scored against the task whose "
+                          "input is its first user message (ambiguous or missing: unmatched)."),
     ], command)
 
 

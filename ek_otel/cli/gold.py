@@ -15,6 +15,7 @@ import click
 from rich.table import Table
 
 from ..core.episode import AnyOf, TaskSpec
+from ..core.rules import Rule
 from ..errors import GoldFileError
 from ..gold.native import GoldValidation, load_tasks, validate_file
 from ._common import echo_errors, stdout_console
@@ -35,7 +36,8 @@ def summarize(validation: GoldValidation) -> str:
     """
     tasks = validation.tasks
     calls = sum(len(t.gold) for t in tasks)
-    tools = {tool.name for t in tasks for tool in t.tools} | {name for t in tasks for name, _ in t.gold}
+    tools = {tool.name for t in tasks for tool in t.tools} | {name for t in tasks for name, _ in t.gold} | {
+        name for t in tasks for alt in t.alternatives for name, _ in alt.calls}
     no_call = sum(1 for t in tasks if not t.gold)
     multi_turn = sum(1 for t in tasks if t.turns is not None)
     slices = Counter(t.slice if t.slice is not None else "none" for t in tasks)
@@ -48,6 +50,12 @@ def summarize(validation: GoldValidation) -> str:
         parts.append(f"{no_call} with no call expected")
     if multi_turn:
         parts.append(f"{multi_turn} multi-turn")
+    alternatives = sum(1 for t in tasks if len(t.alternatives) > 1)
+    if alternatives:
+        parts.append(f"{alternatives} with alternatives (gold calls of the first counted)")
+    answers = sum(1 for t in tasks if t.answer is not None)
+    if answers:
+        parts.append(f"{answers} with an expected answer")
     if set(slices) != {"none"}:
         parts.append("slices: " + ", ".join(f"{name} ({n})" for name, n in slices.most_common()))
     status = "ok" if validation.ok else f"{len(validation.errors)} error(s)"
@@ -55,6 +63,8 @@ def summarize(validation: GoldValidation) -> str:
 
 
 def _value_text(value: Any) -> str:
+    if isinstance(value, Rule):
+        return f"<{value.describe()}{', optional' if value.optional else ''}>"
     if isinstance(value, AnyOf):
         shown = ["<omitted>" if v == "" else _value_text(v) for v in value.values]
         return "|".join(shown)
@@ -64,12 +74,16 @@ def _value_text(value: Any) -> str:
 
 
 def format_call(call: tuple) -> str:
-    """A compact rendering of one gold call; ``|`` separates admissible values.
+    """A compact rendering of one gold call; ``|`` separates admissible values, a rule is
+    shown as what it admits.
 
     Example:
         >>> format_call(("get_weather", {"city": AnyOf(("Paris", "Paris, FR")),
         ...                              "unit": AnyOf(("celsius", ""))}))
         'get_weather(city=Paris|Paris, FR, unit=celsius|<omitted>)'
+        >>> from ek_otel.core.rules import AnyValue, Number
+        >>> format_call(("refund", {"order_id": AnyValue(), "amount": Number(35.5, abs_tol=0.01)}))
+        'refund(order_id=<any value>, amount=<35.5 ± 0.01>)'
     """
     tool, args = call
     return f"{tool}(" + ", ".join(f"{k}={_value_text(v)}" for k, v in args.items()) + ")"
@@ -81,10 +95,19 @@ def _task_row(task: TaskSpec) -> list[str]:
             f"turn {i + 1}: " + ("; ".join(format_call(c) for c in turn) or "(none)")
             for i, turn in enumerate(task.turns)
         )
+    elif len(task.alternatives) > 1:
+        calls = "\n".join(
+            f"alternative {i + 1}: " + ("; ".join(
+                format_call(c) + (" (optional)" if j in alt.optional else "")
+                for j, c in enumerate(alt.calls)) or "(none)")
+            for i, alt in enumerate(task.alternatives))
     else:
-        calls = "\n".join(format_call(c) for c in task.gold) or "(no call expected)"
+        calls = "\n".join(format_call(c) + (" (optional)" if j in task.optional else "")
+                          for j, c in enumerate(task.gold)) or "(no call expected)"
     if task.ignore_tools:
         calls += "\nignored: " + ", ".join(task.ignore_tools)
+    if task.answer is not None:
+        calls += "\nanswer: " + _value_text(task.answer)
     tools = ", ".join(t.name + (" !" if t.destructive else "") for t in task.tools)
     if isinstance(task.input, list) and all(isinstance(x, str) for x in task.input):
         text = " / ".join(task.input)  # one user message per turn

@@ -76,9 +76,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           emit_endpoint: Optional[str], emit_protocol: str, emit_headers: tuple,
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
-          task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
-          trace_url: Optional[str] = None, jobs: Optional[int] = None,
-          junit_out: Optional[str] = None, markdown_out: Optional[str] = None) -> None:
+          task_id_keys: tuple, ignore_tools: tuple = (), link_by: str = "task",
+          html_out: Optional[str] = None, trace_url: Optional[str] = None,
+          jobs: Optional[int] = None, junit_out: Optional[str] = None,
+          markdown_out: Optional[str] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -89,14 +90,16 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         ek-otel score dumps/ --gold tasks.jsonl --emit-endpoint http://127.0.0.1:6006 \\
             --emit-signals spans --phoenix-url http://127.0.0.1:6006
         ek-otel score big-dump.jsonl --gold tasks.jsonl --jobs 1   # one process
+        ek-otel score replayed/ --gold gold.jsonl --link-by input   # runs without a task id
     """
     from ..emit.sinks import make_sink
     from ..pipeline import open_scoring
+    from ..scoring.report import answer_figures
     from ..scoring.link import load_settings
 
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
-                                    group_by=group_by, ignore_tools=ignore_tools)
+                                    group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
@@ -126,6 +129,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     _check_linked(run, gold)
     # With --json - the JSON owns stdout, and the tables go to stderr.
     _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    answers = answer_figures(run.envelopes) if any(t.answer is not None for t in tasks.values()) else None
+    if answers is not None:  # its own metric: never in the tool-call figures above
+        click.echo(f"answers (ek.answer): {answers['passed']}/{answers['episodes']} passed "
+                   f"({answers['rate']:.3f})", err=json_out == "-")
     from ._tables import cost_warnings
 
     for line in cost_warnings(run.report, pricing):
@@ -135,6 +142,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data["bad_input"] = {"total": bad_input.total, "counts": dict(bad_input.counts),
                              "cases": [str(c) for c in bad_input.cases]}
         data["emitted"] = emitted_dict(run, emit)
+        if answers is not None:
+            data["aggregate"]["answer"] = answers
     if json_out is not None:
         write_json(data, json_out)
     if html_out is not None:

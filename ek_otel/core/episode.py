@@ -36,6 +36,7 @@ __all__ = [
     "AnyOf",
     "ToolSpec",
     "TaskSpec",
+    "Alternative",
     "tool_grammar",
     "suite_grammar",
     "Step",
@@ -173,6 +174,14 @@ class TaskSpec:
         ignore_tools: Framework-internal tools whose calls are neither true nor false
             positives (names; ``*`` matches any run of characters; see
             :mod:`ek_otel.core.ignore`).
+        optional: Indices (into ``gold``, turns flattened) of the gold calls a run may
+            leave out (``"optional": true`` in the gold file).
+        alternatives: Other acceptable call lists: :class:`Alternative` s, the first of
+            which is ``gold``/``optional`` themselves. A run is scored against the one that
+            suits it best (see :func:`ek_otel.core.evaluate.score_episode`).
+        answer: What the final answer must say: a value, an :class:`AnyOf` or a rule
+            (:mod:`ek_otel.core.rules`); None when the task gives none. Scored as its own
+            metric, ``answer``, never mixed into the tool-call counts.
 
     Example:
         >>> t = TaskSpec("t1", gold=[("search", {"q": "cats"})], tools=[ToolSpec("search")])
@@ -190,10 +199,15 @@ class TaskSpec:
     turns: Optional[Sequence[Sequence[Any]]] = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     ignore_tools: Sequence[str] = ()
+    optional: frozenset = frozenset()
+    alternatives: Sequence["Alternative"] = ()
+    answer: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tools", tuple(self.tools))
         object.__setattr__(self, "ignore_tools", tuple(self.ignore_tools))
+        object.__setattr__(self, "optional", frozenset(self.optional))
+        object.__setattr__(self, "alternatives", tuple(self.alternatives))
         if isinstance(self.gold, (list, tuple)):
             object.__setattr__(self, "gold", tuple(as_call(c) for c in self.gold))
         if self.turns is not None:
@@ -216,6 +230,27 @@ class TaskSpec:
             if t.name == name:
                 return t
         return None
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One acceptable list of gold calls of a task with ``alternatives``.
+
+    Args:
+        calls: ``(tool, {arg: value})`` pairs, as ``TaskSpec.gold``.
+        optional: Indices of the calls a run may leave out.
+
+    Example:
+        >>> Alternative([("a", {})], optional=[0]).optional
+        frozenset({0})
+    """
+
+    calls: Sequence[Any] = ()
+    optional: frozenset = frozenset()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "calls", tuple(as_call(c) for c in self.calls))
+        object.__setattr__(self, "optional", frozenset(self.optional))
 
 
 def suite_grammar(tasks: Sequence[TaskSpec]) -> GraphGrammar:

@@ -34,6 +34,7 @@ from .fields import defined_precision_recall_f1, normalise_type
 from .gc_pause import paused_gc
 from .grammar import GraphGrammar
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
+from .rules import Rule
 from .passk import default_k, default_k_of_trials, pass_at_k, pass_hat_k
 from .scores import EpisodeScore
 from .tally import CutTally, DollarTally
@@ -164,6 +165,11 @@ def score_episode(
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    if len(task.alternatives) > 1:
+        return _score_alternatives(episode, task, level=level, canonicalizer=canonicalizer,
+                                   strategy=strategy, prices=prices,
+                                   reasoning_in_output=reasoning_in_output,
+                                   ignore_tools=ignore_tools)
     if ignore_tools:
         ignore_tools = check_ignore_patterns(ignore_tools)
     if strategy not in STRATEGIES:
@@ -174,7 +180,8 @@ def score_episode(
         ignore_tools or task.ignore_tools) else ()
     episode, ignored = without_ignored(episode, ignore)
     alignment = align_calls(
-        episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar
+        episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar,
+        optional=task.optional,
     )
     tp, fp, fn = alignment.counts(level)
     exact = alignment.exact
@@ -264,6 +271,45 @@ def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -
     counted = "" if level == "call" else " (arguments counted)"
     named = ", ".join(f"{name} weighs {weight:g}" for name, weight in list(weights.items())[:4])
     return f"; weighted F1 {f1:.3f}{counted}" + (f": {named}" if named else "")
+#: id(task) -> (task, one TaskSpec per alternative): made once per task, not per episode.
+_ALTERNATIVES: dict = {}
+
+
+def _alternative_tasks(task: TaskSpec) -> tuple:
+    """One single-list :class:`TaskSpec` per alternative of ``task`` (cached per task)."""
+    known = _ALTERNATIVES.get(id(task))
+    if known is None or known[0] is not task:
+        if len(_ALTERNATIVES) >= _TASK_PARTS_MAX:
+            _ALTERNATIVES.clear()
+        known = _ALTERNATIVES[id(task)] = (task, tuple(
+            replace(task, gold=alt.calls, optional=alt.optional, alternatives=())
+            for alt in task.alternatives))
+    return known[1]
+
+
+def _score_alternatives(episode: Any, task: TaskSpec, **options: Any) -> EpisodeScore:
+    """The score against the alternative that suits the run best: exact first, then the
+    higher F1, then the more true positives, then the fewer errors; the earlier alternative
+    on a tie. The
+    explanation names it (``alternative 2 of 3: ...``).
+
+    Example:
+        >>> from ek_otel.core.episode import Alternative, Episode, Step, TaskSpec, Trajectory
+        >>> task = TaskSpec("t", gold=[("refund", {})], alternatives=[
+        ...     Alternative([("refund", {})]), Alternative([("escalate", {}), ("notify", {})])])
+        >>> ep = Episode("t", Trajectory([Step("escalate"), Step("notify")]))
+        >>> s = score_episode(ep, task)
+        >>> s.exact, s.explanation
+        (True, 'alternative 2 of 2: 2/2 calls matched exactly')
+    """
+    alternatives = _alternative_tasks(task)
+    best = best_key = None
+    for number, alternative in enumerate(alternatives, start=1):
+        score = score_episode(episode, alternative, **options)
+        key = (score.exact, score.f1, score.tp, -(score.fp + score.fn))
+        if best is None or key > best_key:
+            best, best_key, chosen = score, key, number
+    return replace(best, explanation=f"alternative {chosen} of {len(alternatives)}: {best.explanation}")
 
 
 def _counts_and_rates(tp: float, fp: float, fn: float) -> dict:
@@ -495,6 +541,8 @@ def _jsonable(x: Any) -> Any:
         return convert(x)
     if isinstance(x, AnyOf):
         return _jsonable_any_of(x)
+    if isinstance(x, Rule):  # an argument rule: its gold-file object
+        return x.to_dict()
     names = _DATACLASS_FIELDS.get(kind)
     if names is None and is_dataclass(x) and not isinstance(x, type):
         names = _DATACLASS_FIELDS[kind] = tuple(f.name for f in fields(x))
@@ -502,6 +550,8 @@ def _jsonable(x: Any) -> Any:
         out = {name: _jsonable(getattr(x, name)) for name in names}
         if isinstance(x, EpisodeScore):
             out["label"] = x.label
+            if x.answer is None:  # no answer expected: the score keeps its shape
+                del out["answer"]
         elif kind is Cost:
             out["complete"] = x.complete
         return out

@@ -30,6 +30,7 @@ from typing import Any, Optional
 
 from .episode import AnyOf
 from .grammar import FieldSpec
+from .rules import Rule
 from .scores import Score
 
 __all__ = [
@@ -125,6 +126,8 @@ def _match(pred: Any, gold: Any, canon: Canonicalizer, in_dict: bool) -> bool:
             if _match(pred, alt, canon, False):
                 return True
         return False
+    if isinstance(gold, Rule):  # an argument rule (core.rules): any value, a pattern, a tolerance
+        return gold.matches(pred, canon)
     if isinstance(gold, Mapping):
         return isinstance(pred, Mapping) and _dict_match(pred, gold, canon)
     if isinstance(gold, (list, tuple)):
@@ -140,15 +143,21 @@ def _match(pred: Any, gold: Any, canon: Canonicalizer, in_dict: bool) -> bool:
 
 
 def may_omit(gold_value: Any) -> bool:
-    """Whether a top-level gold value lets the argument be left out: an ``AnyOf`` admitting ``""``.
+    """Whether a top-level gold value lets the argument be left out: an ``AnyOf`` admitting
+    ``""``, or a rule marked ``optional`` (:mod:`ek_otel.core.rules`).
 
     A plain gold value (even a list holding ``""``) is an exact value and is required.
 
     Example:
+        >>> from ek_otel.core.rules import AnyValue
         >>> may_omit(AnyOf(("c", ""))), may_omit(AnyOf(("c",))), may_omit(["c", ""])
         (True, False, False)
+        >>> may_omit(AnyValue(optional=True)), may_omit(AnyValue())
+        (True, False)
     """
-    return isinstance(gold_value, AnyOf) and gold_value.optional
+    if isinstance(gold_value, AnyOf):
+        return gold_value.optional
+    return isinstance(gold_value, Rule) and gold_value.optional
 
 
 def _omittable(gold_value: Any) -> bool:
@@ -429,7 +438,10 @@ class FieldMetric:
 
 
 def _show(value: Any) -> str:
-    """A short human rendering of a gold value (an ``AnyOf`` of one shows that value)."""
+    """A short human rendering of a gold value (an ``AnyOf`` of one shows that value, a rule
+    what it admits)."""
+    if isinstance(value, Rule):
+        return value.describe()
     if isinstance(value, AnyOf):
         shown = [v for v in value.values if not _is_optional_marker(v)]
         if not shown:

@@ -125,6 +125,7 @@ class EpisodeScore:
     revision: int = 0
     settings: Mapping[str, Any] = field(default_factory=dict)
     calls: tuple = ()  # CallRow: the matcher's pairing, for reports
+    answer: Optional["Score"] = None  # the task's expected answer, scored apart (core.answer)
 
     @property
     def label(self) -> str:

@@ -37,6 +37,7 @@ from .fields import (
     values_match,
 )
 from .grammar import GraphGrammar
+from .rules import Rule
 from .scores import ArgDiff, CallRow, Score
 
 __all__ = [
@@ -110,6 +111,8 @@ class ArgComparison:
     ``tp``/``fp``/``fn`` are argument weights (``grammar.field_cost``): an agreeing argument is
     a TP; a wrong value or a wrong type is an FP and an FN; a missing required argument an FN;
     an unexpected one an FP. A gold argument admitting ``""`` may be left out at no cost.
+    ``ruled`` lists the arguments that agreed through a rule (:mod:`ek_otel.core.rules`), as
+    :class:`ArgDiff` s of kind ``"rule"``, so that explanations can say what the rule let pass.
 
     Example:
         >>> c = compare_args("f", {"a": 1, "z": 0}, {"a": 1, "b": 2})
@@ -122,6 +125,7 @@ class ArgComparison:
     fp: float
     fn: float
     diffs: tuple = ()
+    ruled: tuple = ()
 
 
 def compare_args(
@@ -159,6 +163,7 @@ def compare_args(
     specs = node.fields if node is not None else _NO_FIELDS
     tp = fp = fn = 0.0
     diffs = []
+    ruled = None
     for arg, gold_value in gold_args.items():
         spec = specs.get(arg)
         w = float(spec.importance) if spec is not None else 1.0
@@ -175,6 +180,8 @@ def compare_args(
             diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
         elif values_match(got, gold_value, canon):
             tp += w
+            if isinstance(gold_value, Rule):
+                ruled = (ruled or []) + [ArgDiff(tool, arg, "rule", gold_value, got, w)]
         else:
             fp += w
             fn += w
@@ -185,6 +192,9 @@ def compare_args(
             w = float(spec.importance) if spec is not None else 1.0
             fp += w
             diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
+    if ruled:
+        return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs),
+                             ruled=tuple(ruled))
     return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs))
 
 
@@ -215,6 +225,7 @@ def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[st
     """:func:`compare_args` through the grammar's own ``field_cost``/``field_spec``."""
     tp = fp = fn = 0.0
     diffs = []
+    ruled = []
     for arg, gold_value in gold_args.items():
         w = grammar.field_cost(tool, arg)
         if arg not in pred_args:
@@ -230,6 +241,8 @@ def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[st
             diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
         elif values_match(got, gold_value, canon):
             tp += w
+            if isinstance(gold_value, Rule):
+                ruled.append(ArgDiff(tool, arg, "rule", gold_value, got, w))
         else:
             fp += w
             fn += w
@@ -239,7 +252,8 @@ def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[st
             w = grammar.field_cost(tool, arg)
             fp += w
             diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
-    return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs))
+    return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs),
+                         ruled=tuple(ruled))
 
 
 def _schema_requires(grammar: GraphGrammar, tool: str, arg: str) -> bool:
@@ -298,6 +312,7 @@ class CallAlignment:
     missing: tuple
     strategy: str = "best_first"
     grammar: GraphGrammar = _EMPTY_GRAMMAR
+    skipped: tuple = ()  # optional gold calls left unmade: neither missing nor counted
 
     @property
     def n_exact(self) -> int:
@@ -317,6 +332,11 @@ class CallAlignment:
     def arg_diffs(self) -> tuple:
         """Every :class:`ArgDiff` of the paired calls, in predicted order."""
         return tuple(d for p in self.pairs for d in p.comparison.diffs)
+
+    @property
+    def ruled_args(self) -> tuple:
+        """The arguments that agreed through a rule (:class:`ArgDiff` s of kind ``"rule"``)."""
+        return tuple(d for p in self.pairs for d in p.comparison.ruled)
 
     @property
     def spurious_calls(self) -> tuple:
@@ -425,6 +445,7 @@ def align_calls(
     canon: Optional[Callable[[Any], Any]] = None,
     strategy: str = "best_first",
     grammar: Optional[GraphGrammar] = None,
+    optional: Iterable[int] = (),
 ) -> CallAlignment:
     """Pair predicted calls with gold calls; the engine behind :func:`match_calls`.
 
@@ -447,6 +468,10 @@ def align_calls(
     When no tool name repeats on either side there is nothing to choose, and every
     strategy but ``"ordered"`` pairs by name in one linear pass.
 
+    ``optional`` holds the indices of gold calls that a run may leave out (a gold call
+    marked ``"optional": true``): left unpaired, such a call is ``skipped``, not missing
+    (no false negative); made, it pairs like any other.
+
     Example:
         >>> gold = [("f", {"a": 1, "b": 1, "c": 1, "d": 0}),
         ...         ("f", {"a": 1, "b": 1, "c": 9, "d": 9})]
@@ -463,6 +488,9 @@ def align_calls(
         >>> a = align_calls([("b", {}), ("a", {})], [("a", {}), ("b", {})], strategy="ordered")
         >>> len(a.pairs), a.spurious, a.missing
         (1, (1,), (0,))
+        >>> a = align_calls([("pay", {})], [("lookup", {}), ("pay", {})], optional=[0])
+        >>> a.exact, a.missing, a.skipped
+        (True, (), (0,))
     """
     _check_strategy(strategy)
     grammar = grammar or _EMPTY_GRAMMAR
@@ -483,14 +511,21 @@ def align_calls(
     pairs = tuple(CallPair(i, j, pred_calls[i][0], c) for i, j, c in index_pairs)
     used_pred = {i for i, _, _ in index_pairs}
     used_gold = {j for _, j, _ in index_pairs}
+    unpaired = tuple(j for j in range(len(gold_calls)) if j not in used_gold)
+    skipped: tuple = ()
+    if optional:
+        optional = frozenset(optional)
+        skipped = tuple(j for j in unpaired if j in optional)
+        unpaired = tuple(j for j in unpaired if j not in optional)
     return CallAlignment(
         pred=pred_calls,
         gold=gold_calls,
         pairs=pairs,
         spurious=tuple(i for i in range(len(pred_calls)) if i not in used_pred),
-        missing=tuple(j for j in range(len(gold_calls)) if j not in used_gold),
+        missing=unpaired,
         strategy=strategy,
         grammar=grammar,
+        skipped=skipped,
     )
 
 
@@ -670,7 +705,12 @@ def _item_type(spec: Any) -> Optional[str]:
 def _describe_diff(d: ArgDiff, grammar: GraphGrammar) -> str:
     where = f"{d.tool}.{d.arg}"
     expected = d.expected
-    shown = _show(AnyOf(tuple(expected))) if isinstance(expected, tuple) else repr(expected)
+    if isinstance(expected, Rule):
+        if d.kind == "rule":  # agreed through the rule: say what it let pass
+            return f"{where}: {expected.describe()}, got {d.got!r}"
+        shown = expected.describe()
+    else:
+        shown = _show(AnyOf(tuple(expected))) if isinstance(expected, tuple) else repr(expected)
     if d.kind == "wrong_value":
         return f"{where}: expected {shown}, got {d.got!r}"
     if d.kind == "wrong_type":
@@ -701,11 +741,11 @@ def explain_alignment(alignment: CallAlignment) -> str:
         >>> explain_alignment(align_calls([], []))
         'no call expected and none made'
     """
-    n_gold = len(alignment.gold)
+    n_gold = len(alignment.gold) - len(alignment.skipped)
     if n_gold == 0:
-        if not alignment.pred:
+        if not alignment.pred and not alignment.skipped:
             return "no call expected and none made"
-        head = "no call expected"
+        head = "no call required" if alignment.skipped else "no call expected"
     else:
         head = f"{alignment.n_exact}/{n_gold} calls matched"
     parts = [head]
@@ -713,8 +753,15 @@ def explain_alignment(alignment: CallAlignment) -> str:
     if diffs:
         parts.append("; ".join(diffs[:_MAX_LISTED]) + (
             f" (+{len(diffs) - _MAX_LISTED} more)" if len(diffs) > _MAX_LISTED else ""))
+    ruled = alignment.ruled_args
+    if ruled:
+        notes = [_describe_diff(d, alignment.grammar) for d in ruled]
+        parts.append("; ".join(notes[:_MAX_LISTED]) + (
+            f" (+{len(notes) - _MAX_LISTED} more)" if len(notes) > _MAX_LISTED else ""))
     if alignment.missing:
         parts.append("missing: " + _listing([t for t, _ in alignment.missing_calls]))
+    if alignment.skipped:
+        parts.append("optional, not made: " + _listing([alignment.gold[j][0] for j in alignment.skipped]))
     if alignment.spurious:
         parts.append("spurious: " + _listing([t for t, _ in alignment.spurious_calls]))
     if alignment.exact and n_gold:

@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..core.episode import AnyOf, as_call
+from ..core.rules import Rule
 from ..core.scores import EpisodeScore
 from ..core.identity import EVALUATOR_NAME, SCOPE_NAME, SERVICE_NAME
 from .envelope import ScoreEnvelope
@@ -61,7 +62,7 @@ EVENT_NAME = "gen_ai.evaluation.result"
 #: ``gen_ai.operation.name`` of the evaluation span (proposed in semantic-conventions-genai #79).
 OPERATION_NAME = "evaluation"
 #: Metrics whose score value is a pass/fail verdict (1.0 or 0.0), not the F1.
-VERDICT_METRICS = frozenset({"bfcl"})
+VERDICT_METRICS = frozenset({"bfcl", "answer"})
 
 # semconv names
 EVALUATION_NAME = "gen_ai.evaluation.name"
@@ -363,6 +364,8 @@ def _call_dict(call: Any) -> dict:
 def _json_default(value: Any) -> Any:
     if isinstance(value, AnyOf):
         return {"any_of": list(value.values)}
+    if isinstance(value, Rule):
+        return value.to_dict()
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=repr)
     if isinstance(value, (bytes, bytearray)):

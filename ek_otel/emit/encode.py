@@ -65,7 +65,8 @@ from .attributes import (
     span_name,
 )
 from .._version import __version__
-from .envelope import ScoreEnvelope
+from ..core.answer import ANSWER_METRIC
+from .envelope import ScoreEnvelope, with_answers
 
 try:  # the SDK renamed its in-memory log exporter in 1.39
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter as _MemoryLogExporter
@@ -188,13 +189,16 @@ def encode_spans(envelopes: Sequence[ScoreEnvelope], *, phoenix: bool = False) -
         (1, 'cdcdcdcdcdcdcdcd')
     """
     spans = []
-    for envelope in envelopes:
-        spans.append(_span(envelope, EVALUATION_SPAN, span_name(envelope), span_attributes(envelope)))
+    for envelope in with_answers(envelopes):
+        # an answer score's spans get ids of their own (the tool-call score's are unchanged)
+        suffix = "" if envelope.score.metric != ANSWER_METRIC else f"/{ANSWER_METRIC}"
+        spans.append(_span(envelope, EVALUATION_SPAN + suffix, span_name(envelope),
+                           span_attributes(envelope)))
         if phoenix:
             spans.append(
                 _span(
                     envelope,
-                    PHOENIX_SPAN,
+                    PHOENIX_SPAN + suffix,
                     f"evaluator {envelope.score.metric}",
                     phoenix_attributes(envelope),
                     links=[Link(root_span_context(envelope))],
@@ -243,7 +247,7 @@ def encode_log_records(envelopes: Sequence[ScoreEnvelope]) -> list:
     encoder = _log_encoder()
     with encoder.lock:
         encoder.memory.clear()
-        for envelope in envelopes:
+        for envelope in with_answers(envelopes):
             context = trace_api.set_span_in_context(NonRecordingSpan(root_span_context(envelope)))
             encoder.logger.emit(
                 ApiLogRecord(

@@ -25,17 +25,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Optional
 
+from ..core.answer import ANSWER_METRIC
 from ..core.episode import Cost
 from ..core.fastinit import fast_init
 from ..core.identity import EVALUATOR_NAME
-from ..core.scores import ArgDiff, CallRow, EpisodeScore
+from ..core.scores import ArgDiff, CallRow, EpisodeScore, Score
 from .tagged_json import from_tagged, to_tagged
 
-__all__ = ["EVALUATOR_NAME", "ENVELOPE_FORMAT", "ScoreProvenance", "ScoreEnvelope"]
+__all__ = ["EVALUATOR_NAME", "ENVELOPE_FORMAT", "ScoreProvenance", "ScoreEnvelope", "answer_envelope",
+           "with_answers"]
 
 
 #: Version of the JSON form written by :meth:`ScoreEnvelope.to_json`.
@@ -249,7 +251,8 @@ _ROW_FIELDS = tuple(f.name for f in fields(CallRow))
 _SCALAR_SCORE_FIELDS = tuple(
     f.name
     for f in fields(EpisodeScore)
-    if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings", "calls"}
+    if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings", "calls",
+                      "answer"}
 )
 
 
@@ -262,6 +265,9 @@ def _score_to_dict(score: EpisodeScore) -> dict:
     out["missing_calls"] = to_tagged(tuple(score.missing_calls))
     out["spurious_calls"] = to_tagged(tuple(score.spurious_calls))
     out["settings"] = to_tagged(dict(score.settings))
+    if score.answer is not None:  # only then: scores without an answer keep their bytes
+        out["answer"] = {"value": score.answer.value, "passed": bool(score.answer.detail.get("passed")),
+                         "explanation": score.answer.explanation}
     out["calls"] = [{name: to_tagged(getattr(row, name)) for name in _ROW_FIELDS}
                     for row in score.calls]
     return out
@@ -281,4 +287,46 @@ def _score_from_dict(data: Mapping[str, Any]) -> EpisodeScore:
         CallRow(**{k: from_tagged(v) for k, v in row.items() if k in _ROW_FIELDS})
         for row in data.get("calls", ())
     )
+    answer = data.get("answer")
+    if answer is not None:
+        kwargs["answer"] = Score(float(answer["value"]), metric=ANSWER_METRIC,
+                                 detail={"passed": bool(answer["passed"])},
+                                 explanation=answer.get("explanation", ""))
     return EpisodeScore(**kwargs)
+
+
+def answer_envelope(envelope: "ScoreEnvelope") -> Optional["ScoreEnvelope"]:
+    """The envelope of an episode's answer score (metric ``answer``, written back as
+    ``ek.answer`` beside ``ek.tool_call``), or None when its task expects no answer.
+
+    Example:
+        >>> s = EpisodeScore("t", answer=Score(1.0, metric="answer", detail={"passed": True},
+        ...                                       explanation="answer: contains 'ok', got 'ok'"))
+        >>> a = answer_envelope(ScoreEnvelope("ab" * 16, "cd" * 8, "t", s, ScoreProvenance("0")))
+        >>> a.score.metric, a.score.success, a.score.f1, a.score.explanation
+        ('answer', True, 1.0, "answer: contains 'ok', got 'ok'")
+    """
+    answer = envelope.score.answer
+    if answer is None:
+        return None
+    passed = bool(answer.detail.get("passed"))
+    score = EpisodeScore(envelope.task_id, trace_id=envelope.score.trace_id, metric=ANSWER_METRIC,
+                         precision=answer.value, recall=answer.value, f1=answer.value, exact=passed,
+                         success=passed, explanation=answer.explanation, cost=envelope.score.cost,
+                         dollars=envelope.score.dollars, revision=envelope.score.revision)
+    return replace(envelope, score=score)
+
+
+def with_answers(envelopes: Iterable["ScoreEnvelope"]) -> Iterator["ScoreEnvelope"]:
+    """Each envelope, followed by its answer envelope when its task expects an answer (what
+    every sink writes back).
+
+    Example:
+        >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"), ScoreProvenance("0"))
+        >>> [e.score.metric for e in with_answers([env])]
+        ['tool_call']
+    """
+    for envelope in envelopes:
+        yield envelope
+        if envelope.score.answer is not None:
+            yield answer_envelope(envelope)

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 from .attributes import annotation_metadata, evaluation_name, explanation, score_value
 from .delivery import Answer, SendResult, retrying
-from .envelope import EVALUATOR_NAME, ScoreEnvelope
+from .envelope import EVALUATOR_NAME, ScoreEnvelope, answer_envelope
 from .transport import HttpTransport
 
 __all__ = ["MlflowSink", "assessment", "mlflow_trace_id"]
@@ -145,7 +145,7 @@ class MlflowSink:
         while waiting:
             missing = []
             for envelope in waiting:
-                answer = self._upsert(envelope, deadline)
+                answer = self._upsert_with_answer(envelope, deadline)
                 if answer.ok:
                     continue
                 if answer.outcome == "missing":
@@ -173,6 +173,12 @@ class MlflowSink:
         counted = SendResult.of(SIGNAL, sent=n - len(keys), failed=len(keys))
         return SendResult(counted.counts, retryable, errors, keys,
                           tuple(e.key for e in envelopes if e.trace_id in unknown))
+
+    def _upsert_with_answer(self, envelope: ScoreEnvelope, deadline: float) -> Answer:
+        """The score's assessment, then its answer score's (``ek.answer``) when expected."""
+        answer = self._upsert(envelope, deadline)
+        extra = answer_envelope(envelope) if answer.ok else None
+        return self._upsert(extra, deadline) if extra is not None else answer
 
     def _upsert(self, envelope: ScoreEnvelope, deadline: float) -> Answer:
         """GET the trace, then PATCH our assessment or POST a new one; outcome ``"missing"``

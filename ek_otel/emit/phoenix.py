@@ -53,7 +53,7 @@ from urllib.parse import urlsplit
 
 from .attributes import annotation_metadata, evaluation_name, explanation, score_value
 from .delivery import Answer, SendResult
-from .envelope import EVALUATOR_NAME, ScoreEnvelope
+from .envelope import EVALUATOR_NAME, ScoreEnvelope, with_answers
 from .transport import HttpTransport
 
 __all__ = ["PhoenixSink", "ANNOTATION_KINDS", "annotation", "DEFAULT_CHUNK"]
@@ -250,7 +250,9 @@ class PhoenixSink:
         return (sent, set(), False, "", True, set())
 
     def _post(self, path: str, id_field: str, items: list) -> Answer:
-        data = [{**annotation(envelope), id_field: key} for key, envelope in items]
+        data = []
+        for key, envelope in items:  # a score, then its answer score (ek.answer) when expected
+            data.extend({**annotation(e), id_field: key} for e in with_answers([envelope]))
         return self._http.request("POST", path, json={"data": data}, params={"sync": "true"})
 
     @staticmethod

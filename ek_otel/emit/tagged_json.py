@@ -4,18 +4,20 @@ Plain JSON turns tuples into lists, drops :class:`~ek_otel.core.episode.AnyOf`, 
 NaN or bytes. The durable outbox must hand back exactly the score it was given, so values
 are written with a few ``$``-tagged objects where plain JSON would lose something:
 
-- ``{"$tuple": [...]}``, ``{"$anyof": [...]}``, ``{"$bytes": "<base64>"}``,
+- ``{"$tuple": [...]}``, ``{"$anyof": [...]}``, ``{"$rule": {...}}`` (an argument rule,
+  :mod:`ek_otel.core.rules`), ``{"$bytes": "<base64>"}``,
   ``{"$float": "nan"|"inf"|"-inf"}``;
 - ``{"$dict": [[key, value], ...]}`` for a mapping whose keys are not all strings, or that
   has a key starting with ``$`` (so a user value can never be mistaken for a tag).
 
 Example:
     >>> from ek_otel.core.episode import AnyOf
-    >>> value = {"q": ("a", 1), "unit": AnyOf(("c", "")), 3: float("nan")}
+    >>> from ek_otel.core.rules import Number
+    >>> value = {"q": ("a", 1), "unit": AnyOf(("c", "")), 3: float("nan"), "n": Number(2, abs_tol=1)}
     >>> text = json.dumps(to_tagged(value))
     >>> back = from_tagged(json.loads(text))
-    >>> back["q"], back["unit"], back[3] != back[3]
-    (('a', 1), AnyOf(values=('c', '')), True)
+    >>> back["q"], back["unit"], back[3] != back[3], back["n"] == value["n"]
+    (('a', 1), AnyOf(values=('c', '')), True, True)
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.episode import AnyOf
+from ..core.rules import Rule, parse_rule
 
 __all__ = ["to_tagged", "from_tagged"]
 
@@ -72,6 +75,8 @@ def to_tagged(value: Any) -> Any:
         return {"$tuple": [to_tagged(v) for v in value]}
     if isinstance(value, AnyOf):
         return {"$anyof": [to_tagged(v) for v in value.values]}
+    if isinstance(value, Rule):
+        return {"$rule": value.to_dict()}
     if isinstance(value, (bytes, bytearray)):
         return {"$bytes": base64.b64encode(bytes(value)).decode("ascii")}
     if isinstance(value, Mapping):
@@ -100,6 +105,8 @@ def from_tagged(data: Any) -> Any:
             return tuple(from_tagged(v) for v in inner)
         if tag == "$anyof":
             return AnyOf(tuple(from_tagged(v) for v in inner))
+        if tag == "$rule":
+            return parse_rule(inner)
         if tag == "$bytes":
             return base64.b64decode(inner)
         if tag == "$float":

@@ -20,6 +20,18 @@ Example:
     (('get_weather', {'city': AnyOf(values=('Paris',)), 'unit': AnyOf(values=('celsius', ''))}),)
     >>> task_to_dict(task)
     {'task_id': 'w1', 'calls': [{'get_weather': {'city': ['Paris'], 'unit': ['celsius', '']}}]}
+
+Argument rules (:mod:`ek_otel.core.rules`), optional calls and alternatives round-trip too:
+
+    >>> obj = {"task_id": "r1", "alternatives": [
+    ...     [{"lookup": {"order_id": {"regex": "A-[0-9]+"}}, "optional": True},
+    ...      {"refund": {"order_id": {"any": True}, "amount": {"number": 35.5, "abs_tol": 0.01}}}],
+    ...     [{"escalate": {}}]], "answer": {"contains": "refund issued"}}
+    >>> task = task_from_dict(obj)
+    >>> task.optional, task.gold[1][1]["amount"].describe(), task.answer.describe()
+    (frozenset({0}), '35.5 ± 0.01', "contains 'refund issued'")
+    >>> task_to_dict(task) == obj
+    True
 """
 
 from __future__ import annotations
@@ -35,10 +47,11 @@ from typing import Any, Iterator, Optional, Union
 
 import yaml
 
-from ..core.episode import DEFAULT_TASK_VALUE, AnyOf, TaskSpec, ToolSpec
+from ..core.episode import DEFAULT_TASK_VALUE, Alternative, AnyOf, TaskSpec, ToolSpec
 from ..core.grammar import FieldSpec
+from ..core.rules import Rule, parse_rule
 from ..errors import GoldFileError
-from .schema import normalize_tool, task_problems
+from .schema import OPTIONAL_KEY, normalize_tool, split_call, task_problems
 
 __all__ = [
     "GoldValidation",
@@ -50,6 +63,8 @@ __all__ = [
     "tool_to_dict",
     "dump_tasks",
     "gold_format",
+    "gold_value",
+    "value_to_json",
     "JsonYamlLoader",
 ]
 
@@ -219,22 +234,54 @@ def _parameters_from_fields(params: Mapping[str, FieldSpec]) -> dict:
     return out
 
 
+def gold_value(allowed: Any) -> Any:
+    """The in-memory gold value of a gold-file value: a list of admissible values becomes an
+    :class:`AnyOf`, a rule object a :class:`~ek_otel.core.rules.Rule`.
+
+    Example:
+        >>> gold_value(["Paris", ""]), gold_value({"any": True})
+        (AnyOf(values=('Paris', '')), AnyValue(optional=False))
+    """
+    if isinstance(allowed, Mapping):
+        return parse_rule(allowed)
+    return AnyOf(tuple(copy.deepcopy(allowed)))
+
+
 def _gold_from_calls(calls: list) -> tuple:
-    return tuple(
-        (tool, {arg: AnyOf(tuple(copy.deepcopy(allowed))) for arg, allowed in args.items()})
-        for call in calls
-        for tool, args in call.items()
-    )
+    """``(gold calls, indices of the optional ones)`` of a checked call list."""
+    gold = []
+    optional = []
+    for index, call in enumerate(calls):
+        tool, args, is_optional = split_call(call)
+        gold.append((tool, {arg: gold_value(allowed) for arg, allowed in args.items()}))
+        if is_optional:
+            optional.append(index)
+    return tuple(gold), frozenset(optional)
 
 
-def _allowed_list(value: Any) -> list:
+def value_to_json(value: Any) -> Any:
+    """The gold-file form of an in-memory gold value (inverse of :func:`gold_value`).
+
+    Example:
+        >>> from ek_otel.core.rules import Number
+        >>> value_to_json(AnyOf((1, ""))), value_to_json(Number(2.0, abs_tol=0.5)), value_to_json(3)
+        ([1, ''], {'number': 2.0, 'abs_tol': 0.5}, [3])
+    """
+    if isinstance(value, Rule):
+        return value.to_dict()
     if isinstance(value, AnyOf):
         return copy.deepcopy(list(value.values))
     return [copy.deepcopy(value)]  # an exact gold value is the one-element case
 
 
-def _calls_from_gold(gold) -> list:
-    return [{tool: {arg: _allowed_list(v) for arg, v in args.items()}} for tool, args in gold]
+def _calls_from_gold(gold, optional=frozenset(), offset: int = 0) -> list:
+    out = []
+    for index, (tool, args) in enumerate(gold):
+        call: dict = {tool: {arg: value_to_json(v) for arg, v in args.items()}}
+        if index + offset in optional:
+            call[OPTIONAL_KEY] = True
+        out.append(call)
+    return out
 
 
 def task_from_dict(obj: Any, *, path: str = "<dict>", line: Optional[int] = None) -> TaskSpec:
@@ -262,11 +309,22 @@ def task_from_dict(obj: Any, *, path: str = "<dict>", line: Optional[int] = None
 
 def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
     turns = None
+    alternatives: tuple = ()
     if "turns" in obj:
-        turns = tuple(_gold_from_calls(turn) for turn in obj["turns"])
+        parts = [_gold_from_calls(turn) for turn in obj["turns"]]
+        turns = tuple(calls for calls, _ in parts)
         gold = tuple(call for turn in turns for call in turn)
+        optional = set()
+        offset = 0
+        for calls, flags in parts:
+            optional.update(offset + i for i in flags)
+            offset += len(calls)
+        optional = frozenset(optional)
+    elif "alternatives" in obj:
+        alternatives = tuple(Alternative(*_gold_from_calls(calls)) for calls in obj["alternatives"])
+        gold, optional = alternatives[0].calls, alternatives[0].optional
     else:
-        gold = _gold_from_calls(obj.get("calls", []))
+        gold, optional = _gold_from_calls(obj.get("calls", []))
     return TaskSpec(
         task_id=obj["task_id"],
         input=copy.deepcopy(obj.get("input")),
@@ -278,6 +336,9 @@ def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
         turns=turns,
         meta=copy.deepcopy(dict(obj.get("meta", {}))),
         ignore_tools=tuple(dict.fromkeys(obj.get("ignore_tools", ()))),
+        optional=optional,
+        alternatives=alternatives,
+        answer=gold_value(obj["answer"]) if "answer" in obj else None,
     )
 
 
@@ -296,9 +357,15 @@ def task_to_dict(task: TaskSpec) -> dict:
     if task.input is not None:
         out["input"] = copy.deepcopy(task.input)
     if task.turns is not None:
-        out["turns"] = [_calls_from_gold(turn) for turn in task.turns]
+        out["turns"] = []
+        offset = 0
+        for turn in task.turns:
+            out["turns"].append(_calls_from_gold(turn, task.optional, offset))
+            offset += len(turn)
+    elif len(task.alternatives) > 1:
+        out["alternatives"] = [_calls_from_gold(alt.calls, alt.optional) for alt in task.alternatives]
     else:
-        out["calls"] = _calls_from_gold(task.gold)
+        out["calls"] = _calls_from_gold(task.gold, task.optional)
     if task.ordered:
         out["ordered"] = True
     if task.tools:
@@ -311,6 +378,8 @@ def task_to_dict(task: TaskSpec) -> dict:
         out["meta"] = copy.deepcopy(dict(task.meta))
     if task.ignore_tools:
         out["ignore_tools"] = list(task.ignore_tools)
+    if task.answer is not None:
+        out["answer"] = value_to_json(task.answer)
     return out
 
 

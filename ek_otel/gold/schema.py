@@ -15,7 +15,7 @@ Example:
     >>> task_problems({"task_id": "t1", "cals": []})
     ["unknown key 'cals' (did you mean 'calls'?)"]
     >>> task_problems({"task_id": "t1", "calls": [{"get_weather": {"city": "Paris"}}]})
-    ['calls[0].get_weather.city: the allowed values must be a list, e.g. ["Paris"], got "Paris"']
+    ['calls[0].get_weather.city: the allowed values must be a list, e.g. ["Paris"], or a rule such as {"any": true}, got "Paris"']
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from importlib import resources
 from typing import Any, Optional
 
 from ..core.ignore import is_ignored, pattern_problem
+from ..core.rules import rule_problems
 
 __all__ = [
     "TASK_KEYS",
@@ -40,11 +41,18 @@ __all__ = [
     "normalize_tool",
     "did_you_mean",
     "json_type_name",
+    "split_call",
+    "OPTIONAL_KEY",
 ]
 
 #: Every top-level key a gold task may carry.
-TASK_KEYS = ("task_id", "input", "calls", "turns", "ordered", "tools", "slice", "value", "meta",
-             "ignore_tools")
+TASK_KEYS = ("task_id", "input", "calls", "turns", "alternatives", "ordered", "tools", "slice",
+             "value", "meta", "ignore_tools", "answer")
+
+#: The key that marks a gold call optional (``{"lookup": {...}, "optional": true}``); only
+#: with a boolean value, so a tool named ``optional`` (whose arguments are an object) is still
+#: a tool.
+OPTIONAL_KEY = "optional"
 
 #: Every key of a tool in the flat (canonical) shape. ``type`` may only be ``"function"``.
 TOOL_KEYS = ("name", "description", "parameters", "importance", "destructive", "type")
@@ -255,6 +263,43 @@ def _parameters_problems(params: Any, label: str) -> list[str]:
 # ---------------------------------------------------------------------------
 
 
+def split_call(call: Mapping[str, Any]) -> Optional[tuple]:
+    """``(tool, args, optional)`` of a gold call object, or None when it is not one call.
+
+    Example:
+        >>> split_call({"lookup": {"id": [1]}, "optional": True})
+        ('lookup', {'id': [1]}, True)
+        >>> split_call({"optional": {}})          # a tool named "optional"
+        ('optional', {}, False)
+        >>> split_call({"a": {}, "b": {}}) is None
+        True
+    """
+    flag = call.get(OPTIONAL_KEY)
+    optional = isinstance(flag, bool)
+    keys = [k for k in call if not (optional and k == OPTIONAL_KEY)]
+    if len(keys) != 1:
+        return None
+    return keys[0], call[keys[0]], bool(flag) if optional else False
+
+
+def _value_problems(allowed: Any, at: str) -> list[str]:
+    """One gold value: a list of admissible values, or a rule object (core.rules)."""
+    if isinstance(allowed, Mapping):
+        return [f"{at}: {problem}" for problem in rule_problems(allowed)]
+    if not isinstance(allowed, list):
+        return [
+            f"{at}: the allowed values must be a list, "
+            f"e.g. [{json.dumps(allowed, default=repr)}], or a rule such as {{\"any\": true}}, "
+            f"got {_short(allowed)}"
+        ]
+    if not allowed:
+        return [
+            f"{at}: the allowed values list is empty, so nothing could match "
+            f'(write [""] for an argument that may be omitted)'
+        ]
+    return []
+
+
 def _call_list_problems(calls: Any, where: str) -> list[str]:
     if not isinstance(calls, list):
         return [
@@ -269,13 +314,16 @@ def _call_list_problems(calls: Any, where: str) -> list[str]:
                 f'{at} must be an object {{"tool": {{"arg": [allowed, ...]}}}}, got {json_type_name(call)}'
             )
             continue
-        if len(call) != 1:
+        parts = split_call(call)
+        if parts is None:
+            names = [k for k in call if k != OPTIONAL_KEY or not isinstance(call[k], bool)]
             problems.append(
-                f"{at} must have exactly one key, the tool name, got {len(call)} "
-                f"({', '.join(repr(k) for k in call) or 'none'}); write one call per list entry"
+                f"{at} must have exactly one key, the tool name (and optionally \"optional\": true), "
+                f"got {len(names)} ({', '.join(repr(k) for k in names) or 'none'}); "
+                f"write one call per list entry"
             )
             continue
-        ((tool, args),) = call.items()
+        tool, args, _ = parts
         if not isinstance(tool, str) or not tool:
             problems.append(f"{at}: the tool name must be a non-empty string")
             continue
@@ -286,16 +334,7 @@ def _call_list_problems(calls: Any, where: str) -> list[str]:
             )
             continue
         for arg, allowed in args.items():
-            if not isinstance(allowed, list):
-                problems.append(
-                    f"{at}.{tool}.{arg}: the allowed values must be a list, "
-                    f"e.g. [{json.dumps(allowed, default=repr)}], got {_short(allowed)}"
-                )
-            elif not allowed:
-                problems.append(
-                    f"{at}.{tool}.{arg}: the allowed values list is empty, so nothing could match "
-                    f'(write [""] for an argument that may be omitted)'
-                )
+            problems.extend(_value_problems(allowed, f"{at}.{tool}.{arg}"))
     return problems
 
 
@@ -305,16 +344,16 @@ def _gold_calls(obj: Mapping[str, Any]) -> list[tuple[str, str, Mapping]]:
     lists = []
     if isinstance(obj.get("calls"), list):
         lists.append(("calls", obj["calls"]))
-    if isinstance(obj.get("turns"), list):
-        lists.extend(
-            (f"turns[{t}]", turn) for t, turn in enumerate(obj["turns"]) if isinstance(turn, list)
-        )
+    for key in ("turns", "alternatives"):
+        if isinstance(obj.get(key), list):
+            lists.extend(
+                (f"{key}[{t}]", turn) for t, turn in enumerate(obj[key]) if isinstance(turn, list)
+            )
     for where, calls in lists:
         for i, call in enumerate(calls):
-            if isinstance(call, Mapping) and len(call) == 1:
-                ((tool, args),) = call.items()
-                if isinstance(args, Mapping):
-                    found.append((f"{where}[{i}]", tool, args))
+            parts = split_call(call) if isinstance(call, Mapping) else None
+            if parts is not None and isinstance(parts[1], Mapping):
+                found.append((f"{where}[{i}]", parts[0], parts[1]))
     return found
 
 
@@ -396,6 +435,17 @@ def _calls_and_turns_problems(obj: Mapping) -> list[str]:
         else:
             for t, turn in enumerate(turns):
                 problems.extend(_call_list_problems(turn, f"turns[{t}]"))
+    if "alternatives" in obj:
+        alternatives = obj["alternatives"]
+        if "calls" in obj or "turns" in obj:
+            problems.append("give either calls, turns or alternatives (alternatives are the "
+                            "acceptable call lists of the task, the first included)")
+        if not isinstance(alternatives, list) or len(alternatives) < 2:
+            problems.append("alternatives must be a list of at least two call lists, "
+                            f"e.g. [[{{\"a\": {{}}}}], [{{\"b\": {{}}}}]], got {_short(alternatives)}")
+        else:
+            for a, calls in enumerate(alternatives):
+                problems.extend(_call_list_problems(calls, f"alternatives[{a}]"))
     return problems
 
 
@@ -412,6 +462,8 @@ def _scalar_field_problems(obj: Mapping) -> list[str]:
         problems.append(f"meta must be an object, got {json_type_name(obj['meta'])}")
     if "ignore_tools" in obj:
         problems.extend(_ignore_tools_problems(obj))
+    if "answer" in obj:
+        problems.extend(_value_problems(obj["answer"], "answer"))
     return problems
 
 

@@ -90,6 +90,7 @@ from .bad_input import BadInputReport
 from .model_calls import clusters_of, distinct_calls, requested_calls, usage_of_clusters
 from .model_output import model_output_of_span
 from .records import LogRecord, SpanRecord
+from .requests import first_user_message, tool_definitions
 from .span_tree import MISSING_PARENT, Node, build_tree, by_time, outermost_agent, release_tree, roots_of
 from .steps import merge_steps, tool_executions
 
@@ -124,6 +125,7 @@ def build_episode(
     task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
     source: str = "",
     report: Optional[BadInputReport] = None,
+    read_request: bool = False,
 ) -> Episode:
     """Build the :class:`Episode` of one trace's (or one conversation's) records.
 
@@ -133,6 +135,9 @@ def build_episode(
         task_id_keys: Attribute keys tried, in order, for the task id.
         source: Where the records came from (kept in ``Provenance.source``).
         report: Where unreadable spans are reported (they are skipped either way).
+        read_request: Also read what the run was asked (:mod:`ek_otel.ingest.requests`):
+            ``meta["input"]`` (the first user message, or None) and ``meta["tools"]`` (the
+            tool definitions), for ``gold from-traces`` and ``--link-by input``.
 
     Example:
         >>> s = SpanRecord("c" * 32, "d" * 16, name="chat m", attributes={
@@ -141,6 +146,8 @@ def build_episode(
         >>> e.calls, e.provenance.args_captured, e.meta["uncaptured_tool_calls"]
         ((), False, 1)
     """
+    request = ({"input": first_user_message(spans, logs), "tools": tool_definitions(spans)}
+               if read_request else None)
     nodes, bad = build_tree(spans, logs, report)
     roots = roots_of(nodes)
     root = roots[0] if roots else None
@@ -177,6 +184,8 @@ def build_episode(
         provenance=provenance,
         meta=_meta(trace_ids, bad, clusters, uncaptured, unrecorded),
     )
+    if request is not None:
+        episode.meta.update(request)
     release_tree(nodes)
     return episode
 
@@ -364,6 +373,7 @@ def build_episodes(
     task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
     source: str = "",
     report: Optional[BadInputReport] = None,
+    read_request: bool = False,
 ) -> Iterator[Episode]:
     """Episodes from trace groups (anything with ``spans`` and ``logs``, e.g. ``TraceGroup``).
 
@@ -396,7 +406,7 @@ def build_episodes(
         key = _group_key(spans, group_by) if group_by != GROUP_BY_TRACE else None
         if key is None:
             episode = build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
-                                    report=report)
+                                    report=report, read_request=read_request)
             if getattr(group, "late", False):
                 episode.meta["late"] = True  # a revision: records that came after closing
             yield episode
@@ -406,4 +416,4 @@ def build_episodes(
         bucket[1].extend(logs)
     for spans, logs in merged.values():
         yield build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
-                            report=report)
+                            report=report, read_request=read_request)

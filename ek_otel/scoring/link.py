@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
+from ..core.answer import score_answer
 from ..core.episode import TaskSpec
 from ..core.evaluate import score_episode
 from ..core.ignore import is_ignored, merge_ignore_patterns, without_ignored
@@ -39,6 +40,10 @@ from .settings import ScoreSettings, file_sha256, task_id_key_list
 __all__ = [
     "NO_TASK_ID",
     "UNKNOWN_TASK",
+    "NO_INPUT",
+    "NO_TASK_FOR_INPUT",
+    "AMBIGUOUS_INPUT",
+    "input_index",
     "NO_ROOT_SPAN",
     "LATE_EVICTED",
     "Unmatched",
@@ -55,6 +60,9 @@ __all__ = [
 #: Unmatched reasons.
 NO_TASK_ID = "no task id"
 UNKNOWN_TASK = "task id not in the gold file"
+NO_INPUT = "no task id, and no first user message recorded (--link-by input)"
+NO_TASK_FOR_INPUT = "no task id, and no task has its input (--link-by input)"
+AMBIGUOUS_INPUT = "no task id, and its input is the input of several tasks"
 NO_ROOT_SPAN = "no root span to write the score to"
 LATE_EVICTED = "late spans for a trace no longer in memory"
 
@@ -132,14 +140,16 @@ def load_settings(
     task_id_keys: Iterable[str] = (),
     group_by: str = "trace",
     ignore_tools: Iterable[str] = (),
+    link_by: str = "task",
 ) -> tuple:
     """``(tasks, ScoreSettings)`` from a gold file and the scoring options.
 
     Raises:
         GoldFileError: a broken or empty gold file, a ``task_id`` not in it, tasks the
             matcher cannot score, or an ``ignore_tools`` pattern that matches a gold call
-            (:class:`~ek_otel.errors.IgnoredGoldCallError`); InputError: a pricing file that
-            cannot be used; ValueError: a bad ``ignore_tools`` pattern.
+            (:class:`~ek_otel.errors.IgnoredGoldCallError`), ``link_by="input"`` with a gold
+            file whose tasks have no ``input``; InputError: a pricing file that cannot be
+            used; ValueError: a bad ``ignore_tools`` pattern.
 
     Example:
         >>> import os, tempfile
@@ -159,8 +169,12 @@ def load_settings(
         level=level, strategy=strategy, matcher=matcher, prices=prices,
         default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
         task_id_keys=task_id_key_list(task_id_keys), ignore_tools=tuple(ignore_tools),
+        link_by=link_by,
     )
     check_tasks(tasks, settings, path=gold)
+    if link_by == "input" and not input_index(tasks):
+        raise GoldFileError(gold, None, "no task has an input (a string) to link runs by "
+                                        "(--link-by input)")
     return tasks, settings
 
 
@@ -208,6 +222,8 @@ def link_task(
     """
     trace_id, root_span_id = episode_ids(episode)
     task_id = str(getattr(episode, "task_id", "") or "")
+    if not task_id and settings.link_by == "input":
+        return _link_by_input(episode, tasks, trace_id, root_span_id)
     if not task_id:
         if settings.default_task_id is not None and settings.default_task_id in tasks:
             return tasks[settings.default_task_id]
@@ -216,6 +232,62 @@ def link_task(
     if task is None:
         return Unmatched(trace_id, task_id, UNKNOWN_TASK, root_span_id)
     return task
+
+
+#: id(tasks) -> (tasks, normalised input -> task ids): made once per gold file.
+_INPUT_INDEX: dict = {}
+
+
+def input_index(tasks: Mapping[str, TaskSpec]) -> dict:
+    """Normalised ``input`` -> the ids of the tasks that have it (tasks whose input is a
+    string; cached per mapping).
+
+    Example:
+        >>> input_index({"a": TaskSpec("a", input="Refund  A-77"), "b": TaskSpec("b")})
+        {'refund a-77': ('a',)}
+    """
+    from ..gold.generalise import normalised_input
+
+    known = _INPUT_INDEX.get(id(tasks))
+    if known is None or known[0] is not tasks:
+        index: dict = {}
+        for task_id, task in tasks.items():
+            key = normalised_input(task.input)
+            if key is not None:
+                index.setdefault(key, []).append(task_id)
+        if len(_INPUT_INDEX) > 64:
+            _INPUT_INDEX.clear()
+        known = _INPUT_INDEX[id(tasks)] = (tasks, {k: tuple(v) for k, v in index.items()})
+    return known[1]
+
+
+def _link_by_input(episode: Any, tasks: Mapping[str, TaskSpec], trace_id: str,
+                   root_span_id: str) -> Union[TaskSpec, Unmatched]:
+    """The task whose input is the episode's normalised first user message, or why none.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> tasks = {"a": TaskSpec("a", input="Hi"), "b": TaskSpec("b", input="hi "),
+        ...          "c": TaskSpec("c", input="Bye")}
+        >>> s = ScoreSettings(link_by="input")
+        >>> link_task(Episode("", meta={"input": "BYE"}), tasks, s).task_id
+        'c'
+        >>> link_task(Episode("", meta={"input": "hi"}), tasks, s).reason
+        'no task id, and its input is the input of several tasks: a, b'
+        >>> link_task(Episode("", meta={"input": None}), tasks, s).reason
+        'no task id, and no first user message recorded (--link-by input)'
+    """
+    from ..gold.generalise import normalised_input
+
+    key = normalised_input(getattr(episode, "meta", {}).get("input"))
+    if key is None:
+        return Unmatched(trace_id, "", NO_INPUT, root_span_id)
+    found = input_index(tasks).get(key, ())
+    if not found:
+        return Unmatched(trace_id, "", NO_TASK_FOR_INPUT, root_span_id)
+    if len(found) > 1:
+        return Unmatched(trace_id, "", f"{AMBIGUOUS_INPUT}: {', '.join(found)}", root_span_id)
+    return tasks[found[0]]
 
 
 def check_tasks(tasks: Mapping[str, TaskSpec], settings: ScoreSettings, *, path: str = "") -> None:
@@ -274,6 +346,9 @@ def score_linked(episode: Any, task: TaskSpec, settings: ScoreSettings) -> Episo
     base = score_episode(episode, task, level=settings.level, strategy=settings.strategy,
                          canonicalizer=settings.canonicalizer, prices=settings.prices,
                          ignore_tools=settings.ignore_tools)
+    if task.answer is not None:  # its own metric (ek.answer), never in the tool-call counts
+        base = replace(base, answer=score_answer(getattr(episode, "output", None), task.answer,
+                                                 settings.canonicalizer))
     if settings.matcher != "bfcl":
         return base
     from ..bfcl.matcher import bfcl_verdict_for_episode

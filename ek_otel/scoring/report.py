@@ -94,7 +94,35 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
         "calls": [{"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
                    "exact": r.exact, "arg_diffs": list(r.diffs)} for r in s.calls],
     })
+    if s.answer is not None:  # only for tasks that expect an answer: other rows keep their bytes
+        out["answer"] = {"value": s.answer.value, "passed": bool(s.answer.detail.get("passed")),
+                         "explanation": s.answer.explanation}
     return out
+
+
+def answer_figures(envelopes: Iterable[Any]) -> Optional[dict]:
+    """The corpus figures of the answer metric (``ek.answer``): ``{"episodes", "passed",
+    "rate"}`` over the episodes whose task expects an answer; None when none does.
+
+    Example:
+        >>> from ek_otel.core.scores import Score
+        >>> from types import SimpleNamespace as E
+        >>> def env(passed):
+        ...     return E(score=E(answer=None if passed is None else Score(float(passed), detail={"passed": passed})))
+        >>> answer_figures([env(True), env(False), env(None)])
+        {'episodes': 2, 'passed': 1, 'rate': 0.5}
+        >>> answer_figures([env(None)]) is None
+        True
+    """
+    episodes = passed = 0
+    for envelope in envelopes:
+        answer = getattr(envelope.score, "answer", None)
+        if answer is not None:
+            episodes += 1
+            passed += bool(answer.detail.get("passed"))
+    if not episodes:
+        return None
+    return {"episodes": episodes, "passed": passed, "rate": passed / episodes}
 
 
 def _call_dict(call: Any) -> Optional[dict]:

@@ -38,6 +38,8 @@ __all__ = [
 #: BFCL checker's verdict per episode (:mod:`ek_otel.bfcl.matcher`; gold from
 #: ``ek-otel gold from-bfcl``): it decides pass/fail, the ek counts stay as detail.
 MATCHERS = ("ek", "bfcl")
+#: How an episode finds its task: by its task id, or (without one) by its first user message.
+LINK_BY = ("task", "input")
 #: How predicted calls are paired with gold calls when scoring (``ordered`` is for traces).
 SCORE_STRATEGIES = tuple(s for s in STRATEGIES if s != "ordered")
 
@@ -65,6 +67,10 @@ class ScoreSettings:
         ignore_tools: Framework-internal tools whose calls are removed before matching
             (with each task's own ``ignore_tools``; :mod:`ek_otel.core.ignore`). Recorded in
             the provenance only when given, so default scores keep their exact shape.
+        link_by: ``"task"``, or ``"input"``: an episode without a task id is linked to the
+            task whose ``input`` equals its normalised first user message (see
+            :func:`ek_otel.scoring.link.link_task`); the episodes then carry their input
+            (``read_request``).
 
     Raises:
         ValueError: for an unknown level, strategy, matcher or grouping, or a bad
@@ -93,9 +99,11 @@ class ScoreSettings:
     task_id_keys: tuple = DEFAULT_TASK_ID_KEYS
     scored_at_ns: Optional[int] = None
     ignore_tools: tuple = ()
+    link_by: str = "task"
 
     def __post_init__(self) -> None:
         for name, value, choices in (
+            ("link_by", self.link_by, LINK_BY),
             ("level", self.level, LEVELS),
             ("strategy", self.strategy, SCORE_STRATEGIES),
             ("matcher", self.matcher, MATCHERS),
@@ -171,6 +179,8 @@ class ScoreSettings:
         }
         if self.ignore_tools:
             data["ignore_tools"] = list(self.ignore_tools)
+        if self.link_by != "task":
+            data["link_by"] = self.link_by
         return json.dumps(data)
 
     @classmethod
@@ -206,7 +216,7 @@ class ScoreSettings:
 
 _JSON_KEYS = frozenset({"level", "strategy", "matcher", "prices", "default_task_id",
                         "gold_sha256", "evaluator_version", "group_by", "task_id_keys",
-                        "scored_at_ns", "ignore_tools"})
+                        "scored_at_ns", "ignore_tools", "link_by"})
 
 
 def file_sha256(path: str) -> str:

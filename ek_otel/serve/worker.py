@@ -116,7 +116,8 @@ class TraceScorer:
 
         spans, logs = decode_trace(payloads)
         return build_episode(spans, logs, task_id_keys=self.settings.task_id_keys,
-                             source=f"otlp:{trace_id}")
+                             source=f"otlp:{trace_id}",
+                             read_request=self.settings.link_by == "input")
 
     def score(self, trace_id: str, revision: int, upto: int,
               payloads: Sequence[tuple[str, bytes]]) -> ScoringResult:

@@ -47,7 +47,7 @@ def test_validate_prints_every_error_as_file_line_message_and_exits_2(tmp_path):
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"{bad}:3: calls[0].f.x: the allowed values must be a list, e.g. [1], got 1",
+        f"{bad}:3: calls[0].f.x: the allowed values must be a list, e.g. [1], or a rule such as {{\"any\": true}}, got 1",
         f"{bad}:4: duplicate task_id 'a' (first on line 1)",
     ]
     assert "Traceback" not in result.stderr
@@ -95,3 +95,16 @@ def test_validate_names_the_line_of_a_bad_ignore_tools(tmp_path):
     result = run("gold", "validate", str(gold))
     assert result.exit_code == 2
     assert f"{gold}:2: ignore_tools[0]: '*' would ignore every call" in result.stderr
+
+
+def test_show_and_validate_name_alternatives_optional_calls_rules_and_answers(tmp_path):
+    path = tmp_path / "alt.jsonl"
+    path.write_text('{"task_id": "r", "alternatives": [[{"lookup": {"id": {"any": true}}, "optional": true}, '
+                    '{"pay": {"amount": {"number": 10, "abs_tol": 0.5}}}], [{"escalate": {}}]], '
+                    '"answer": {"contains": "paid"}}\n')
+    shown = CliRunner().invoke(cli, ["gold", "show", str(path)], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0
+    assert "alternative 1: lookup(id=<any value>) (optional); pay(amount=<10 ± 0.5>)" in shown.output
+    assert "alternative 2: escalate()" in shown.output and "answer: <contains 'paid'>" in shown.output
+    checked = CliRunner().invoke(cli, ["gold", "validate", str(path)])
+    assert "1 with alternatives" in checked.output and "1 with an expected answer" in checked.output

@@ -137,8 +137,32 @@ def test_tool_to_dict_rebuilds_parameters_of_a_toolspec_built_in_code():
 NAMES = st.text(alphabet="abcdefghij_", min_size=1, max_size=6)
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8))
 JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)), max_leaves=6)
-CALL_ARGS = st.dictionaries(NAMES, st.lists(JSON, min_size=1, max_size=3), max_size=3)
-CALL_LIST = st.lists(st.builds(lambda t, a: {t: a}, NAMES, CALL_ARGS), max_size=3)
+FINITE = st.one_of(st.integers(-1000, 1000), st.floats(-1e6, 1e6, allow_nan=False))
+TOLERANCE = st.one_of(st.integers(1, 10), st.floats(0.001, 10))
+RULE_BODIES = st.one_of(
+    st.just({"any": True}),
+    st.sampled_from(["A-[0-9]+", "[0-9]{4}-[0-9]{2}-[0-9]{2}T.*", "(?i)paris", "x|y"]).map(lambda r: {"regex": r}),
+    st.builds(lambda n: {"number": n}, FINITE),
+    st.builds(lambda n, t: {"number": n, "abs_tol": t}, FINITE, TOLERANCE),
+    st.builds(lambda n, t: {"number": n, "rel_tol": t}, FINITE, st.floats(0.001, 0.5)),
+    st.builds(lambda lo, width: {"min": lo, "max": lo + width}, st.integers(-100, 100), st.integers(0, 50)),
+    st.builds(lambda lo: {"min": lo}, FINITE),
+    st.builds(lambda hi: {"max": hi}, FINITE),
+    st.builds(lambda v: {"exact": v}, SCALARS),
+    st.builds(lambda t: {"contains": t}, st.text(min_size=1, max_size=8)),
+    st.builds(lambda t: {"contains": t, "case_sensitive": True}, st.text(min_size=1, max_size=8)),
+)
+RULES = st.builds(lambda body, optional: {**body, "optional": True} if optional else body,
+                  RULE_BODIES, st.booleans())
+GOLD_VALUES = st.one_of(st.lists(JSON, min_size=1, max_size=3), RULES)
+CALL_ARGS = st.dictionaries(NAMES, GOLD_VALUES, max_size=3)
+CALL_LIST = st.lists(st.builds(lambda t, a, optional: {t: a, "optional": True} if optional else {t: a},
+                               NAMES, CALL_ARGS, st.booleans()), max_size=3)
+
+
+def _tool_of(call: dict) -> tuple:
+    ((name, args),) = ((k, v) for k, v in call.items() if k != "optional")
+    return name, args
 
 
 @st.composite
@@ -146,10 +170,13 @@ def canonical_tasks(draw):
     task: dict = {"task_id": draw(st.text(min_size=1, max_size=10).filter(str.strip))}
     if draw(st.booleans()):
         task["input"] = draw(JSON.filter(lambda v: v is not None))
-    multi_turn = draw(st.booleans())
-    if multi_turn:
+    form = draw(st.sampled_from(["calls", "turns", "alternatives"]))
+    if form == "turns":
         task["turns"] = draw(st.lists(CALL_LIST, max_size=3))
         calls = [c for turn in task["turns"] for c in turn]
+    elif form == "alternatives":
+        task["alternatives"] = draw(st.lists(CALL_LIST, min_size=2, max_size=3))
+        calls = [c for alt in task["alternatives"] for c in alt]
     else:
         task["calls"] = calls = draw(CALL_LIST)
     if draw(st.booleans()):
@@ -157,7 +184,7 @@ def canonical_tasks(draw):
     if draw(st.booleans()):
         tools: dict[str, dict] = {}
         for call in calls:
-            ((name, args),) = call.items()
+            name, args = _tool_of(call)
             tool = tools.setdefault(name, {"name": name, "parameters": {"type": "object", "properties": {}}})
             for arg in args:
                 prop: dict = {"type": draw(st.sampled_from(["string", "number", "array", "dict"]))}
@@ -182,11 +209,13 @@ def canonical_tasks(draw):
     if draw(st.booleans()):
         task["meta"] = draw(st.dictionaries(st.text(max_size=4), JSON, min_size=1, max_size=3))
     if draw(st.booleans()):
-        called = {name for call in calls for name in call}
+        called = {_tool_of(call)[0] for call in calls}
         ignored = draw(st.lists(NAMES.filter(lambda n: n not in called), min_size=1, max_size=2,
                                 unique=True))
         if ignored:
             task["ignore_tools"] = ignored
+    if draw(st.booleans()):
+        task["answer"] = draw(GOLD_VALUES)
     return task
 
 

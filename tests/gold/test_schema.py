@@ -104,6 +104,26 @@ STRUCTURALLY_BAD = [
     {"task_id": "t", "ignore_tools": [3]},
     {"task_id": "t", "ignore_tools": ["*"]},
     {"task_id": "t", "ignore_tools": [" ** "]},
+    {"task_id": "t", "calls": [{"f": {"x": {"any": False}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"regex": 3}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"regex": "a", "any": True}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"number": 1, "abs_tol": -1}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"number": "1"}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"any": True, "abs_tol": 1}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"contains": ""}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"exact": [1]}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"regx": "a"}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"any": True, "optional": "yes"}}}]},
+    {"task_id": "t", "calls": [{"f": {"x": {"exact": "a", "case_sensitive": True}}}]},
+    {"task_id": "t", "calls": [{"f": {}, "optional": "yes"}]},
+    {"task_id": "t", "calls": [{"optional": True}]},
+    {"task_id": "t", "calls": [{"f": {}, "g": {}, "optional": True}]},
+    {"task_id": "t", "alternatives": [[{"f": {}}]]},
+    {"task_id": "t", "alternatives": [[{"f": {}}], {"g": {}}]},
+    {"task_id": "t", "alternatives": [[], []], "calls": []},
+    {"task_id": "t", "answer": "Paris"},
+    {"task_id": "t", "answer": []},
     [],
     "task",
 ]
@@ -113,6 +133,24 @@ STRUCTURALLY_BAD = [
 def test_both_checks_refuse_structural_problems(task):
     assert task_problems(task), "the hand checks accept it"
     assert list(VALIDATOR.iter_errors(task)), "the JSON Schema accepts it"
+
+
+def test_rule_checks_only_the_hand_checks_can_make():
+    """A regular expression that does not compile and a range upside down: JSON Schema
+    cannot say so; the hand checks name the problem."""
+    bad_regex = {"task_id": "t", "calls": [{"f": {"x": {"regex": "A-("}}}]}
+    assert list(VALIDATOR.iter_errors(bad_regex)) == []
+    assert task_problems(bad_regex) == [
+        "calls[0].f.x: bad regular expression 'A-(': missing ), unterminated subpattern at position 2"]
+    upside_down = {"task_id": "t", "answer": {"min": 5, "max": 1}}
+    assert task_problems(upside_down) == ["answer: min (5) is greater than max (1)"]
+
+
+def test_a_tool_named_optional_is_still_a_tool():
+    task = {"task_id": "t", "calls": [{"optional": {"x": [1]}}, {"optional": {}, "optional ": {}}]}
+    assert task_problems(task)[0].startswith("calls[1] must have exactly one key")
+    good = {"task_id": "t", "calls": [{"optional": {"x": [1]}}]}
+    assert task_problems(good) == [] and list(VALIDATOR.iter_errors(good)) == []
 
 
 def test_cross_checks_are_hand_only():

@@ -10,7 +10,7 @@ names an attribute itself; ``tests/ingest/test_semconv.py`` keeps it so.
 
 One module per job: :mod:`.roles` (model call, tool, agent), :mod:`.usage` (tokens),
 :mod:`.tools` (tool name, call id, arguments, result), :mod:`.outputs` (where a model's
-answer is), :mod:`.run` (task, conversation, agent, model, parameters, errors),
+answer is), :mod:`.requests` (what a model was asked: input messages, tool definitions), :mod:`.run` (task, conversation, agent, model, parameters, errors),
 :mod:`.conventions` (which conventions attribute names follow), and :mod:`.values` (reading
 values of any type).
 
@@ -32,6 +32,8 @@ from .conventions import *  # noqa: F401,F403
 from .conventions import __all__ as _conventions
 from .outputs import *  # noqa: F401,F403
 from .outputs import __all__ as _outputs
+from .requests import *  # noqa: F401,F403
+from .requests import __all__ as _requests
 from .roles import *  # noqa: F401,F403
 from .roles import __all__ as _roles
 from .run import *  # noqa: F401,F403
@@ -43,4 +45,4 @@ from .usage import __all__ as _usage
 from .values import *  # noqa: F401,F403
 from .values import __all__ as _values
 
-__all__ = [*_roles, *_usage, *_tools, *_outputs, *_run, *_values, *_conventions]
+__all__ = [*_roles, *_usage, *_tools, *_outputs, *_requests, *_run, *_values, *_conventions]
