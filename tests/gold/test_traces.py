@@ -333,17 +333,17 @@ def test_link_by_input_scores_runs_without_a_task_id(refund_dumps, tmp_path):
     assert [(e["task_id"], e["success"]) for e in report["episodes"]] == [("refund-1", True)] * 2
     assert [u["reason"] for u in report["unmatched"]] == [
         "no task id, and no task has its input (--link-by input)"]
-    without = CliRunner().invoke(cli, ["score", str(replay), "--gold", str(gold), "--json", str(out)],
-                                 catch_exceptions=False)
-    assert without.exit_code == 0
-    assert {u["reason"] for u in json.loads(out.read_text())["unmatched"]} == {"no task id"}
+    without = CliRunner().invoke(cli, ["score", str(replay), "--gold", str(gold), "--json", str(out)])
+    assert without.exit_code == 2  # no run linked: said out loud, never scored as nothing
+    assert "2 carry no task id" in without.output and "--task" in without.output
     ambiguous = tmp_path / "ambiguous.jsonl"
     twice = json.loads(gold.read_text().splitlines()[0])
     ambiguous.write_text(gold.read_text() + json.dumps(dict(twice, task_id="refund-2")) + "\n")
-    CliRunner().invoke(cli, ["score", str(replay), "--gold", str(ambiguous), "--link-by", "input",
-                             "--json", str(out)], catch_exceptions=False)
-    assert {u["reason"] for u in json.loads(out.read_text())["unmatched"]} == {
-        "no task id, and its input is the input of several tasks: refund-1, refund-2"}
+    result = CliRunner().invoke(cli, ["score", str(replay), "--gold", str(ambiguous),
+                                      "--link-by", "input", "--json", str(out)])
+    assert result.exit_code == 2
+    assert ("2: no task id, and its input is the input of several tasks: refund-1, refund-2"
+            in " ".join(result.output.split()))
 
 
 def test_link_by_input_needs_tasks_with_an_input(tmp_path):
