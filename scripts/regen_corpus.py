@@ -109,6 +109,15 @@ ENVIRONMENTS: dict = {
     "google-genai": _SDK + [_HTTPX, "google-genai==2.34.0",  # the instrumentor: <3
                             "opentelemetry-instrumentation-google-genai==1.3b0",
                             "opentelemetry-util-genai==1.3b0"],
+    # the instrumentor before opentelemetry-util-genai (0.4b0, of SDK 1.37): its tool spans
+    # carry the arguments as code.function.parameters.<name>.value, the result as
+    # code.function.return.value (logfire's instrument_google_genai records the same)
+    "google-genai-0.4b0": ["opentelemetry-sdk==1.37.0", "opentelemetry-api==1.37.0",
+                           "opentelemetry-exporter-otlp-proto-common==1.37.0",
+                           "opentelemetry-instrumentation==0.58b0",
+                           "opentelemetry-semantic-conventions==0.58b0",
+                           "opentelemetry-util-genai==0.2b0", _HTTPX, "google-genai==1.40.0",
+                           "opentelemetry-instrumentation-google-genai==0.4b0"],
     "litellm": _SDK + [_HTTPX, _OPENAI, "litellm==1.110.2"],
     "langchain": _SDK + [_HTTPX, _OPENAI] + _LANGCHAIN + [
         "openinference-instrumentation-langchain==0.1.80",
@@ -122,6 +131,8 @@ _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                       "opentelemetry-proto-json==0.66b1"]
 NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS,
                  "logfire-6": _JSON_FILE_NO_DEPS,
+                 "google-genai-0.4b0": _JSON_FILE_NO_DEPS + [
+                     "opentelemetry-exporter-otlp-common==0.66b1"],
                  "traceloop-0.44.3": _JSON_FILE_NO_DEPS + [
                      "opentelemetry-exporter-otlp-common==0.66b1"]}
 
@@ -213,6 +224,18 @@ SCENARIOS: dict = {
         "google-genai", "gemini_stream", ["otel_google_genai"],
         {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
          "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    # automatic function calling: the client runs the Python tools; the instrumentor's tool
+    # spans carry the arguments as code.function.parameters.<name>.value (content on only)
+    "google-genai-1.3b0-afc": (
+        "google-genai", "gemini_afc", ["otel_google_genai"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "google-genai-0.4b0-afc": (
+        "google-genai-0.4b0", "gemini_afc", ["otel_google_genai"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"}),
+    "google-genai-0.4b0-afc-no_content": (
+        "google-genai-0.4b0", "gemini_afc", ["otel_google_genai"], {}),
+    "google-genai-1.3b0-afc-no_content": ("google-genai", "gemini_afc", ["otel_google_genai"], {}),
     # litellm.completion (openai/ provider) with litellm's own OpenTelemetry callback, inside
     # the app's span: litellm then writes each call's attributes ONTO THAT SPAN (the last
     # call overwrites the others; with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental
@@ -723,6 +746,22 @@ def _run_gemini(base_url: str, stream: bool = False) -> None:
             for c in calls]))
 
 
+def _run_gemini_afc(base_url: str) -> None:
+    """google-genai's automatic function calling: the client runs the plain Python tools
+    itself, in one generate_content call (the instrumentor wraps each in a tool span)."""
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client(api_key="fake-key", http_options=types.HttpOptions(base_url=base_url))
+    config = types.GenerateContentConfig(
+        system_instruction="You are a weather assistant.", temperature=0.2, seed=7,
+        tools=plain_tools())
+    reply = client.models.generate_content(
+        model=_load_fake_gemini().REQUEST_MODEL,
+        contents="Weather and time in Paris, in Fahrenheit?", config=config)
+    assert reply.text == _load_fake_gemini().GEMINI_SCRIPT[-1].text, reply.text
+
+
 def _run_litellm(base_url: str) -> None:
     """litellm.completion through the OpenAI provider, in the fake's tool loop."""
     import litellm
@@ -877,6 +916,8 @@ def run_scenario(scenario: str, out: Path) -> None:
                 _run_anthropic(server.base_url, stream={"anthropic_stream": True,
                                                         "anthropic_stream_create": "create"}.get(
                                                             app, False))
+            elif app == "gemini_afc":
+                _run_gemini_afc(server.base_url)
             elif app.startswith("gemini"):
                 _run_gemini(server.base_url, stream=(app == "gemini_stream"))
             elif app == "responses":

@@ -264,7 +264,9 @@ def scoring_options(command: Callable) -> Callable:
                      callback=_check_ignore_tools,
                      help="A framework-internal tool whose calls are neither true nor false "
                           "positives, e.g. final_answer (repeatable; '*' matches any run of "
-                          "characters: 'transfer_to_*'; added to each task's ignore_tools)."),
+                          "characters: 'transfer_to_*'; '@hosted': every tool the model "
+                          "provider ran itself, web search and the like; added to each "
+                          "task's ignore_tools)."),
     ], command)
 
 

@@ -3,7 +3,8 @@
 Per trace (``--total`` for the total only) and in total: the instrumentations found (scope
 names and versions, the package, its conventions, the framework), what was read (model
 calls, tool calls executed or only requested, arguments captured or not, call ids, tokens
-by kind), each gap with the setting that fixes it, and the spans read as nothing. ``--json``
+by kind), each gap with the setting that fixes it, and the spans read as nothing; traces that
+are not agent runs (MCP ``initialize``, ``ping``, ...) are listed apart, without gaps. ``--json``
 gives the same as data (:meth:`ek_otel.ingest.diagnose.Diagnosis.to_dict`). The knowledge
 (scope name -> package and framework, gap -> fix) is one table:
 :mod:`ek_otel.ingest.instrumentations`. Exit 2 with one line when nothing could be read.
@@ -113,10 +114,19 @@ def render(diagnosis: Diagnosis, *, total_only: bool = False) -> str:
     if not total_only:
         for trace in diagnosis.traces:
             lines += _trace_lines(trace) + [""]
+    if diagnosis.not_runs and not total_only:
+        lines.append(f"{_count(len(diagnosis.not_runs), 'trace')} not an agent run (no model "
+                     "call, tool call, agent or task id; never scored):")
+        lines += [f"  trace {n.trace_id or '(no trace id)'}: {n.what} "
+                  f"({_count(n.spans, 'span')})" for n in diagnosis.not_runs]
+        lines.append("")
     total = diagnosis.total
     frameworks = ", ".join(f"{name} x{n}" for name, n in total.frameworks) or "-"
-    lines += [f"total: {_count(total.traces, 'trace')}", f"  frameworks: {frameworks}",
-              "  instrumentations:"]
+    lines += [f"total: {_count(total.traces, 'trace')}"]
+    if total.not_runs:
+        what = ", ".join(f"{kind} x{n}" if n > 1 else kind for kind, n in total.not_runs)
+        lines.append(f"  not agent runs: {sum(n for _, n in total.not_runs)} ({what})")
+    lines += [f"  frameworks: {frameworks}", "  instrumentations:"]
     lines += [_scope_line(s) for s in total.scopes]
     lines += _read_lines(total.read)
     if total.gaps:
@@ -155,7 +165,7 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
         diagnosis = diagnose_dumps(list(paths), report=report, group_by=group_by,
                                    task_id_keys=task_id_key_list(task_id_keys),
                                    on_episode=lambda _: advance())
-    if not diagnosis.traces:
+    if not diagnosis.traces and not diagnosis.not_runs:
         error = nothing_read_error(report)
         if error is not None:
             raise error
@@ -163,6 +173,7 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
         data = diagnosis.to_dict()
         if total_only:
             data.pop("traces")
+            data.pop("not_agent_runs")
         data["bad_input"] = {"total": report.total, "counts": dict(report.counts),
                              "cases": [str(c) for c in report.cases]}
         write_json(data, json_out)

@@ -37,6 +37,8 @@ def _steps(episode: Episode) -> str:
     parts = []
     for step in episode.trajectory:
         text = step.tool if step.args_captured else f"{step.tool}(?)"
+        if step.hosted:
+            text += " (hosted)"
         parts.append(f"{text} [red]✗[/red]" if step.error else text)
     return ", ".join(parts) or "-"
 
@@ -44,7 +46,8 @@ def _steps(episode: Episode) -> str:
 def episodes_table(episodes: Iterable[Episode]) -> Table:
     """A rich table: one row per episode (steps, tokens in/out/cached/reasoning, model).
 
-    A step whose arguments were not captured is shown as ``tool(?)``; a failed one with ✗;
+    A step whose arguments were not captured is shown as ``tool(?)``; a failed one with ✗; a
+    hosted one (run by the model provider) with ``(hosted)``;
     a trace that is not an agent run says what it is. Trace ids are shown as their shortest
     unique prefix (at least 8 hex digits).
 

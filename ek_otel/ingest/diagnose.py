@@ -15,6 +15,10 @@
   where the package is known never to record it;
 - the **spans read as nothing**: neither a model call, a tool call, an agent, nor the root.
 
+A trace that is not an agent run (no model call, tool call, agent or task id: an MCP
+session's ``initialize`` or ``ping``) gets no diagnosis: it is a :class:`NotARun`, counted
+apart (``Diagnosis.not_runs``, ``Total.not_runs``).
+
 :func:`diagnose` does it for many episodes and adds a :class:`Total`. Everything is plain
 data (``to_dict()`` for JSON); nothing here prints.
 
@@ -49,9 +53,10 @@ from .instrumentations import (
     Instrumentation,
     recognise,
 )
+from .episodes import NOT_A_RUN, is_agent_run
 from .records import SpanRecord
 
-__all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "Total", "Diagnosis",
+__all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "NotARun", "Total", "Diagnosis",
            "diagnose_episode", "diagnose"]
 
 
@@ -200,6 +205,24 @@ class TraceDiagnosis:
 
 
 @dataclass(frozen=True)
+class NotARun:
+    """A trace that is not an agent run (no model call, tool call, agent or task id): what
+    it is (``"MCP initialize"``), never diagnosed for gaps.
+
+    Example:
+        >>> NotARun("ab" * 16, "MCP ping", 2).to_dict()["what"]
+        'MCP ping'
+    """
+
+    trace_id: str
+    what: str
+    spans: int
+
+    def to_dict(self) -> dict:
+        return {"trace_id": self.trace_id, "what": self.what, "spans": self.spans}
+
+
+@dataclass(frozen=True)
 class Total:
     """Every trace together: counts, sums, and each gap with the number of traces it hits.
 
@@ -215,9 +238,13 @@ class Total:
     read: Read
     gaps: tuple        # (Gap, traces)
     unread_spans: tuple
+    not_runs: tuple = ()  # (what, traces): the traces that are not agent runs
 
     def to_dict(self) -> dict:
-        return {"traces": self.traces, "frameworks": dict(self.frameworks),
+        return {"traces": self.traces,
+                "not_agent_runs": {"count": sum(n for _, n in self.not_runs),
+                                   "what": dict(self.not_runs)},
+                "frameworks": dict(self.frameworks),
                 "scopes": [s.to_dict() for s in self.scopes], "read": self.read.to_dict(),
                 "gaps": [{**g.to_dict(), "traces": n} for g, n in self.gaps],
                 "unread_spans": {"count": sum(n for _, n in self.unread_spans),
@@ -230,14 +257,17 @@ class Diagnosis:
 
     Example:
         >>> sorted(diagnose([]).to_dict())
-        ['total', 'traces']
+        ['not_agent_runs', 'total', 'traces']
     """
 
     traces: tuple
     total: Total
+    not_runs: tuple = ()
 
     def to_dict(self) -> dict:
-        return {"traces": [t.to_dict() for t in self.traces], "total": self.total.to_dict()}
+        return {"traces": [t.to_dict() for t in self.traces],
+                "not_agent_runs": [n.to_dict() for n in self.not_runs],
+                "total": self.total.to_dict()}
 
 
 # -- one episode -----------------------------------------------------------------------------
@@ -389,12 +419,23 @@ def diagnose(items: Iterable[tuple]) -> Diagnosis:
         >>> d = diagnose([(Episode("a"), [], []), (Episode("b"), [], [])])
         >>> d.total.traces, d.total.read.tool_calls
         (2, 0)
+        >>> d = diagnose([(Episode("", meta={"not_an_agent_run": "MCP ping"}), [], [])])
+        >>> d.traces, [n.what for n in d.not_runs], d.total.not_runs
+        ((), ['MCP ping'], (('MCP ping', 1),))
     """
-    traces = tuple(diagnose_episode(episode, spans, logs) for episode, spans, logs in items)
-    return Diagnosis(traces, _total(traces))
+    traces: list = []
+    not_runs: list = []
+    for episode, spans, logs in items:
+        if is_agent_run(episode):
+            traces.append(diagnose_episode(episode, spans, logs))
+        else:
+            not_runs.append(NotARun(getattr(episode.provenance, "trace_id", "") or "",
+                                    episode.meta[NOT_A_RUN],
+                                    sum(1 for s in spans if isinstance(s, SpanRecord))))
+    return Diagnosis(tuple(traces), _total(traces, not_runs), tuple(not_runs))
 
 
-def _total(traces: Sequence[TraceDiagnosis]) -> Total:
+def _total(traces: Sequence[TraceDiagnosis], not_runs: Sequence[NotARun] = ()) -> Total:
     frameworks = Counter(t.framework or "(none recognised)" for t in traces)
     scope_spans: Counter = Counter()
     scope_conventions: dict = {}
@@ -422,6 +463,7 @@ def _total(traces: Sequence[TraceDiagnosis]) -> Total:
         read=read,
         gaps=tuple((gap_of[key], n) for key, n in gaps.most_common()),
         unread_spans=tuple(sorted(unread.items(), key=lambda kv: (-kv[1], kv[0]))),
+        not_runs=tuple(Counter(n.what for n in not_runs).most_common()),
     )
 
 

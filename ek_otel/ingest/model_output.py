@@ -133,8 +133,7 @@ def _other_output(attributes: Mapping) -> ModelOutput:
         for event in choices:
             output = _choice_output(event.get(sc.CHOICE_MESSAGE, event), event)
             for call in output.calls:
-                calls.append(RequestedCall(call.name, call.args, call.call_id,
-                                           call.args_captured, len(calls)))
+                calls.append(call.at(len(calls)))
             if output.text:
                 texts.append(output.text)
         if choices:
@@ -212,8 +211,7 @@ def output_of_logs(logs: Sequence[LogRecord]) -> ModelOutput:
             continue
         found = True
         for call in output.calls:
-            calls.append(RequestedCall(call.name, call.args, call.call_id, call.args_captured,
-                                       len(calls)))
+            calls.append(call.at(len(calls)))
         if output.text:
             texts.append(output.text)
     return ModelOutput(tuple(calls), "\n".join(texts) or None, found)
