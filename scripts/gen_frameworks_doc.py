@@ -168,7 +168,8 @@ def scenario_row(folder: Path) -> Row:
     for item, state in _claimed(records, episode).items():
         if state == READ:
             why = _check(item, episode, expected)
-            if why and (records.get("package_bugs") or records.get("overwrites_parent")):
+            if why and (records.get("package_bugs") or records.get("overwrites_parent")
+                        or (records.get("afc") and item in _USAGE_KEY)):
                 state = LOST  # the scenario records that the package loses calls or tokens
                 row.notes.append(f"{COLUMNS[item]}: the package loses it ({why})")
             elif why:
@@ -180,7 +181,7 @@ def scenario_row(folder: Path) -> Row:
         if row.cells.get(gap.item) in (NOT_RECORDED, NOT_READ):
             fixes.setdefault(gap.item, gap.fix)
     row.fixes = {item: fix for item, fix in fixes.items() if row.cells.get(item) != READ}
-    row.notes = list(records.get("notes") or [])
+    row.notes = list(records.get("notes") or []) + row.notes
     if records.get("internal_tools"):
         row.notes.append("framework-internal tools (score with `--ignore-tool`): "
                          + ", ".join(f"`{t}`" for t in records["internal_tools"]))

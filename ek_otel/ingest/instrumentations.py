@@ -13,7 +13,9 @@ spans carry (the ``scope.name`` of OTLP; a trailing ``*`` matches a prefix), and
 - ``fixes``: for each item the package may leave out of its telemetry, the setting that makes
   it record it (``doctor`` prints it beside a gap it finds);
 - ``limits``: items the package never records whatever its settings (only token kinds: a
-  cached or reasoning count of 0 is then no proof the model used none), with what to add.
+  cached or reasoning count of 0 is then no proof the model used none), with what to add;
+- ``carriers``: where the package puts what is not in the common places (``arguments``,
+  ``results``, ``answer``, ``hosted``, ``tokens``), as :mod:`ek_otel.ingest.semconv` reads it.
 
 The items are the :data:`SUPPORT_ITEMS` of the support matrix: tool names, arguments, call
 ids, and input/output/cached/reasoning tokens.
@@ -72,6 +74,7 @@ class Instrumentation:
     kind: str
     fixes: Mapping[str, str] = field(default_factory=dict)
     limits: Mapping[str, str] = field(default_factory=dict)
+    carriers: Mapping[str, str] = field(default_factory=dict)
 
     def matches(self, scope_name: str) -> bool:
         """True when a scope name is one of this package's (``*``: a prefix)."""
@@ -217,8 +220,17 @@ INSTRUMENTATIONS: tuple = (
                     "opentelemetry-instrumentation-google-genai", "OTel GenAI", "Google GenAI client",
                     CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
                                               "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
-                                              "gen_ai_latest_experimental"),
-                                   "call_ids": _GEMINI_IDS}),
+                                              "gen_ai_latest_experimental (before 1.0: "
+                                              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+                                              "=true)"),
+                                   "call_ids": _GEMINI_IDS},
+                    carriers={"arguments": "gen_ai.tool.call.arguments (1.x); before 1.0, "
+                                           "automatic function calling: "
+                                           "code.function.parameters.<name>.value",
+                              "results": "gen_ai.tool.call.result (1.x); before 1.0: "
+                                         "code.function.return.value",
+                              "answer": "gen_ai.output.messages (1.x); before 1.0: the "
+                                        "gen_ai.choice event's content.parts"}),
     Instrumentation(("opentelemetry.instrumentation.openai*",),
                     "opentelemetry-instrumentation-openai (OpenLLMetry)", "OpenLLMetry",
                     "OpenAI client", CLIENT, fixes=_content(_TRACELOOP_CONTENT),

@@ -155,6 +155,10 @@ def _choice_output(message: Any, event_body: Any) -> ModelOutput:
     if isinstance(message, list):  # Bedrock-style content blocks (Strands)
         message = {"role": "assistant", "content": message}
     if isinstance(message, Mapping):
+        content = message.get("content")
+        if isinstance(content, Mapping) and isinstance(content.get("parts"), list):
+            # google-genai instrumentor before 1.x: {"index", "content": <a Gemini Content>}
+            message = {"role": "assistant", "parts": content["parts"]}
         message = dict(message)
         message.setdefault("role", "assistant")
         if isinstance(event_body, Mapping) and sc.CHOICE_TOOL_CALLS in event_body:
@@ -172,6 +176,10 @@ def model_output_of_log(log: LogRecord) -> ModelOutput:
         ...                     "function": {"name": "f", "arguments": "{}"}}]}})
         >>> [(c.call_id, c.name) for c in model_output_of_log(log).calls]
         [('c', 'f')]
+        >>> model_output_of_log(LogRecord(event_name="gen_ai.choice", body={"index": 0,
+        ...     "content": {"role": "model", "parts": [{"text": "done", "function_call": None}]},
+        ...     "finish_reason": "STOP"})).text  # google-genai's instrumentor before 1.x
+        'done'
     """
     name = log.event_name
     body = sc.json_value(log.body)
