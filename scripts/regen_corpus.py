@@ -239,6 +239,23 @@ SCENARIOS: dict = {
     # (LITELLM_LOCAL_MODEL_COST_MAP: litellm would fetch its price list from the internet)
     "litellm-1.110.2": ("litellm", "litellm", ["litellm_otel"],
                         {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
+    # hosted tools (the provider runs them, no client tool span): the Responses API's
+    # web_search_call / file_search_call / code_interpreter_call items beside a function
+    # call, and Anthropic's server tools (server_tool_use + *_tool_result blocks)
+    "openinference-openai-0.1.66-hosted": (
+        "openinference-openai", "responses_hosted", ["openinference_openai"], {}),
+    "traceloop-0.62.4-hosted": ("traceloop-0.62.4", "responses_hosted", ["traceloop_openai"], {}),
+    "agents-openinference-hosted": (
+        "agents-openinference", "agents_hosted", ["openinference_agents"], {}),
+    "anthropic-openinference-3.1.0-hosted": (
+        "anthropic-openinference", "anthropic_hosted", ["openinference_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "anthropic-traceloop-0.62.4-hosted": (
+        "anthropic-traceloop", "anthropic_hosted", ["traceloop_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "anthropic-sdk-2.14.0-native-hosted": (
+        "anthropic-traceloop", "anthropic_hosted", [],
+        {"ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE": "content"}),
     # content capture off
     "anthropic-traceloop-0.62.4-no_content": (
         "anthropic-traceloop", "anthropic", ["traceloop_anthropic"],
@@ -279,6 +296,8 @@ SCENARIOS: dict = {
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
 #: last call survives there (checked by its own test, not the common one);
+#: ``hosted``: "read" or "not_recorded", whether the package records hosted calls (the
+#: ``hosted`` script; not recorded: the episode has the client calls only);
 #: ``afc``: google-genai's automatic function calling: the client runs the calls (tool spans
 #: only), and the one model span records the final answer and the last turn's usage.
 EXPECT: dict = {
@@ -344,6 +363,22 @@ EXPECT: dict = {
     "google-genai-1.3b0-afc-no_content": {"args": False, "cached": True, "reasoning": True,
                                           "afc": True, "tool_names": True},
     "anthropic-openinference-3.1.0-hidden": {"args": False, "cached": True, "reasoning": False},
+    # hosted tools (``hosted``: whether the package records the hosted calls): OpenInference
+    # keeps the raw response (its flattened messages turn them into ordinary calls or drop
+    # them), the anthropic SDK writes each with its tool_call_response in the same answer;
+    # OpenLLMetry drops them from the answer (its next request's input shows Anthropic's)
+    "openinference-openai-0.1.66-hosted": {"args": True, "cached": True, "reasoning": True,
+                                           "hosted": "read"},
+    "traceloop-0.62.4-hosted": {"args": True, "cached": True, "reasoning": True,
+                                "call_id_prefix": "fc_", "hosted": "not_recorded"},
+    "agents-openinference-hosted": {"args": True, "cached": True, "reasoning": True,
+                                    "hosted": "read"},
+    "anthropic-openinference-3.1.0-hosted": {"args": True, "cached": True, "reasoning": False,
+                                             "hosted": "read"},
+    "anthropic-traceloop-0.62.4-hosted": {"args": True, "cached": True, "reasoning": False,
+                                          "hosted": "not_recorded"},
+    "anthropic-sdk-2.14.0-native-hosted": {"args": True, "cached": True, "reasoning": False,
+                                           "hosted": "read"},
     "anthropic-openinference-3.1.0-stream": {"args": True, "cached": True, "reasoning": False},
     "langchain-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
     "langchain-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
@@ -442,6 +477,16 @@ def _fake_for(app: str):
     return _load_fake_server()
 
 
+def _script_of(app: str):
+    """The script the fake server answers an app with: the ``hosted`` one (hosted tools)
+    for a ``*_hosted`` app, else None (the server's default)."""
+    if not app.endswith("_hosted"):
+        return None
+    if app.startswith("anthropic"):
+        return _load_fake_anthropic().ANTHROPIC_HOSTED_SCRIPT
+    return _load_fake_server().HOSTED_SCRIPT
+
+
 def ensure_venv(name: str, root: Path) -> Path:
     """Create (once) the virtual environment ``name`` with its pinned requirements."""
     venv = root / name
@@ -485,6 +530,8 @@ def regenerate(scenario: str, root: Path) -> Path:
     (out / "versions.txt").write_text(freeze)
     summary = (plugin.expected(scenario, sys.modules[__name__])
                if plugin is not None and hasattr(plugin, "expected") else None)
+    if summary is None and _script_of(app) is not None:  # the hosted-tools script
+        summary = dict(_fake_for(app).expected_summary(_script_of(app)), script="hosted")
     write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env,
                    summary=summary)
     return out
@@ -659,7 +706,7 @@ def _run_chat(base_url: str, stream: bool, langfuse: bool = False) -> None:
     _load_fake_server().run_chat_loop(_openai_client(base_url, langfuse), stream=stream)
 
 
-def _run_agents(base_url: str, api: str = "responses") -> None:
+def _run_agents(base_url: str, api: str = "responses", hosted: bool = False) -> None:
     import agents
     from agents import Agent, ModelSettings, Runner, function_tool
     from openai import AsyncOpenAI
@@ -684,8 +731,15 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
         """Convert a temperature."""
         return fake.tool_result("convert_temperature", {"value": value, "to": to})
 
+    tools = [get_weather, get_time, convert_temperature]
+    if hosted:  # the provider runs these: the fake answers with the ``hosted`` script
+        from agents import CodeInterpreterTool, FileSearchTool, WebSearchTool
+
+        tools += [WebSearchTool(), FileSearchTool(vector_store_ids=["vs_ek_fake"]),
+                  CodeInterpreterTool(tool_config={"type": "code_interpreter",
+                                                   "container": {"type": "auto"}})]
     agent = Agent(name="WeatherAgent", instructions="You are a weather assistant.",
-                  model="gpt-4o-mini", tools=[get_weather, get_time, convert_temperature],
+                  model="gpt-4o-mini", tools=tools,
                   model_settings=ModelSettings(temperature=0.2))
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
 
@@ -710,11 +764,11 @@ def plain_tools() -> list:
     return [get_weather, get_time, convert_temperature]
 
 
-def _run_anthropic(base_url: str, stream) -> None:
+def _run_anthropic(base_url: str, stream, hosted: bool = False) -> None:
     import anthropic
 
     client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-fake", max_retries=0)
-    _load_fake_anthropic().run_messages_loop(client, stream=stream)
+    _load_fake_anthropic().run_messages_loop(client, stream=stream, server_tools=hosted)
 
 
 def _run_gemini(base_url: str, stream: bool = False) -> None:
@@ -815,11 +869,20 @@ def _langchain_tools():
     return [get_weather, get_time, convert_temperature]
 
 
-def _run_responses(base_url: str) -> None:
-    """The Responses API in a plain tool loop: function_call items in, outputs back."""
+#: The hosted tools a client offers for the ``hosted`` script (the provider runs them).
+HOSTED_TOOLS = [{"type": "web_search"},
+                {"type": "file_search", "vector_store_ids": ["vs_ek_fake"]},
+                {"type": "code_interpreter", "container": {"type": "auto"}}]
+
+
+def _run_responses(base_url: str, hosted: bool = False) -> None:
+    """The Responses API in a plain tool loop: function_call items in, outputs back (with
+    ``hosted``, the hosted tools offered too: the fake answers with the ``hosted`` script)."""
     fake = _load_fake_server()
     client = _openai_client(base_url, False)
     tools = [dict(t["function"], type="function") for t in fake.CHAT_TOOLS]
+    if hosted:
+        tools += HOSTED_TOOLS
     items: list = [{"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
     for _ in range(5):
         reply = client.responses.create(model="gpt-4o-mini", instructions=(
@@ -921,28 +984,29 @@ def run_scenario(scenario: str, out: Path) -> None:
     server_class = (_load_fake_anthropic().FakeAnthropic if app.startswith("anthropic")
                     else _load_fake_gemini().FakeGemini if app.startswith("gemini")
                     else fake.FakeOpenAI)
-    with server_class() as server:
+    with server_class(script=_script_of(app)) as server:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
             if app == "anthropic_langchain":
                 _run_langchain(server.base_url, anthropic=True)
             elif app.startswith("anthropic"):
                 _run_anthropic(server.base_url, stream={"anthropic_stream": True,
                                                         "anthropic_stream_create": "create"}.get(
-                                                            app, False))
+                                                            app, False),
+                               hosted=app.endswith("_hosted"))
             elif app == "gemini_afc":
                 _run_gemini_afc(server.base_url)
             elif app.startswith("gemini"):
                 _run_gemini(server.base_url, stream=(app == "gemini_stream"))
-            elif app == "responses":
-                _run_responses(server.base_url)
+            elif app in ("responses", "responses_hosted"):
+                _run_responses(server.base_url, hosted=(app == "responses_hosted"))
             elif app == "litellm":
                 _run_litellm(server.base_url)
             elif app == "langchain":
                 _run_langchain(server.base_url)
             elif app == "langgraph":
                 _run_langgraph(server.base_url)
-            elif app == "agents":
-                _run_agents(server.base_url)
+            elif app in ("agents", "agents_hosted"):
+                _run_agents(server.base_url, hosted=(app == "agents_hosted"))
             elif app == "agents_chat":
                 _run_agents(server.base_url, api="chat_completions")
             elif langfuse:

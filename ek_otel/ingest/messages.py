@@ -46,6 +46,7 @@ from .semconv.tools import is_client_call_id
 from .semconv.values import json_value, loads
 
 __all__ = [
+    "HOSTED_MARKERS",
     "RequestedCall",
     "ModelOutput",
     "HOSTED_ITEM_TOOLS",
@@ -244,6 +245,12 @@ _HOSTED_RESULT_SUFFIX = "_tool_result"
 _HOSTED_RESULT_PART = "server_tool_call_response"
 
 
+#: Text that a raw recorded response holds when it carries hosted calls (a cheap test before
+#: parsing it: OpenInference flattens hosted items into ordinary tool calls, or drops them).
+HOSTED_MARKERS = tuple(f'"{kind}"' for kind in (*HOSTED_ITEM_TOOLS, "server_tool_use",
+                                                  "mcp_tool_use"))
+
+
 def hosted_call_from_item(item: Mapping, index: int) -> Optional[RequestedCall]:
     """The hosted call of a Responses-API output item (:data:`HOSTED_ITEM_TOOLS`), with
     its arguments (the search action or queries, the code, the computer action) and its
@@ -265,9 +272,9 @@ def hosted_call_from_item(item: Mapping, index: int) -> Optional[RequestedCall]:
     result = None
     captured = True
     if kind == "web_search_call":
-        action = item.get("action")
-        args = {k: v for k, v in action.items() if k != "sources"} if isinstance(
-            action, Mapping) else {}
+        action = item.get("action")  # (unset fields: None when a client dumped the model)
+        args = {k: v for k, v in action.items() if k != "sources" and v is not None} if (
+            isinstance(action, Mapping)) else {}
         result = action.get("sources") if isinstance(action, Mapping) else None
     elif kind == "file_search_call":
         queries = item.get("queries")
@@ -290,6 +297,12 @@ def hosted_call_from_item(item: Mapping, index: int) -> Optional[RequestedCall]:
     return RequestedCall(name, args, call_id, captured, index, True, result)
 
 
+#: An OTel GenAI ``tool_call_response`` part in the model's OWN answer: the provider ran the
+#: call it answers (the anthropic SDK's telemetry writes server tools so); a client tool's
+#: response only comes in the next request.
+_ANSWERED_IN_ANSWER = "tool_call_response"
+
+
 def _hosted_results(parts: list) -> dict:
     """Server-tool result blocks of a message by the id of the call they answer."""
     results: dict = {}
@@ -301,7 +314,7 @@ def _hosted_results(parts: list) -> dict:
             call_id = _str_or_none(part.get("tool_use_id"))
             if call_id:
                 results[call_id] = part.get("content")
-        elif kind == _HOSTED_RESULT_PART:
+        elif kind in (_HOSTED_RESULT_PART, _ANSWERED_IN_ANSWER):
             call_id = _str_or_none(part.get("id"))
             if call_id:
                 results[call_id] = part.get("response", part.get("result"))
@@ -344,6 +357,12 @@ def calls_from_message(message: Any) -> list:
         ...     {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}]})[0]
         >>> c.name, c.args, c.hosted, c.result
         ('web_search', {'query': 'paris'}, True, [])
+        >>> c = calls_from_message({"role": "assistant", "parts": [  # answered in the answer
+        ...     {"type": "tool_call", "id": "s1", "name": "web_search", "arguments": {}},
+        ...     {"type": "tool_call_response", "id": "s1", "response": "found"},
+        ...     {"type": "tool_call", "id": "c2", "name": "get_time", "arguments": {}}]})
+        >>> [(x.name, x.hosted, x.result) for x in c]
+        [('web_search', True, 'found'), ('get_time', False, None)]
     """
     if type(message) is not dict and not isinstance(message, Mapping):
         return []
@@ -374,6 +393,12 @@ def calls_from_message(message: Any) -> list:
         if not isinstance(parts, list):
             continue
         results = None
+        answered = False  # a tool_call_response part: some call was run by the provider
+        for part in parts:
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
+                    "type") == _ANSWERED_IN_ANSWER:
+                answered = True
+                break
         for part in parts:
             if type(part) is not dict and not isinstance(part, Mapping):
                 continue
@@ -385,6 +410,13 @@ def calls_from_message(message: Any) -> list:
                     calls.append(call)
             elif part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
                 call = call_from_entry(part, len(calls))
+                if call and answered:
+                    if results is None:
+                        results = _hosted_results(parts)
+                    if call.call_id in results:  # answered in the same answer: hosted
+                        call = RequestedCall(call.name, call.args, call.call_id,
+                                             call.args_captured, call.index, True,
+                                             results[call.call_id])
                 if call:
                     calls.append(call)
             elif part.get("type") == "text":

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 from . import semconv as sc
-from .messages import (EMPTY_OUTPUT, ModelOutput, RequestedCall, call_from_entry, flattened_output,
-                       output_of_chunks, output_of_messages)
+from .messages import (EMPTY_OUTPUT, HOSTED_MARKERS, ModelOutput, call_from_entry,
+                       flattened_output, output_of_chunks, output_of_messages)
 from .records import LogRecord, SpanRecord
 
 __all__ = ["model_output_of_span", "model_output_of_log", "output_of_logs",
@@ -57,7 +57,9 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
     for prefix in sc.FLATTENED_OUTPUT_PREFIXES:
         output = flattened_output(attributes, prefix)
         if output:
-            return output
+            # OpenInference flattens hosted calls into ordinary tool calls (or drops them):
+            # its raw response says what they were
+            return _raw_with_hosted_calls(attributes) or output
     chunks = []
     for event in span.events or ():
         name = getattr(event, "name", "")
@@ -89,6 +91,18 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
     output = _other_output(attributes)
     return output if output or empty is None else empty
+
+
+def _raw_with_hosted_calls(attributes: Mapping) -> Optional[ModelOutput]:
+    """The answer of the raw recorded response (``output.value``) when it holds hosted
+    calls, else None (the raw text is searched before it is parsed)."""
+    for key in sc.OUTPUT_VALUE_KEYS:
+        raw = attributes.get(key)
+        if type(raw) is str and any(marker in raw for marker in HOSTED_MARKERS):
+            output = output_of_messages(raw)
+            if any(call.hosted for call in output.calls):
+                return output
+    return None
 
 
 def output_of_related_spans(children: Sequence[SpanRecord],
