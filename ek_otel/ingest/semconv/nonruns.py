@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from .values import attributes_of, json_value, text_or_empty
 
-__all__ = ["NOT_AN_AGENT_RUN", "NO_RUN_ACTIVITY", "MCP_METHOD", "MCP_TOOL_CALL",
+__all__ = ["NOT_AN_AGENT_RUN", "NO_RUN_ACTIVITY", "MCP_MESSAGE", "MCP_METHOD", "MCP_TOOL_CALL",
            "mcp_method_of", "not_a_run_kind"]
 
 #: What such a trace is called everywhere (the unmatched reason starts with it).
@@ -40,6 +40,11 @@ MCP_METHOD = "mcp.method.name"
 #: The MCP method of a tool call: a trace with one is a run (its tool span is a step).
 MCP_TOOL_CALL = "tools/call"
 
+#: The kind of a non-run made of an MCP instrumentation's spans that name no method
+#: (OpenLLMetry's server-side ``ResponseStreamWriter`` of a notification).
+MCP_MESSAGE = "MCP protocol message"
+_MCP_SCOPES = ("opentelemetry.instrumentation.mcp", "mcp-python-sdk", "mcp.")
+_MCP_ATTRIBUTE_PREFIX = "mcp."
 _TRACELOOP_INPUT = "traceloop.entity.input"
 _MCP_NAME_PREFIXES = ("MCP send ", "MCP request: ", "MCP handle ")
 _TRACELOOP_MCP_SUFFIX = ".mcp"
@@ -79,8 +84,8 @@ def mcp_method_of(span: Any) -> Optional[str]:
 def not_a_run_kind(spans: Iterable[Any], *, model_calls: int, tool_calls: int, agents: int,
                    task_id: str) -> Optional[str]:
     """None for an agent run; else what the trace is: ``"MCP initialize, tools/list"`` for
-    MCP protocol traffic (its methods in order of first appearance), else
-    :data:`NO_RUN_ACTIVITY`.
+    MCP protocol traffic (its methods in order of first appearance), :data:`MCP_MESSAGE`
+    for an MCP instrumentation's spans that name no method, else :data:`NO_RUN_ACTIVITY`.
 
     A trace is a run when it has a model call (or a recorded model answer), a tool call
     (executed or requested), an agent span, or a task id.
@@ -94,10 +99,21 @@ def not_a_run_kind(spans: Iterable[Any], *, model_calls: int, tool_calls: int, a
     if model_calls or tool_calls or agents or task_id:
         return None
     methods: dict = {}
-    for span in sorted(spans, key=lambda s: getattr(s, "start_ns", 0) or 0):
+    spans = sorted(spans, key=lambda s: getattr(s, "start_ns", 0) or 0)
+    for span in spans:
         method = mcp_method_of(span)
         if method:
             methods.setdefault(method, None)
     if methods and MCP_TOOL_CALL not in methods:
         return "MCP " + ", ".join(methods)
+    if spans and all(_is_mcp_span(span) for span in spans):
+        return MCP_MESSAGE  # an MCP instrumentation's spans that name no method
     return NO_RUN_ACTIVITY
+
+
+def _is_mcp_span(span: Any) -> bool:
+    scope = getattr(span, "scope_name", "") or ""
+    if scope.startswith(_MCP_SCOPES):
+        return True
+    attributes = attributes_of(span) or {}
+    return any(type(k) is str and k.startswith(_MCP_ATTRIBUTE_PREFIX) for k in attributes)
