@@ -20,7 +20,7 @@ from ek_otel.ingest import semconv as sc
 from ek_otel.ingest.assemble import group_traces
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
-from ek_otel.ingest.episodes import build_episodes
+from ek_otel.ingest.episodes import build_episodes, is_agent_run
 from ek_otel.testing import fake_anthropic, fake_gemini
 from ek_otel.testing.fake_openai import DEFAULT_SCRIPT, expected_summary, named_script
 
@@ -71,10 +71,16 @@ def read(scenario: str, form: str) -> tuple:
     return records, report
 
 
-def episodes_of(scenario: str, form: str) -> list:
+def all_episodes_of(scenario: str, form: str) -> list:
     records, report = read(scenario, form)
     assert report.ok, report.summary()
     return list(build_episodes(group_traces(records), source=scenario))
+
+
+def episodes_of(scenario: str, form: str) -> list:
+    """The scenario's agent runs (an MCP session's protocol traces are not: see
+    tests/ingest/test_nonruns.py)."""
+    return [e for e in all_episodes_of(scenario, form) if is_agent_run(e)]
 
 
 HOSTED = [s for s in SCENARIOS if expected(s).get("script") == "hosted"]

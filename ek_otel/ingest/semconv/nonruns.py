@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 from .values import attributes_of, json_value, text_or_empty
 
-__all__ = ["NOT_AN_AGENT_RUN", "NO_RUN_ACTIVITY", "MCP_MESSAGE", "MCP_METHOD", "MCP_TOOL_CALL",
+__all__ = ["NOT_AN_AGENT_RUN", "NO_RUN_ACTIVITY", "MCP_MESSAGE", "MCP_METHOD",
            "mcp_method_of", "not_a_run_kind"]
 
 #: What such a trace is called everywhere (the unmatched reason starts with it).
@@ -37,8 +37,6 @@ NOT_AN_AGENT_RUN = "not an agent run"
 NO_RUN_ACTIVITY = "no model call, tool call or agent"
 #: The OTel MCP conventions' method attribute (also the ``mcp`` SDK's own telemetry).
 MCP_METHOD = "mcp.method.name"
-#: The MCP method of a tool call: a trace with one is a run (its tool span is a step).
-MCP_TOOL_CALL = "tools/call"
 
 #: The kind of a non-run made of an MCP instrumentation's spans that name no method
 #: (OpenLLMetry's server-side ``ResponseStreamWriter`` of a notification).
@@ -104,7 +102,7 @@ def not_a_run_kind(spans: Iterable[Any], *, model_calls: int, tool_calls: int, a
         method = mcp_method_of(span)
         if method:
             methods.setdefault(method, None)
-    if methods and MCP_TOOL_CALL not in methods:
+    if methods:  # (a lone client-side tools/call, its server untraced, is named so too)
         return "MCP " + ", ".join(methods)
     if spans and all(_is_mcp_span(span) for span in spans):
         return MCP_MESSAGE  # an MCP instrumentation's spans that name no method
