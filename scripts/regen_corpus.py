@@ -116,6 +116,14 @@ ENVIRONMENTS: dict = {
                                   "google-genai==1.40.0",
                                   "opentelemetry-instrumentation-google-genai==0.4b0"],
     "litellm": _SDK + [_HTTPX, _OPENAI, "litellm==1.110.2"],
+    # OpenLit: the current release (openai < 3), and 1.27 (openai 1.x, SDK 1.27: the answer
+    # as plain text in a gen_ai.content.completion span event)
+    "openlit-1.45.0": _SDK + ["opentelemetry-exporter-otlp==1.45.2", _HTTPX, "openai==2.8.1",
+                              "openlit==1.45.0"],
+    "openlit-1.27.0": ["opentelemetry-sdk==1.27.0", "opentelemetry-api==1.27.0",
+                       "opentelemetry-exporter-otlp-proto-common==1.27.0",
+                       "opentelemetry-exporter-otlp==1.27.0", _HTTPX, "openai==1.109.1",
+                       "openlit==1.27.0"],
     "langchain": _SDK + [_HTTPX, _OPENAI] + _LANGCHAIN + [
         "openinference-instrumentation-langchain==0.1.80",
         "opentelemetry-instrumentation-langchain==0.62.4",
@@ -127,6 +135,8 @@ _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                       "opentelemetry-exporter-otlp-json-common==0.66b1",
                       "opentelemetry-proto-json==0.66b1"]
 NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS,
+                 "openlit-1.27.0": _JSON_FILE_NO_DEPS + [
+                     "opentelemetry-exporter-otlp-common==0.66b1"],
                  "logfire-6": _JSON_FILE_NO_DEPS,
                  "traceloop-0.44.3": _JSON_FILE_NO_DEPS + [
                      "opentelemetry-exporter-otlp-common==0.66b1"]}
@@ -296,6 +306,7 @@ SCENARIOS: dict = {
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
 #: last call survives there (checked by its own test, not the common one);
+#: ``no_usage``: the package records no token count at all;
 #: ``hosted``: "read" or "not_recorded", whether the package records hosted calls (the
 #: ``hosted`` script; not recorded: the episode has the client calls only);
 #: ``afc``: google-genai's automatic function calling: the client runs the calls (tool spans
@@ -320,7 +331,7 @@ EXPECT: dict = {
     # Its create(stream=True) wrapper records no usage at all, and of parallel tool_use
     # blocks only the last (each is written as tool_calls.0): checked by its own test.
     "anthropic-traceloop-0.44.3-stream": {"args": True, "cached": False, "reasoning": False,
-                                          "package_bugs": True},
+                                          "package_bugs": True, "no_usage": True},
     "agents-openinference-alone": {"args": True, "cached": True, "reasoning": True},
     "agents-openinference-with-client": {"args": True, "cached": True, "reasoning": True},
     "agents-otel-v2-alone": {"args": True, "cached": False, "reasoning": False},

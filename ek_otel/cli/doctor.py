@@ -47,7 +47,8 @@ def _scope_line(scope: ScopeSeen) -> str:
 
 def _read_lines(read: Read) -> list:
     return [
-        f"  model calls: {read.model_calls} ({read.model_calls_without_usage} without a token count)",
+        f"  model calls: {read.model_calls} ({read.model_calls_without_usage} without a token count"
+        + (f", {read.failed_model_calls} failed" if read.failed_model_calls else "") + ")",
         f"  tool calls: {read.tool_calls} ({read.executed} executed, {read.requested_only} only "
         f"requested); arguments captured for {read.args_captured}, missing for "
         f"{read.args_missing}; call ids {read.call_ids}",
@@ -60,7 +61,10 @@ def _gap_lines(gap: Gap, traces: Optional[int] = None) -> list:
     label = gap.item if gap.certain else f"{gap.item} (possible)"
     where = f" in {_count(traces, 'trace')}" if traces is not None else ""
     what = f": {gap.what}" if gap.what else ""
-    return [f"    {label}{where}{what}", f"      fix: {gap.fix}"]
+    of = ", ".join(part for part in (gap.package and f"package {gap.package}",
+                                     gap.provider and f"provider {gap.provider}") if part)
+    return [f"    {label}{where}{what}", *([f"      of: {of}"] if of else []),
+            f"      fix: {gap.fix}"]
 
 
 def _unread_line(unread: tuple) -> str:
@@ -105,10 +109,8 @@ def render(diagnosis: Diagnosis, *, total_only: bool = False) -> str:
           model calls: 0 (0 without a token count)
           tool calls: 0 (0 executed, 0 only requested); arguments captured for 0, missing for 0; call ids 0
           tokens: input 0, output 0, cached 0, reasoning 0
-          gaps:
-            input_tokens in 1 trace
-              fix: add a model-client instrumentor ...
-        ...
+          gaps: none found
+          read as nothing: no span
     """
     lines: list = []
     if not total_only:

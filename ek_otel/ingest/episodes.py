@@ -282,6 +282,8 @@ def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecor
 def _calls_without_usage(clusters: Mapping) -> int:
     count = 0
     for members in clusters.values():
+        if all(node.error for node in members):
+            continue  # a failed call: nothing billed for a span to show
         for node in members:
             if node.usage is not None:
                 break

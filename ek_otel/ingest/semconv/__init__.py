@@ -12,7 +12,8 @@ One module per job: :mod:`.roles` (model call, tool, agent), :mod:`.usage` (toke
 :mod:`.tools` (tool name, call id, arguments, result), :mod:`.outputs` (where a model's
 answer is), :mod:`.run` (task, conversation, agent, model, parameters, errors),
 :mod:`.conventions` (which conventions attribute names follow), :mod:`.nonruns` (traces
-that are not agent runs: MCP protocol traffic), and :mod:`.values` (reading
+that are not agent runs: MCP protocol traffic), :mod:`.requests` (provider, streaming,
+token totals: what ``doctor`` asks of a model call's request), and :mod:`.values` (reading
 values of any type).
 
 Accessors take an attribute mapping (or a :class:`~ek_otel.ingest.records.SpanRecord`) and
@@ -35,6 +36,8 @@ from .nonruns import *  # noqa: F401,F403
 from .nonruns import __all__ as _nonruns
 from .outputs import *  # noqa: F401,F403
 from .outputs import __all__ as _outputs
+from .requests import *  # noqa: F401,F403
+from .requests import __all__ as _requests
 from .roles import *  # noqa: F401,F403
 from .roles import __all__ as _roles
 from .run import *  # noqa: F401,F403
@@ -46,4 +49,4 @@ from .usage import __all__ as _usage
 from .values import *  # noqa: F401,F403
 from .values import __all__ as _values
 
-__all__ = [*_roles, *_usage, *_tools, *_outputs, *_run, *_values, *_conventions, *_nonruns]
+__all__ = [*_roles, *_usage, *_tools, *_outputs, *_run, *_values, *_conventions, *_nonruns, *_requests]
