@@ -118,8 +118,8 @@ ENVIRONMENTS: dict = {
     "litellm": _SDK + [_HTTPX, _OPENAI, "litellm==1.110.2"],
     # OpenLit: the current release (openai < 3), and 1.27 (openai 1.x, SDK 1.27: the answer
     # as plain text in a gen_ai.content.completion span event)
-    "openlit-1.45.0": _SDK + ["opentelemetry-exporter-otlp==1.45.2", _HTTPX, "openai==2.8.1",
-                              "openlit==1.45.0"],
+    "openlit-1.45.0": _SDK[:2] + ["opentelemetry-exporter-otlp==1.45.2", _HTTPX,
+                                  "openai==2.8.1", "openlit==1.45.0"],  # + NO_DEPS
     "openlit-1.27.0": ["opentelemetry-sdk==1.27.0", "opentelemetry-api==1.27.0",
                        "opentelemetry-exporter-otlp-proto-common==1.27.0",
                        "opentelemetry-exporter-otlp==1.27.0", _HTTPX, "openai==1.109.1",
@@ -135,6 +135,7 @@ _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                       "opentelemetry-exporter-otlp-json-common==0.66b1",
                       "opentelemetry-proto-json==0.66b1"]
 NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS,
+                 "openlit-1.45.0": _JSON_FILE_NO_DEPS,
                  "openlit-1.27.0": _JSON_FILE_NO_DEPS + [
                      "opentelemetry-exporter-otlp-common==0.66b1"],
                  "logfire-6": _JSON_FILE_NO_DEPS,
