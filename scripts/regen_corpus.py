@@ -118,8 +118,10 @@ ENVIRONMENTS: dict = {
     "litellm": _SDK + [_HTTPX, _OPENAI, "litellm==1.110.2"],
     # OpenLit: the current release (openai < 3), and 1.27 (openai 1.x, SDK 1.27: the answer
     # as plain text in a gen_ai.content.completion span event)
-    "openlit-1.45.0": _SDK[:2] + ["opentelemetry-exporter-otlp==1.45.2", _HTTPX,
-                                  "openai==2.8.1", "openlit==1.45.0"],  # + NO_DEPS
+    # (openlit pins the OTel SDK it takes: left to pip; the JSON exporter in NO_DEPS)
+    "openlit-1.45.0": [_HTTPX, "openai==2.8.1", "openlit==1.45.0"],
+    # (SDK 1.27 predates the JSON file exporter: traces.jsonl is the protobuf request in
+    # the OTLP/JSON mapping, _json_from_protobuf)
     "openlit-1.27.0": ["opentelemetry-sdk==1.27.0", "opentelemetry-api==1.27.0",
                        "opentelemetry-exporter-otlp-proto-common==1.27.0",
                        "opentelemetry-exporter-otlp==1.27.0", _HTTPX, "openai==1.109.1",
@@ -136,8 +138,6 @@ _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                       "opentelemetry-proto-json==0.66b1"]
 NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS,
                  "openlit-1.45.0": _JSON_FILE_NO_DEPS,
-                 "openlit-1.27.0": _JSON_FILE_NO_DEPS + [
-                     "opentelemetry-exporter-otlp-common==0.66b1"],
                  "logfire-6": _JSON_FILE_NO_DEPS,
                  "traceloop-0.44.3": _JSON_FILE_NO_DEPS + [
                      "opentelemetry-exporter-otlp-common==0.66b1"]}
@@ -250,6 +250,11 @@ SCENARIOS: dict = {
     # (LITELLM_LOCAL_MODEL_COST_MAP: litellm would fetch its price list from the internet)
     "litellm-1.110.2": ("litellm", "litellm", ["litellm_otel"],
                         {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
+    # OpenLit (openlit.init with the app's tracer): the current release and 1.27
+    "openlit-1.45.0": ("openlit-1.45.0", "chat", ["openlit"], {}),
+    # (its wrapper fails with KeyError 'content' on a history whose tool-calling assistant
+    # message leaves out "content": None, so the loop keeps it)
+    "openlit-1.27.0": ("openlit-1.27.0", "chat_content", ["openlit"], {}),
     # hosted tools (the provider runs them, no client tool span): the Responses API's
     # web_search_call / file_search_call / code_interpreter_call items beside a function
     # call, and Anthropic's server tools (server_tool_use + *_tool_result blocks)
@@ -375,6 +380,11 @@ EXPECT: dict = {
     "google-genai-1.3b0-afc-no_content": {"args": False, "cached": True, "reasoning": True,
                                           "afc": True, "tool_names": True},
     "anthropic-openinference-3.1.0-hidden": {"args": False, "cached": True, "reasoning": False},
+    "openlit-1.45.0": {"args": True, "cached": True, "reasoning": True},
+    # OpenLit 1.27 writes "Function called with tools" as the completion of every call that
+    # offered tools (the final text too): no answer, no call recorded; usage without details
+    "openlit-1.27.0": {"args": False, "cached": False, "reasoning": False,
+                       "silent_finish": True, "model": "gpt-4o-mini"},
     # hosted tools (``hosted``: whether the package records the hosted calls): OpenInference
     # keeps the raw response (its flattened messages turn them into ordinary calls or drop
     # them), the anthropic SDK writes each with its tool_call_response in the same answer;
@@ -692,6 +702,23 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             from opentelemetry.instrumentation.langchain import LangchainInstrumentor
 
             LangchainInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "openlit":
+            import inspect
+            import tempfile
+
+            import openlit
+            from opentelemetry import trace
+
+            pricing = Path(tempfile.mkdtemp()) / "pricing.json"  # no download of its prices
+            pricing.write_text("{}")
+            options = dict(tracer=trace.get_tracer("openlit", tracer_provider=tracer_provider),
+                           application_name="weather-agent", environment="corpus",
+                           disable_metrics=True, disable_batch=True, pricing_json=str(pricing))
+            accepted = inspect.signature(openlit.init).parameters
+            for content in ("capture_message_content", "trace_content"):  # renamed in 1.3x
+                if content in accepted:
+                    options[content] = True
+            openlit.init(**{k: v for k, v in options.items() if k in accepted})
         elif name == "langfuse_openai":
             pass  # a drop-in client: see _openai_client
         elif name == "logfire_openai":
@@ -714,8 +741,10 @@ def _openai_client(base_url: str, langfuse: bool):
     return OpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
 
 
-def _run_chat(base_url: str, stream: bool, langfuse: bool = False) -> None:
-    _load_fake_server().run_chat_loop(_openai_client(base_url, langfuse), stream=stream)
+def _run_chat(base_url: str, stream: bool, langfuse: bool = False,
+              content_key: bool = False) -> None:
+    _load_fake_server().run_chat_loop(_openai_client(base_url, langfuse), stream=stream,
+                                      content_key=content_key)
 
 
 def _run_agents(base_url: str, api: str = "responses", hosted: bool = False) -> None:
@@ -953,9 +982,50 @@ def _run_langgraph(base_url: str) -> None:
 JSON_BATCH = 5
 
 
+def _json_from_protobuf(message) -> str:
+    """OTLP/JSON of a protobuf export request (the protobuf JSON mapping, with trace and span
+    ids as hex, as OTLP/JSON wants them), for SDKs older than the JSON file exporter."""
+    import base64
+
+    from google.protobuf import json_format
+
+    data = json_format.MessageToDict(message)
+
+    def hex_ids(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("traceId", "spanId", "parentSpanId") and isinstance(item, str):
+                    value[key] = base64.b64decode(item).hex()
+                else:
+                    hex_ids(item)
+        elif isinstance(value, list):
+            for item in value:
+                hex_ids(item)
+        return value
+
+    return json.dumps(hex_ids(data))
+
+
 def _write_json_lines(out: Path, spans, logs) -> None:
-    """The same records through the SDK's OTLP JSON file exporters, a few per line."""
-    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    """The same records through the SDK's OTLP JSON file exporters, a few per line (an SDK
+    too old for them: the protobuf request in the OTLP/JSON mapping, a few spans per line)."""
+    try:
+        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    except ImportError:
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+        with open(out / "traces.jsonl", "w") as lines:
+            for start in range(0, len(spans), JSON_BATCH):
+                lines.write(_json_from_protobuf(encode_spans(spans[start:start + JSON_BATCH]))
+                            + "\n")
+        if logs:
+            from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+            with open(out / "logs.jsonl", "w") as lines:
+                for start in range(0, len(logs), JSON_BATCH):
+                    lines.write(_json_from_protobuf(encode_logs(logs[start:start + JSON_BATCH]))
+                                + "\n")
+        return
 
     span_exporter = FileSpanExporter(str(out / "traces.jsonl"))
     for start in range(0, len(spans), JSON_BATCH):
@@ -1027,7 +1097,8 @@ def run_scenario(scenario: str, out: Path) -> None:
                 with propagate_attributes(metadata={"task_id": TASK_ID}, session_id="sess-1"):
                     _run_chat(server.base_url, stream=(app == "chat_stream"), langfuse=True)
             else:
-                _run_chat(server.base_url, stream=(app == "chat_stream"))
+                _run_chat(server.base_url, stream=(app == "chat_stream"),
+                          content_key=(app == "chat_content"))
     if langfuse:
         from langfuse import get_client
 

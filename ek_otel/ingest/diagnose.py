@@ -428,6 +428,9 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
         add("call_ids", f"none of the {_plural(read.tool_calls, 'tool call')} has a call id")
     elif read.uncaptured_tool_calls and not read.executed:
         add("call_ids", "the model's tool calls were not recorded, nor their ids")
+    elif read.unrecorded_model_outputs and not read.tool_calls:
+        add("call_ids", "model answers not recorded at all: the ids of any tool calls they "
+                        "made are unknown", certain=False)
     tokens = read.input_tokens + read.output_tokens + read.cached_tokens + read.reasoning_tokens
     if not tokens and read.total_only_tokens:
         for item in TOKEN_ITEMS:

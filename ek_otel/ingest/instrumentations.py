@@ -89,19 +89,20 @@ class Instrumentation:
     opaque: bool = False
 
     def limits_of(self, version: str) -> Mapping[str, str]:
-        """``limits``, and the ``limits_before`` items whose version the scope is below.
+        """``limits``, and the ``limits_before`` items whose version the scope is below (all
+        of them when the scope names no version).
 
         Example:
             >>> i = Instrumentation(("a",), "a", "c", "A", CLIENT,
             ...                     limits_before={"cached_tokens": ("1.0", "upgrade")})
             >>> dict(i.limits_of("0.4b0")), dict(i.limits_of("1.3b0")), dict(i.limits_of(""))
-            ({'cached_tokens': 'upgrade'}, {}, {})
+            ({'cached_tokens': 'upgrade'}, {}, {'cached_tokens': 'upgrade'})
         """
-        if not self.limits_before or not version:
+        if not self.limits_before:
             return self.limits
         found = dict(self.limits)
         for item, (below, text) in self.limits_before.items():
-            if _release(version) < _release(below):
+            if not version or _release(version) < _release(below):  # unknown: may be older
                 found.setdefault(item, text)
         return found
 
@@ -318,6 +319,18 @@ INSTRUMENTATIONS: tuple = (
                                          "litellm's OpenTelemetry callback records input and "
                                          "output tokens only: add a client instrumentor of the "
                                          "provider's SDK for the details")),
+    Instrumentation(("openlit*",), "openlit (openlit.init)", "OpenLit (gen_ai.* + content events)",
+                    "OpenLit", CLIENT,
+                    fixes={**_content("openlit.init(capture_message_content=True) (the "
+                                      "default); before 1.3x OpenLit records a call that "
+                                      "offered tools only as 'Function called with tools': "
+                                      "upgrade openlit")},
+                    limits_before={item: ("1.30", "OpenLit before 1.30 records input and "
+                                                  "output tokens only: upgrade openlit")
+                                   for item in ("cached_tokens", "reasoning_tokens")},
+                    carriers={"answer": "the gen_ai.content.completion span event "
+                                        "(gen_ai.completion, plain text in 1.2x)",
+                              "tokens": "gen_ai.usage.input_tokens / output_tokens"}),
     Instrumentation(("openinference.instrumentation.*",), "an OpenInference instrumentor",
                     "OpenInference", "OpenInference", CLIENT,
                     fixes={"arguments": _OPENINFERENCE_CONTENT}),

@@ -30,7 +30,8 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
 
     Sources, in order: ``gen_ai.output.messages``; OpenInference
     ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
-    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events, and the
+    ``gen_ai.content.completion`` (messages, or OpenLit's plain text; OpenLit's "Function
+    called with tools" is no answer) and ``gen_ai.choice`` span events, and the
     ``gen_ai.client.inference.operation.details`` span event's ``gen_ai.output.messages``
     (Strands); the streamed chunks MLflow keeps as span events (its own rebuilt answer of a
     streamed call lacks the tool calls); Langfuse ``langfuse.observation.output``;
@@ -43,6 +44,11 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
         ...     "llm.output_messages.0.message.content": "done"})
         >>> model_output_of_span(s).text
         'done'
+        >>> from ek_otel.ingest.records import SpanEvent
+        >>> openlit = SpanRecord("a" * 32, "b" * 16, events=(SpanEvent("gen_ai.content.completion",
+        ...     attributes={"gen_ai.completion": "It is 18 C in Paris."}),))
+        >>> model_output_of_span(openlit).text
+        'It is 18 C in Paris.'
     """
     attributes = span.attributes
     empty = None  # an answer recorded with neither text nor calls: the last resort
@@ -68,9 +74,12 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
             chunks.append(ev.get(sc.MLFLOW_CHUNK_VALUE))
             continue
         if name == sc.LEGACY_COMPLETION_EVENT:
-            output = output_of_messages(ev.get(sc.LEGACY_COMPLETION_ATTRIBUTE))
+            completion = ev.get(sc.LEGACY_COMPLETION_ATTRIBUTE)
+            output = output_of_messages(completion)
             if output:
                 return output
+            if _plain_completion(completion):  # OpenLit: the answer as plain text
+                return ModelOutput((), completion, True)
         if name == sc.CHOICE_EVENT:
             output = _choice_output(ev.get(sc.CHOICE_MESSAGE, ev), ev)
             if output:
@@ -91,6 +100,13 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
     output = _other_output(attributes)
     return output if output or empty is None else empty
+
+
+def _plain_completion(value: Any) -> bool:
+    """A completion recorded as plain text (OpenLit), not JSON, and not OpenLit's stand-in
+    for an answer it did not record."""
+    return (type(value) is str and bool(value.strip())
+            and value != sc.OPENLIT_TOOLS_PLACEHOLDER and sc.json_value(value) is value)
 
 
 def _raw_with_hosted_calls(attributes: Mapping) -> Optional[ModelOutput]:

@@ -475,10 +475,13 @@ def _collect_stream(stream: Any) -> dict:
     return message
 
 
-def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> list:
+def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5,
+                  content_key: bool = False) -> list:
     """Drive an ``openai.OpenAI`` client through the script: call, run tools, repeat.
 
     Returns the final message list. Requests use ``temperature=0.2`` and ``seed=7``.
+    ``content_key``: an assistant message that calls tools keeps ``"content": None`` (what
+    the API returns) in the history sent back (OpenLit 1.27 fails on it when it is left out).
 
     Example:
         >>> class Stub:  # anything shaped like the openai client works
@@ -505,6 +508,8 @@ def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> l
         else:
             message = client.chat.completions.create(**kwargs).choices[0].message.model_dump(
                 exclude_none=True)
+        if content_key:
+            message.setdefault("content", None)
         messages.append(message)
         if not message.get("tool_calls"):
             break
