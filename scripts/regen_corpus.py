@@ -119,7 +119,11 @@ ENVIRONMENTS: dict = {
     # OpenLit: the current release (openai < 3), and 1.27 (openai 1.x, SDK 1.27: the answer
     # as plain text in a gen_ai.content.completion span event)
     # (openlit pins the OTel SDK it takes: left to pip; the JSON exporter in NO_DEPS)
-    "openlit-1.45.0": [_HTTPX, "openai==2.8.1", "openlit==1.45.0"],
+    "openlit-1.45.0": ["opentelemetry-sdk==1.45.2", "opentelemetry-api==1.45.2",
+                       "opentelemetry-instrumentation==0.66b2",
+                       "opentelemetry-semantic-conventions==0.66b2",
+                       "opentelemetry-exporter-otlp==1.45.2", _HTTPX, "openai==2.8.1",
+                       "openlit==1.45.0"],
     # (SDK 1.27 predates the JSON file exporter: traces.jsonl is the protobuf request in
     # the OTLP/JSON mapping, _json_from_protobuf)
     "openlit-1.27.0": ["opentelemetry-sdk==1.27.0", "opentelemetry-api==1.27.0",
