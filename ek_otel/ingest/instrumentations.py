@@ -325,9 +325,12 @@ INSTRUMENTATIONS: tuple = (
                                       "default); before 1.3x OpenLit records a call that "
                                       "offered tools only as 'Function called with tools': "
                                       "upgrade openlit")},
-                    limits_before={item: ("1.30", "OpenLit before 1.30 records input and "
-                                                  "output tokens only: upgrade openlit")
-                                   for item in ("cached_tokens", "reasoning_tokens")},
+                    limits={"reasoning_tokens": "OpenLit records no reasoning-token count: "
+                                                "add a client instrumentor that does "
+                                                "(OpenInference, OpenLLMetry)"},
+                    limits_before={"cached_tokens": ("1.30", "OpenLit before 1.30 records "
+                                                             "input and output tokens only: "
+                                                             "upgrade openlit")},
                     carriers={"answer": "the gen_ai.content.completion span event "
                                         "(gen_ai.completion, plain text in 1.2x)",
                               "tokens": "gen_ai.usage.input_tokens / output_tokens"}),
