@@ -36,6 +36,7 @@ DOC = ROOT / "docs" / "frameworks.md"
 sys.path.insert(0, str(ROOT))
 
 from ek_otel.ingest.bad_input import BadInputReport  # noqa: E402
+from ek_otel.ingest.episodes import is_agent_run  # noqa: E402
 from ek_otel.ingest.instrumentations import INSTRUMENTATIONS, SUPPORT_ITEMS  # noqa: E402
 from ek_otel.pipeline import diagnose_dumps, read_episodes  # noqa: E402
 
@@ -103,6 +104,8 @@ def _check(item: str, episode, expected: dict) -> str:
     records = expected["records"]
     steps = episode.trajectory.steps
     calls = expected.get("calls", [])
+    if records.get("hosted") == "not_recorded":  # the package drops the hosted calls
+        calls = [c for c in calls if not c.get("hosted")]
     if item == "tool_names":
         got, want = sorted(s.tool for s in steps), sorted(c["tool"] for c in calls)
         return "" if got == want else f"tools {got} != {want}"
@@ -155,7 +158,8 @@ def scenario_row(folder: Path) -> Row:
     expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
     records = expected["records"]
     files = _files(folder)
-    episodes = list(read_episodes(files, report=BadInputReport()))
+    episodes = [e for e in read_episodes(files, report=BadInputReport())
+                if is_agent_run(e)]  # an MCP session's protocol traces are not runs
     diagnosis = diagnose_dumps(files, report=BadInputReport())
     episode, trace = episodes[0], diagnosis.traces[0]
     scopes = [f"{s.known.package} {s.version}".strip() for s in trace.scopes if s.known]
@@ -167,7 +171,8 @@ def scenario_row(folder: Path) -> Row:
     for item, state in _claimed(records, episode).items():
         if state == READ:
             why = _check(item, episode, expected)
-            if why and (records.get("package_bugs") or records.get("overwrites_parent")):
+            if why and (records.get("package_bugs") or records.get("overwrites_parent")
+                        or (records.get("afc") and item in _USAGE_KEY)):
                 state = LOST  # the scenario records that the package loses calls or tokens
                 row.notes.append(f"{COLUMNS[item]}: the package loses it ({why})")
             elif why:
@@ -179,7 +184,17 @@ def scenario_row(folder: Path) -> Row:
         if row.cells.get(gap.item) in (NOT_RECORDED, NOT_READ):
             fixes.setdefault(gap.item, gap.fix)
     row.fixes = {item: fix for item, fix in fixes.items() if row.cells.get(item) != READ}
-    row.notes = list(records.get("notes") or [])
+    row.notes = list(records.get("notes") or []) + row.notes
+    if records.get("hosted") == "read":
+        row.notes.append("hosted tools (run by the provider): read, as steps marked `hosted`")
+    elif records.get("hosted") == "not_recorded":
+        row.notes.append("hosted tools (run by the provider): not recorded by the package")
+    if records.get("afc"):
+        row.notes.append("automatic function calling: one model span for the whole loop, "
+                         "with the last turn's usage only")
+    if records.get("not_runs"):
+        row.notes.append(f"{len(records['not_runs'])} session traces that are not agent runs "
+                         "(never scored): " + ", ".join(records["not_runs"]))
     if records.get("internal_tools"):
         row.notes.append("framework-internal tools (score with `--ignore-tool`): "
                          + ", ".join(f"`{t}`" for t in records["internal_tools"]))

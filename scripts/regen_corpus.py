@@ -109,7 +109,28 @@ ENVIRONMENTS: dict = {
     "google-genai": _SDK + [_HTTPX, "google-genai==2.34.0",  # the instrumentor: <3
                             "opentelemetry-instrumentation-google-genai==1.3b0",
                             "opentelemetry-util-genai==1.3b0"],
+    # the instrumentor before opentelemetry-util-genai (0.4b0, of SDK 1.37): its tool spans
+    # carry the arguments as code.function.parameters.<name>.value, the result as
+    # code.function.return.value (logfire's instrument_google_genai records the same)
+    "google-genai-0.4b0": _SDK + ["opentelemetry-util-genai==0.2b0", _HTTPX,
+                                  "google-genai==1.40.0",
+                                  "opentelemetry-instrumentation-google-genai==0.4b0"],
     "litellm": _SDK + [_HTTPX, _OPENAI, "litellm==1.110.2"],
+    # OpenLit: the current release (openai < 3), and 1.27 (openai 1.x, SDK 1.27: the answer
+    # as plain text in a gen_ai.content.completion span event)
+    # (openlit pins the OTel SDK it takes: left to pip; the JSON exporter in NO_DEPS)
+    # (the contrib instrumentations openlit requires exist up to 0.66b1: SDK 1.45.1)
+    "openlit-1.45.0": ["opentelemetry-sdk==1.45.1", "opentelemetry-api==1.45.1",
+                       "opentelemetry-instrumentation==0.66b1",
+                       "opentelemetry-semantic-conventions==0.66b1",
+                       "opentelemetry-exporter-otlp==1.45.1", _HTTPX, "openai==2.8.1",
+                       "openlit==1.45.0"],
+    # (SDK 1.27 predates the JSON file exporter: traces.jsonl is the protobuf request in
+    # the OTLP/JSON mapping, _json_from_protobuf)
+    "openlit-1.27.0": ["opentelemetry-sdk==1.27.0", "opentelemetry-api==1.27.0",
+                       "opentelemetry-exporter-otlp-proto-common==1.27.0",
+                       "opentelemetry-exporter-otlp==1.27.0", _HTTPX, "openai==1.109.1",
+                       "openlit==1.27.0"],
     "langchain": _SDK + [_HTTPX, _OPENAI] + _LANGCHAIN + [
         "openinference-instrumentation-langchain==0.1.80",
         "opentelemetry-instrumentation-langchain==0.62.4",
@@ -121,6 +142,7 @@ _JSON_FILE_NO_DEPS = ["opentelemetry-exporter-otlp-json-file==0.66b1",
                       "opentelemetry-exporter-otlp-json-common==0.66b1",
                       "opentelemetry-proto-json==0.66b1"]
 NO_DEPS: dict = {"logfire": _JSON_FILE_NO_DEPS, "langfuse": _JSON_FILE_NO_DEPS,
+                 "openlit-1.45.0": _JSON_FILE_NO_DEPS,
                  "logfire-6": _JSON_FILE_NO_DEPS,
                  "traceloop-0.44.3": _JSON_FILE_NO_DEPS + [
                      "opentelemetry-exporter-otlp-common==0.66b1"]}
@@ -213,6 +235,18 @@ SCENARIOS: dict = {
         "google-genai", "gemini_stream", ["otel_google_genai"],
         {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
          "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    # automatic function calling: the client runs the Python tools; the instrumentor's tool
+    # spans carry the arguments as code.function.parameters.<name>.value (content on only)
+    "google-genai-1.3b0-afc": (
+        "google-genai", "gemini_afc", ["otel_google_genai"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY",
+         "OTEL_SEMCONV_STABILITY_OPT_IN": "gen_ai_latest_experimental"}),
+    "google-genai-0.4b0-afc": (
+        "google-genai-0.4b0", "gemini_afc", ["otel_google_genai"],
+        {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "true"}),
+    "google-genai-0.4b0-afc-no_content": (
+        "google-genai-0.4b0", "gemini_afc", ["otel_google_genai"], {}),
+    "google-genai-1.3b0-afc-no_content": ("google-genai", "gemini_afc", ["otel_google_genai"], {}),
     # litellm.completion (openai/ provider) with litellm's own OpenTelemetry callback, inside
     # the app's span: litellm then writes each call's attributes ONTO THAT SPAN (the last
     # call overwrites the others; with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental
@@ -221,6 +255,28 @@ SCENARIOS: dict = {
     # (LITELLM_LOCAL_MODEL_COST_MAP: litellm would fetch its price list from the internet)
     "litellm-1.110.2": ("litellm", "litellm", ["litellm_otel"],
                         {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}),
+    # OpenLit (openlit.init with the app's tracer): the current release and 1.27
+    "openlit-1.45.0": ("openlit-1.45.0", "chat", ["openlit"], {}),
+    # (its wrapper fails with KeyError 'content' on a history whose tool-calling assistant
+    # message leaves out "content": None, so the loop keeps it)
+    "openlit-1.27.0": ("openlit-1.27.0", "chat_content", ["openlit"], {}),
+    # hosted tools (the provider runs them, no client tool span): the Responses API's
+    # web_search_call / file_search_call / code_interpreter_call items beside a function
+    # call, and Anthropic's server tools (server_tool_use + *_tool_result blocks)
+    "openinference-openai-0.1.66-hosted": (
+        "openinference-openai", "responses_hosted", ["openinference_openai"], {}),
+    "traceloop-0.62.4-hosted": ("traceloop-0.62.4", "responses_hosted", ["traceloop_openai"], {}),
+    "agents-openinference-hosted": (
+        "agents-openinference", "agents_hosted", ["openinference_agents"], {}),
+    "anthropic-openinference-3.1.0-hosted": (
+        "anthropic-openinference", "anthropic_hosted", ["openinference_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "anthropic-traceloop-0.62.4-hosted": (
+        "anthropic-traceloop", "anthropic_hosted", ["traceloop_anthropic"],
+        {"ANTHROPIC_OPEN_TELEMETRY": "false"}),
+    "anthropic-sdk-2.14.0-native-hosted": (
+        "anthropic-traceloop", "anthropic_hosted", [],
+        {"ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE": "content"}),
     # content capture off
     "anthropic-traceloop-0.62.4-no_content": (
         "anthropic-traceloop", "anthropic", ["traceloop_anthropic"],
@@ -260,7 +316,12 @@ SCENARIOS: dict = {
 #: multiset);
 #: ``silent_finish``: without content, no finish reason tells that tools were called;
 #: ``overwrites_parent``: the package writes every call onto the caller's span, so only the
-#: last call survives there (checked by its own test, not the common one).
+#: last call survives there (checked by its own test, not the common one);
+#: ``no_usage``: the package records no token count at all;
+#: ``hosted``: "read" or "not_recorded", whether the package records hosted calls (the
+#: ``hosted`` script; not recorded: the episode has the client calls only);
+#: ``afc``: google-genai's automatic function calling: the client runs the calls (tool spans
+#: only), and the one model span records the final answer and the last turn's usage.
 EXPECT: dict = {
     "openai-v2-2.4b0-span_only": {"args": True, "cached": False, "reasoning": False},
     "openai-v2-2.4b0-span_and_event": {"args": True, "cached": False, "reasoning": False},
@@ -281,7 +342,7 @@ EXPECT: dict = {
     # Its create(stream=True) wrapper records no usage at all, and of parallel tool_use
     # blocks only the last (each is written as tool_calls.0): checked by its own test.
     "anthropic-traceloop-0.44.3-stream": {"args": True, "cached": False, "reasoning": False,
-                                          "package_bugs": True},
+                                          "package_bugs": True, "no_usage": True},
     "agents-openinference-alone": {"args": True, "cached": True, "reasoning": True},
     "agents-openinference-with-client": {"args": True, "cached": True, "reasoning": True},
     "agents-otel-v2-alone": {"args": True, "cached": False, "reasoning": False},
@@ -312,7 +373,39 @@ EXPECT: dict = {
     # Gemini's finish reason is STOP for tool calls too: without content nothing tells of them
     "google-genai-1.3b0-no_content": {"args": False, "cached": True, "reasoning": True,
                                       "silent_finish": True},
+    # automatic function calling: the client runs the tools in one generate_content call,
+    # whose one span records only the final answer and the LAST turn's usage ("afc");
+    # 0.4b0 records no response model and no cached tokens
+    "google-genai-0.4b0-afc": {"args": True, "cached": False, "reasoning": False, "afc": True,
+                               "model": "gemini-2.5-flash"},
+    "google-genai-0.4b0-afc-no_content": {"args": False, "cached": False, "reasoning": False,
+                                          "afc": True, "tool_names": True,
+                                          "model": "gemini-2.5-flash"},
+    "google-genai-1.3b0-afc": {"args": True, "cached": True, "reasoning": True, "afc": True},
+    "google-genai-1.3b0-afc-no_content": {"args": False, "cached": True, "reasoning": True,
+                                          "afc": True, "tool_names": True},
     "anthropic-openinference-3.1.0-hidden": {"args": False, "cached": True, "reasoning": False},
+    "openlit-1.45.0": {"args": True, "cached": True, "reasoning": False},
+    # OpenLit 1.27 writes "Function called with tools" as the completion of every call that
+    # offered tools (the final text too): no answer, no call recorded; usage without details
+    "openlit-1.27.0": {"args": False, "cached": False, "reasoning": False,
+                       "silent_finish": True, "model": "gpt-4o-mini"},
+    # hosted tools (``hosted``: whether the package records the hosted calls): OpenInference
+    # keeps the raw response (its flattened messages turn them into ordinary calls or drop
+    # them), the anthropic SDK writes each with its tool_call_response in the same answer;
+    # OpenLLMetry drops them from the answer (its next request's input shows Anthropic's)
+    "openinference-openai-0.1.66-hosted": {"args": True, "cached": True, "reasoning": True,
+                                           "hosted": "read"},
+    "traceloop-0.62.4-hosted": {"args": True, "cached": True, "reasoning": True,
+                                "call_id_prefix": "fc_", "hosted": "not_recorded"},
+    "agents-openinference-hosted": {"args": True, "cached": True, "reasoning": True,
+                                    "hosted": "read"},
+    "anthropic-openinference-3.1.0-hosted": {"args": True, "cached": True, "reasoning": False,
+                                             "hosted": "read"},
+    "anthropic-traceloop-0.62.4-hosted": {"args": True, "cached": True, "reasoning": False,
+                                          "hosted": "not_recorded"},
+    "anthropic-sdk-2.14.0-native-hosted": {"args": True, "cached": True, "reasoning": False,
+                                           "hosted": "read"},
     "anthropic-openinference-3.1.0-stream": {"args": True, "cached": True, "reasoning": False},
     "langchain-openinference-0.1.80": {"args": True, "cached": True, "reasoning": True},
     "langchain-traceloop-0.62.4": {"args": True, "cached": True, "reasoning": False},
@@ -411,6 +504,16 @@ def _fake_for(app: str):
     return _load_fake_server()
 
 
+def _script_of(app: str):
+    """The script the fake server answers an app with: the ``hosted`` one (hosted tools)
+    for a ``*_hosted`` app, else None (the server's default)."""
+    if not app.endswith("_hosted"):
+        return None
+    if app.startswith("anthropic"):
+        return _load_fake_anthropic().ANTHROPIC_HOSTED_SCRIPT
+    return _load_fake_server().HOSTED_SCRIPT
+
+
 def ensure_venv(name: str, root: Path) -> Path:
     """Create (once) the virtual environment ``name`` with its pinned requirements."""
     venv = root / name
@@ -454,6 +557,8 @@ def regenerate(scenario: str, root: Path) -> Path:
     (out / "versions.txt").write_text(freeze)
     summary = (plugin.expected(scenario, sys.modules[__name__])
                if plugin is not None and hasattr(plugin, "expected") else None)
+    if summary is None and _script_of(app) is not None:  # the hosted-tools script
+        summary = dict(_fake_for(app).expected_summary(_script_of(app)), script="hosted")
     write_expected(out, scenario, _fake_for(app), env_name, ENVIRONMENTS[env_name], extra_env,
                    summary=summary)
     return out
@@ -602,6 +707,23 @@ def _instrument(names, tracer_provider, logger_provider) -> None:
             from opentelemetry.instrumentation.langchain import LangchainInstrumentor
 
             LangchainInstrumentor().instrument(tracer_provider=tracer_provider)
+        elif name == "openlit":
+            import inspect
+            import tempfile
+
+            import openlit
+            from opentelemetry import trace
+
+            pricing = Path(tempfile.mkdtemp()) / "pricing.json"  # no download of its prices
+            pricing.write_text("{}")
+            options = dict(tracer=trace.get_tracer("openlit", tracer_provider=tracer_provider),
+                           application_name="weather-agent", environment="corpus",
+                           disable_metrics=True, disable_batch=True, pricing_json=str(pricing))
+            accepted = inspect.signature(openlit.init).parameters
+            for content in ("capture_message_content", "trace_content"):  # renamed in 1.3x
+                if content in accepted:
+                    options[content] = True
+            openlit.init(**{k: v for k, v in options.items() if k in accepted})
         elif name == "langfuse_openai":
             pass  # a drop-in client: see _openai_client
         elif name == "logfire_openai":
@@ -624,11 +746,13 @@ def _openai_client(base_url: str, langfuse: bool):
     return OpenAI(base_url=base_url, api_key="sk-fake", max_retries=0)
 
 
-def _run_chat(base_url: str, stream: bool, langfuse: bool = False) -> None:
-    _load_fake_server().run_chat_loop(_openai_client(base_url, langfuse), stream=stream)
+def _run_chat(base_url: str, stream: bool, langfuse: bool = False,
+              content_key: bool = False) -> None:
+    _load_fake_server().run_chat_loop(_openai_client(base_url, langfuse), stream=stream,
+                                      content_key=content_key)
 
 
-def _run_agents(base_url: str, api: str = "responses") -> None:
+def _run_agents(base_url: str, api: str = "responses", hosted: bool = False) -> None:
     import agents
     from agents import Agent, ModelSettings, Runner, function_tool
     from openai import AsyncOpenAI
@@ -653,8 +777,15 @@ def _run_agents(base_url: str, api: str = "responses") -> None:
         """Convert a temperature."""
         return fake.tool_result("convert_temperature", {"value": value, "to": to})
 
+    tools = [get_weather, get_time, convert_temperature]
+    if hosted:  # the provider runs these: the fake answers with the ``hosted`` script
+        from agents import CodeInterpreterTool, FileSearchTool, WebSearchTool
+
+        tools += [WebSearchTool(), FileSearchTool(vector_store_ids=["vs_ek_fake"]),
+                  CodeInterpreterTool(tool_config={"type": "code_interpreter",
+                                                   "container": {"type": "auto"}})]
     agent = Agent(name="WeatherAgent", instructions="You are a weather assistant.",
-                  model="gpt-4o-mini", tools=[get_weather, get_time, convert_temperature],
+                  model="gpt-4o-mini", tools=tools,
                   model_settings=ModelSettings(temperature=0.2))
     Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")
 
@@ -679,11 +810,11 @@ def plain_tools() -> list:
     return [get_weather, get_time, convert_temperature]
 
 
-def _run_anthropic(base_url: str, stream) -> None:
+def _run_anthropic(base_url: str, stream, hosted: bool = False) -> None:
     import anthropic
 
     client = anthropic.Anthropic(base_url=base_url, api_key="sk-ant-fake", max_retries=0)
-    _load_fake_anthropic().run_messages_loop(client, stream=stream)
+    _load_fake_anthropic().run_messages_loop(client, stream=stream, server_tools=hosted)
 
 
 def _run_gemini(base_url: str, stream: bool = False) -> None:
@@ -721,6 +852,27 @@ def _run_gemini(base_url: str, stream: bool = False) -> None:
             types.Part.from_function_response(
                 name=c.name, response={"result": fake.tool_result(c.name, dict(c.args))})
             for c in calls]))
+
+
+def _run_gemini_afc(base_url: str) -> None:
+    """google-genai's automatic function calling: the client runs the plain Python tools
+    itself, in one generate_content call (the instrumentor wraps each in a tool span)."""
+    from google import genai
+    from google.genai import types
+
+    import typing
+
+    client = genai.Client(api_key="fake-key", http_options=types.HttpOptions(base_url=base_url))
+    tools = plain_tools()
+    for tool in tools:  # this module's annotations are strings (PEP 563): google-genai's
+        tool.__annotations__ = typing.get_type_hints(tool)  # argument conversion needs types
+    config = types.GenerateContentConfig(
+        system_instruction="You are a weather assistant.", temperature=0.2, seed=7,
+        tools=tools)
+    reply = client.models.generate_content(
+        model=_load_fake_gemini().REQUEST_MODEL,
+        contents="Weather and time in Paris, in Fahrenheit?", config=config)
+    assert reply.text == _load_fake_gemini().GEMINI_SCRIPT[-1].text, reply.text
 
 
 def _run_litellm(base_url: str) -> None:
@@ -763,11 +915,20 @@ def _langchain_tools():
     return [get_weather, get_time, convert_temperature]
 
 
-def _run_responses(base_url: str) -> None:
-    """The Responses API in a plain tool loop: function_call items in, outputs back."""
+#: The hosted tools a client offers for the ``hosted`` script (the provider runs them).
+HOSTED_TOOLS = [{"type": "web_search"},
+                {"type": "file_search", "vector_store_ids": ["vs_ek_fake"]},
+                {"type": "code_interpreter", "container": {"type": "auto"}}]
+
+
+def _run_responses(base_url: str, hosted: bool = False) -> None:
+    """The Responses API in a plain tool loop: function_call items in, outputs back (with
+    ``hosted``, the hosted tools offered too: the fake answers with the ``hosted`` script)."""
     fake = _load_fake_server()
     client = _openai_client(base_url, False)
     tools = [dict(t["function"], type="function") for t in fake.CHAT_TOOLS]
+    if hosted:
+        tools += HOSTED_TOOLS
     items: list = [{"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
     for _ in range(5):
         reply = client.responses.create(model="gpt-4o-mini", instructions=(
@@ -826,9 +987,50 @@ def _run_langgraph(base_url: str) -> None:
 JSON_BATCH = 5
 
 
+def _json_from_protobuf(message) -> str:
+    """OTLP/JSON of a protobuf export request (the protobuf JSON mapping, with trace and span
+    ids as hex, as OTLP/JSON wants them), for SDKs older than the JSON file exporter."""
+    import base64
+
+    from google.protobuf import json_format
+
+    data = json_format.MessageToDict(message)
+
+    def hex_ids(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("traceId", "spanId", "parentSpanId") and isinstance(item, str):
+                    value[key] = base64.b64decode(item).hex()
+                else:
+                    hex_ids(item)
+        elif isinstance(value, list):
+            for item in value:
+                hex_ids(item)
+        return value
+
+    return json.dumps(hex_ids(data))
+
+
 def _write_json_lines(out: Path, spans, logs) -> None:
-    """The same records through the SDK's OTLP JSON file exporters, a few per line."""
-    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    """The same records through the SDK's OTLP JSON file exporters, a few per line (an SDK
+    too old for them: the protobuf request in the OTLP/JSON mapping, a few spans per line)."""
+    try:
+        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    except ImportError:
+        from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+        with open(out / "traces.jsonl", "w") as lines:
+            for start in range(0, len(spans), JSON_BATCH):
+                lines.write(_json_from_protobuf(encode_spans(spans[start:start + JSON_BATCH]))
+                            + "\n")
+        if logs:
+            from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+            with open(out / "logs.jsonl", "w") as lines:
+                for start in range(0, len(logs), JSON_BATCH):
+                    lines.write(_json_from_protobuf(encode_logs(logs[start:start + JSON_BATCH]))
+                                + "\n")
+        return
 
     span_exporter = FileSpanExporter(str(out / "traces.jsonl"))
     for start in range(0, len(spans), JSON_BATCH):
@@ -869,26 +1071,29 @@ def run_scenario(scenario: str, out: Path) -> None:
     server_class = (_load_fake_anthropic().FakeAnthropic if app.startswith("anthropic")
                     else _load_fake_gemini().FakeGemini if app.startswith("gemini")
                     else fake.FakeOpenAI)
-    with server_class() as server:
+    with server_class(script=_script_of(app)) as server:
         with tracer.start_as_current_span("weather task", attributes={"ek.task.id": TASK_ID}):
             if app == "anthropic_langchain":
                 _run_langchain(server.base_url, anthropic=True)
             elif app.startswith("anthropic"):
                 _run_anthropic(server.base_url, stream={"anthropic_stream": True,
                                                         "anthropic_stream_create": "create"}.get(
-                                                            app, False))
+                                                            app, False),
+                               hosted=app.endswith("_hosted"))
+            elif app == "gemini_afc":
+                _run_gemini_afc(server.base_url)
             elif app.startswith("gemini"):
                 _run_gemini(server.base_url, stream=(app == "gemini_stream"))
-            elif app == "responses":
-                _run_responses(server.base_url)
+            elif app in ("responses", "responses_hosted"):
+                _run_responses(server.base_url, hosted=(app == "responses_hosted"))
             elif app == "litellm":
                 _run_litellm(server.base_url)
             elif app == "langchain":
                 _run_langchain(server.base_url)
             elif app == "langgraph":
                 _run_langgraph(server.base_url)
-            elif app == "agents":
-                _run_agents(server.base_url)
+            elif app in ("agents", "agents_hosted"):
+                _run_agents(server.base_url, hosted=(app == "agents_hosted"))
             elif app == "agents_chat":
                 _run_agents(server.base_url, api="chat_completions")
             elif langfuse:
@@ -897,7 +1102,8 @@ def run_scenario(scenario: str, out: Path) -> None:
                 with propagate_attributes(metadata={"task_id": TASK_ID}, session_id="sess-1"):
                     _run_chat(server.base_url, stream=(app == "chat_stream"), langfuse=True)
             else:
-                _run_chat(server.base_url, stream=(app == "chat_stream"))
+                _run_chat(server.base_url, stream=(app == "chat_stream"),
+                          content_key=(app == "chat_content"))
     if langfuse:
         from langfuse import get_client
 

@@ -233,8 +233,9 @@ def test_score_outputs_are_byte_identical_for_any_jobs(tmp_path, which):
     if which == "identity":
         made = identity_dump.write_dump(str(tmp_path))
         paths, gold = [made["dump"]], made["gold"]
-    elif which == "bad":
-        paths, gold = [str(write_bad_dump(tmp_path))], str(EXAMPLES / "tasks.jsonl")
+    elif which == "bad":  # its runs carry no task id: a one-task gold file scores them all
+        (tmp_path / "one-task.jsonl").write_text('{"task_id": "t", "calls": [{"search": {}}]}\n')
+        paths, gold = [str(write_bad_dump(tmp_path))], str(tmp_path / "one-task.jsonl")
     else:
         paths, gold = [str(EXAMPLES / "traces.jsonl")], str(EXAMPLES / "tasks.jsonl")
     one = _cli_outputs(paths, gold, 1, tmp_path)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ek_otel.emit.attributes import score_value
 from ek_otel.core.episode import TaskSpec
 from ek_otel.emit.sinks import FileSink
 from ek_otel.errors import InputError
@@ -109,7 +110,7 @@ def test_scores_written_back_land_on_the_root_spans_of_the_scored_traces(tmp_pat
         assert span.parent_span_id == roots[span.trace_id].span_id
         assert span.attributes["ek.task.id"] == roots[span.trace_id].attributes["ek.task.id"]
         assert span.attributes["ek.gold.sha256"] == file_sha256(GOLD)
-        assert span.attributes["gen_ai.evaluation.score.value"] == by_trace[span.trace_id].score.f1
+        assert span.attributes["gen_ai.evaluation.score.value"] == score_value(by_trace[span.trace_id].score)
         assert span.resource["service.name"] == "ek-otel"
         assert span.attributes["ek.evaluated.service.name"] == roots[span.trace_id].resource["service.name"]
     for event in events:

@@ -271,7 +271,9 @@ def scoring_options(command: Callable) -> Callable:
                      callback=_check_ignore_tools,
                      help="A framework-internal tool whose calls are neither true nor false "
                           "positives, e.g. final_answer (repeatable; '*' matches any run of "
-                          "characters: 'transfer_to_*'; added to each task's ignore_tools)."),
+                          "characters: 'transfer_to_*'; '@hosted': every tool the model "
+                          "provider ran itself, web search and the like; added to each "
+                          "task's ignore_tools)."),
         click.option("--link-by", "link_by", type=click.Choice(LINK_BY), default=LINK_BY[0],
                      show_default=True,
                      help="input: a run without a task id is scored against the task whose "

@@ -16,6 +16,8 @@ from typing import Any, Optional
 from rich.table import Table
 
 from ..core.verdicts import headline_of, task_verdict
+from ..scoring.link import NOT_AN_AGENT_RUN
+from ._ids import short_ids
 
 __all__ = ["tasks_table", "slices_table", "groups_table", "unmatched_table", "total_dollars",
            "cost_warnings"]
@@ -194,19 +196,27 @@ def groups_table(run: Any) -> Table:
 
 
 def unmatched_table(unmatched: tuple) -> Table:
-    """The episodes that were not scored, and why (the first 20; a count of the rest).
+    """The episodes that were not scored, and why (the first 20; a count of the rest); trace
+    ids as their shortest unique prefix, at least 8 hex digits.
 
     Example:
         >>> from ek_otel.scoring import Unmatched
         >>> unmatched_table((Unmatched("ab" * 16, "x", "task id not in the gold file"),)).row_count
         1
+        >>> unmatched_table((Unmatched("ab" * 16, "", "not an agent run: MCP ping"),)).title
+        '1 unmatched episode (1 is not an agent run)'
     """
-    table = Table(title=f"{len(unmatched)} unmatched episode{'s' if len(unmatched) != 1 else ''}")
+    title = f"{len(unmatched)} unmatched episode{'s' if len(unmatched) != 1 else ''}"
+    not_runs = sum(1 for item in unmatched if item.reason.startswith(NOT_AN_AGENT_RUN))
+    if not_runs:
+        title += f" ({not_runs} {'is' if not_runs == 1 else 'are'} {NOT_AN_AGENT_RUN})"
+    table = Table(title=title)
     table.add_column("trace", no_wrap=True)
     for name in ("task id", "reason"):
         table.add_column(name, overflow="fold")
-    for item in unmatched[:_MAX_UNMATCHED_ROWS]:
-        table.add_row(item.trace_id or "-", item.task_id or "-", item.reason)
+    shown = unmatched[:_MAX_UNMATCHED_ROWS]
+    for item, trace_id in zip(shown, short_ids([item.trace_id or "" for item in shown])):
+        table.add_row(trace_id or "-", item.task_id or "-", item.reason)
     if len(unmatched) > _MAX_UNMATCHED_ROWS:
         table.add_row("...", "", f"{len(unmatched) - _MAX_UNMATCHED_ROWS} more (see --json)")
     return table

@@ -3,7 +3,8 @@
 Per trace (``--total`` for the total only) and in total: the instrumentations found (scope
 names and versions, the package, its conventions, the framework), what was read (model
 calls, tool calls executed or only requested, arguments captured or not, call ids, tokens
-by kind), each gap with the setting that fixes it, and the spans read as nothing. ``--json``
+by kind), each gap with the setting that fixes it, and the spans read as nothing; traces that
+are not agent runs (MCP ``initialize``, ``ping``, ...) are listed apart, without gaps. ``--json``
 gives the same as data (:meth:`ek_otel.ingest.diagnose.Diagnosis.to_dict`). The knowledge
 (scope name -> package and framework, gap -> fix) is one table:
 :mod:`ek_otel.ingest.instrumentations`. Exit 2 with one line when nothing could be read.
@@ -46,7 +47,8 @@ def _scope_line(scope: ScopeSeen) -> str:
 
 def _read_lines(read: Read) -> list:
     return [
-        f"  model calls: {read.model_calls} ({read.model_calls_without_usage} without a token count)",
+        f"  model calls: {read.model_calls} ({read.model_calls_without_usage} without a token count"
+        + (f", {read.failed_model_calls} failed" if read.failed_model_calls else "") + ")",
         f"  tool calls: {read.tool_calls} ({read.executed} executed, {read.requested_only} only "
         f"requested); arguments captured for {read.args_captured}, missing for "
         f"{read.args_missing}; call ids {read.call_ids}",
@@ -59,7 +61,10 @@ def _gap_lines(gap: Gap, traces: Optional[int] = None) -> list:
     label = gap.item if gap.certain else f"{gap.item} (possible)"
     where = f" in {_count(traces, 'trace')}" if traces is not None else ""
     what = f": {gap.what}" if gap.what else ""
-    return [f"    {label}{where}{what}", f"      fix: {gap.fix}"]
+    of = ", ".join(part for part in (gap.package and f"package {gap.package}",
+                                     gap.provider and f"provider {gap.provider}") if part)
+    return [f"    {label}{where}{what}", *([f"      of: {of}"] if of else []),
+            f"      fix: {gap.fix}"]
 
 
 def _unread_line(unread: tuple) -> str:
@@ -104,19 +109,26 @@ def render(diagnosis: Diagnosis, *, total_only: bool = False) -> str:
           model calls: 0 (0 without a token count)
           tool calls: 0 (0 executed, 0 only requested); arguments captured for 0, missing for 0; call ids 0
           tokens: input 0, output 0, cached 0, reasoning 0
-          gaps:
-            input_tokens in 1 trace
-              fix: add a model-client instrumentor ...
-        ...
+          gaps: none found
+          read as nothing: no span
     """
     lines: list = []
     if not total_only:
         for trace in diagnosis.traces:
             lines += _trace_lines(trace) + [""]
+    if diagnosis.not_runs and not total_only:
+        lines.append(f"{_count(len(diagnosis.not_runs), 'trace')} not an agent run (no model "
+                     "call, tool call, agent or task id; never scored):")
+        lines += [f"  trace {n.trace_id or '(no trace id)'}: {n.what} "
+                  f"({_count(n.spans, 'span')})" for n in diagnosis.not_runs]
+        lines.append("")
     total = diagnosis.total
     frameworks = ", ".join(f"{name} x{n}" for name, n in total.frameworks) or "-"
-    lines += [f"total: {_count(total.traces, 'trace')}", f"  frameworks: {frameworks}",
-              "  instrumentations:"]
+    lines += [f"total: {_count(total.traces, 'trace')}"]
+    if total.not_runs:
+        what = ", ".join(f"{kind} x{n}" if n > 1 else kind for kind, n in total.not_runs)
+        lines.append(f"  not agent runs: {sum(n for _, n in total.not_runs)} ({what})")
+    lines += [f"  frameworks: {frameworks}", "  instrumentations:"]
     lines += [_scope_line(s) for s in total.scopes]
     lines += _read_lines(total.read)
     if total.gaps:
@@ -155,7 +167,7 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
         diagnosis = diagnose_dumps(list(paths), report=report, group_by=group_by,
                                    task_id_keys=task_id_key_list(task_id_keys),
                                    on_episode=lambda _: advance())
-    if not diagnosis.traces:
+    if not diagnosis.traces and not diagnosis.not_runs:
         error = nothing_read_error(report, paths)
         if error is not None:
             raise error
@@ -163,6 +175,7 @@ def doctor(paths: tuple, json_out: Optional[str], total_only: bool, group_by: st
         data = diagnosis.to_dict()
         if total_only:
             data.pop("traces")
+            data.pop("not_agent_runs")
         data["bad_input"] = {"total": report.total, "counts": dict(report.counts),
                              "cases": [str(c) for c in report.cases]}
         write_json(data, json_out)

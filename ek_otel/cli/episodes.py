@@ -23,17 +23,22 @@ from rich.table import Table
 from ..core.episode import Episode
 from ..ingest.bad_input import BadInputReport
 from ..ingest.episode_dict import episode_to_json
+from ..ingest.episodes import NOT_A_RUN, is_agent_run
+from ..ingest.semconv.nonruns import NOT_AN_AGENT_RUN
 from ..pipeline import read_episodes
 from ..scoring.settings import task_id_key_list
+from ._ids import short_ids
 from ._common import nothing_read_error, reading_options, stderr_console, stdout_console
 
-__all__ = ["episodes", "episodes_table"]
+__all__ = ["episodes", "episodes_table", "not_runs_line"]
 
 
 def _steps(episode: Episode) -> str:
     parts = []
     for step in episode.trajectory:
         text = step.tool if step.args_captured else f"{step.tool}(?)"
+        if step.hosted:
+            text += " (hosted)"
         parts.append(f"{text} [red]✗[/red]" if step.error else text)
     return ", ".join(parts) or "-"
 
@@ -41,7 +46,10 @@ def _steps(episode: Episode) -> str:
 def episodes_table(episodes: Iterable[Episode]) -> Table:
     """A rich table: one row per episode (steps, tokens in/out/cached/reasoning, model).
 
-    A step whose arguments were not captured is shown as ``tool(?)``; a failed one with ✗.
+    A step whose arguments were not captured is shown as ``tool(?)``; a failed one with ✗; a
+    hosted one (run by the model provider) with ``(hosted)``;
+    a trace that is not an agent run says what it is. Trace ids are shown as their shortest
+    unique prefix (at least 8 hex digits).
 
     Example:
         >>> episodes_table([Episode("t1")]).row_count
@@ -54,19 +62,36 @@ def episodes_table(episodes: Iterable[Episode]) -> Table:
     for column in ("in", "out", "cached", "reasoning"):
         table.add_column(column, justify="right")
     table.add_column("model", overflow="fold")
-    for episode in episodes:
-        prov = episode.provenance
+    episodes = list(episodes)
+    ids = short_ids([e.provenance.trace_id if e.provenance is not None else ""
+                     for e in episodes])
+    for episode, trace_id in zip(episodes, ids):
         cost = episode.cost
         tokens = ((cost.input_tokens, cost.output_tokens, cost.cached_input_tokens,
                    cost.reasoning_tokens) if cost is not None else (0, 0, 0, 0))
+        not_a_run = None if is_agent_run(episode) else episode.meta[NOT_A_RUN]
         table.add_row(
-            prov.trace_id[:8] if prov is not None else "",
+            trace_id,
             episode.task_id or "-",
-            _steps(episode),
+            f"({NOT_AN_AGENT_RUN}: {not_a_run})" if not_a_run else _steps(episode),
             *(str(n) for n in tokens),
             (episode.run.model if episode.run is not None else "") or "-",
         )
     return table
+
+
+def not_runs_line(kinds: dict) -> str:
+    """The line that counts the traces that are not agent runs, by what they are.
+
+    Example:
+        >>> not_runs_line({"MCP initialize": 2, "MCP ping": 1})
+        '3 traces are not agent runs (MCP initialize x2, MCP ping): no model call, tool call, agent or task id; `score` lists them as unmatched and never scores them'
+    """
+    n = sum(kinds.values())
+    what = ", ".join(f"{kind} x{count}" if count > 1 else kind for kind, count in kinds.items())
+    verb = "trace is not an agent run" if n == 1 else "traces are not agent runs"
+    return (f"{n} {verb} ({what}): no model call, tool call, agent or task id; `score` lists "
+            "them as unmatched and never scores them")
 
 
 @click.command("episodes")
@@ -93,16 +118,27 @@ def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple,
                           task_id_keys=task_id_key_list(task_id_keys), evicted=evicted,
                           on_own_output=count_ours, jobs=jobs)
     shown = 0
+    not_runs: dict = {}
+
+    def counted(stream):
+        for episode in stream:
+            if not is_agent_run(episode):
+                kind = episode.meta[NOT_A_RUN]
+                not_runs[kind] = not_runs.get(kind, 0) + 1
+            yield episode
+
     if as_table:
-        listed = list(found)
+        listed = list(counted(found))
         shown = len(listed)
         stdout_console().print(episodes_table(listed))
     else:
-        for episode in found:
+        for episode in counted(found):
             click.echo(episode_to_json(episode))
             shown += 1
     if not report.ok:
         stderr_console().print(report.summary(), markup=False, highlight=False)
+    if not_runs:
+        click.echo(not_runs_line(not_runs), err=True)
     if ours[0]:
         click.echo(f"{ours[0]} record(s) of scores written back by ek-otel were read and "
                    "skipped (they are not runs of an agent)", err=True)

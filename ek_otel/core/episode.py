@@ -287,6 +287,9 @@ class Step:
         agent: The name of the agent the step belongs to (multi-agent traces).
         agent_span_id: The hex id of that agent's span.
         args_captured: False when the instrumentation recorded no arguments at all.
+        hosted: True for a tool the model provider ran itself (OpenAI's web search, file
+            search, code interpreter; Anthropic's server tools): requested and answered in
+            the model's own response, with no tool span of the application.
 
     Example:
         >>> Step("search", {"q": "cat"}).call
@@ -302,6 +305,7 @@ class Step:
     agent: Optional[str] = None
     agent_span_id: Optional[str] = None
     args_captured: bool = True
+    hosted: bool = False
 
     @property
     def call(self) -> tuple:

@@ -11,7 +11,9 @@ matcher alike), so they count nowhere: not as TP, not as FP, and not in
 
 A name is matched exactly (case-sensitive); ``*`` matches any run of characters, so
 ``transfer_to_*`` ignores every handoff. A pattern that is empty, or that matches every
-name (``*``), is refused.
+name (``*``), is refused. The pattern :data:`HOSTED` (``@hosted``) ignores every hosted
+step (a tool the model provider ran itself: web search, file search, code interpreter,
+Anthropic's server tools), whatever its name; ``web_search`` ignores that one by name.
 
 Example:
     >>> from ek_otel.core.episode import Episode, Step, Trajectory
@@ -30,8 +32,11 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["check_ignore_patterns", "pattern_problem", "is_ignored", "without_ignored",
+__all__ = ["HOSTED", "check_ignore_patterns", "pattern_problem", "is_ignored", "without_ignored",
            "merge_ignore_patterns"]
+
+#: The pattern that ignores every hosted step (``Step.hosted``), whatever its tool name.
+HOSTED = "@hosted"
 
 
 def check_ignore_patterns(patterns: Iterable[Any], *, name: str = "ignore_tools") -> tuple:
@@ -123,6 +128,9 @@ def without_ignored(episode: Any, patterns: Iterable[str]) -> tuple:
         >>> ep = Episode("t", Trajectory([Step("a")]))
         >>> without_ignored(ep, ["b"])[0] is ep
         True
+        >>> ep = Episode("t", Trajectory([Step("a"), Step("web_search", hosted=True)]))
+        >>> without_ignored(ep, [HOSTED])[1]
+        ('web_search',)
     """
     patterns = tuple(patterns)
     trajectory = getattr(episode, "trajectory", None)
@@ -131,8 +139,10 @@ def without_ignored(episode: Any, patterns: Iterable[str]) -> tuple:
         return episode, ()
     kept = []
     ignored = []
+    hosted = HOSTED in patterns
     for step in steps:
-        (ignored if is_ignored(step.tool, patterns) else kept).append(step)
+        drop = (hosted and getattr(step, "hosted", False)) or is_ignored(step.tool, patterns)
+        (ignored if drop else kept).append(step)
     if not ignored:
         return episode, ()
     return replace(episode, trajectory=replace(trajectory, steps=tuple(kept))), tuple(

@@ -196,7 +196,7 @@ def from_traces(
             (``annotation`` without ``label``); or no run is left to make a task from.
     """
     from ..ingest.bad_input import BadInputReport
-    from ..ingest.episodes import DEFAULT_TASK_ID_KEYS
+    from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, NOT_A_RUN
     from ..pipeline import read_episodes
 
     if group_by not in GROUP_BY:
@@ -224,6 +224,9 @@ def from_traces(
         trace_id = getattr(episode.provenance, "trace_id", "") or ""
         if wanted_traces and not ids & wanted_traces:
             continue  # not asked for: not "left out"
+        if episode.meta.get(NOT_A_RUN):  # an MCP ping, an initialize: no task to make of it
+            left_out.append((trace_id, f"not an agent run: {episode.meta[NOT_A_RUN]}"))
+            continue
         if wanted_tasks and episode.task_id not in wanted_tasks:
             continue
         if judged is not None and not ids & judged:

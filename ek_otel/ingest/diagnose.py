@@ -17,6 +17,10 @@
   also names when it cannot link runs to tasks);
 - the **spans read as nothing**: neither a model call, a tool call, an agent, nor the root.
 
+A trace that is not an agent run (no model call, tool call, agent or task id: an MCP
+session's ``initialize`` or ``ping``) gets no diagnosis: it is a :class:`NotARun`, counted
+apart (``Diagnosis.not_runs``, ``Total.not_runs``).
+
 :func:`diagnose` does it for many episodes and adds a :class:`Total`. Everything is plain
 data (``to_dict()`` for JSON); nothing here prints.
 
@@ -30,7 +34,7 @@ Example:
     ...                 "gen_ai.response.finish_reasons": ["tool_calls"]})
     >>> d = diagnose_episode(build_episode([chat]), [chat])
     >>> d.framework, d.read.model_calls, [g.item for g in d.gaps]
-    ('OpenAI client', 1, ['tool_names', 'arguments', 'cached_tokens', 'reasoning_tokens', 'task_id'])
+    ('OpenAI client', 1, ['tool_names', 'arguments', 'call_ids', 'cached_tokens', 'reasoning_tokens', 'task_id'])
     >>> d.gaps[1].fix
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental: span_only or span_and_event)'
 """
@@ -47,15 +51,21 @@ from .instrumentations import (
     CLIENT,
     FRAMEWORK,
     GENERIC_FIXES,
+    PROVIDER_LACKS,
+    STREAM_USAGE_ASKED,
+    SUPPORT_ITEMS,
+    STREAM_USAGE_FIXES,
     TASK_ID,
     TASK_ID_FIX,
     TOKEN_ITEMS,
+    TOTAL_ONLY,
     Instrumentation,
     recognise,
 )
+from .episodes import NOT_A_RUN, is_agent_run
 from .records import SpanRecord
 
-__all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "Total", "Diagnosis",
+__all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "NotARun", "Total", "Diagnosis",
            "diagnose_episode", "diagnose"]
 
 
@@ -101,6 +111,11 @@ class Read:
         uncaptured_tool_calls: Model calls that asked for tools without recording the calls.
         unrecorded_model_outputs: Model calls whose answer was not recorded at all.
         input_tokens / output_tokens / cached_tokens / reasoning_tokens: Tokens by kind.
+        failed_model_calls: Model-call spans that failed (status ERROR, an exception event):
+            their missing answer and usage are no gap.
+        streamed_without_usage / stream_usage_asked: Streamed model-call spans without a
+            token count, and those of them whose request asked for usage in the stream.
+        total_only_tokens: A token total recorded without its input/output split.
 
     Example:
         >>> (Read(tool_calls=2, call_ids=1) + Read(tool_calls=1)).to_dict()["tool_calls"]
@@ -121,6 +136,10 @@ class Read:
     output_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    failed_model_calls: int = 0
+    streamed_without_usage: int = 0
+    stream_usage_asked: int = 0
+    total_only_tokens: int = 0
 
     def __add__(self, other: "Read") -> "Read":
         return Read(**{f.name: getattr(self, f.name) + getattr(other, f.name)
@@ -135,7 +154,8 @@ class Gap:
     """An item the trace lacks (one of ``SUPPORT_ITEMS``), what shows it, and its fix.
 
     ``certain`` is False for a token kind that reads 0 where the package never records it
-    (the model may also have used none).
+    (the model may also have used none). ``package`` and ``provider`` say what it applies to
+    (the instrumentation package whose setting fixes it; the model provider).
 
     Example:
         >>> Gap("arguments", "2 of 2 tool calls without arguments", "TRACELOOP_TRACE_CONTENT=true").to_dict()["certain"]
@@ -146,9 +166,12 @@ class Gap:
     what: str
     fix: str
     certain: bool = True
+    package: str = ""   # the instrumentation package the gap (and its fix) is of
+    provider: str = ""  # the model provider of the trace's model calls
 
     def to_dict(self) -> dict:
-        return {"item": self.item, "what": self.what, "fix": self.fix, "certain": self.certain}
+        return {"item": self.item, "what": self.what, "fix": self.fix, "certain": self.certain,
+                "package": self.package, "provider": self.provider}
 
 
 @dataclass(frozen=True)
@@ -204,6 +227,24 @@ class TraceDiagnosis:
 
 
 @dataclass(frozen=True)
+class NotARun:
+    """A trace that is not an agent run (no model call, tool call, agent or task id): what
+    it is (``"MCP initialize"``), never diagnosed for gaps.
+
+    Example:
+        >>> NotARun("ab" * 16, "MCP ping", 2).to_dict()["what"]
+        'MCP ping'
+    """
+
+    trace_id: str
+    what: str
+    spans: int
+
+    def to_dict(self) -> dict:
+        return {"trace_id": self.trace_id, "what": self.what, "spans": self.spans}
+
+
+@dataclass(frozen=True)
 class Total:
     """Every trace together: counts, sums, and each gap with the number of traces it hits.
 
@@ -219,9 +260,13 @@ class Total:
     read: Read
     gaps: tuple        # (Gap, traces)
     unread_spans: tuple
+    not_runs: tuple = ()  # (what, traces): the traces that are not agent runs
 
     def to_dict(self) -> dict:
-        return {"traces": self.traces, "frameworks": dict(self.frameworks),
+        return {"traces": self.traces,
+                "not_agent_runs": {"count": sum(n for _, n in self.not_runs),
+                                   "what": dict(self.not_runs)},
+                "frameworks": dict(self.frameworks),
                 "scopes": [s.to_dict() for s in self.scopes], "read": self.read.to_dict(),
                 "gaps": [{**g.to_dict(), "traces": n} for g, n in self.gaps],
                 "unread_spans": {"count": sum(n for _, n in self.unread_spans),
@@ -234,14 +279,17 @@ class Diagnosis:
 
     Example:
         >>> sorted(diagnose([]).to_dict())
-        ['total', 'traces']
+        ['not_agent_runs', 'total', 'traces']
     """
 
     traces: tuple
     total: Total
+    not_runs: tuple = ()
 
     def to_dict(self) -> dict:
-        return {"traces": [t.to_dict() for t in self.traces], "total": self.total.to_dict()}
+        return {"traces": [t.to_dict() for t in self.traces],
+                "not_agent_runs": [n.to_dict() for n in self.not_runs],
+                "total": self.total.to_dict()}
 
 
 # -- one episode -----------------------------------------------------------------------------
@@ -274,7 +322,25 @@ def _read(episode: Any, spans: Sequence[Any]) -> Read:
     tool_spans = {s.span_id for s in spans if sc.span_role(s) == sc.TOOL}
     executed = sum(1 for s in steps if s.span_id in tool_spans)
     cost = episode.cost
+    failed = streamed = asked = 0
+    total_only = 0
+    for span in spans:
+        attributes = span.attributes if isinstance(span.attributes, Mapping) else {}
+        if sc.span_role(span) != sc.MODEL:
+            continue
+        if sc.error_of(span) is not None:
+            failed += 1
+            continue
+        if sc.usage_of(attributes) is None:
+            is_streamed, asked_usage = sc.streaming_of(attributes, span.name or "")
+            streamed += is_streamed
+            asked += is_streamed and asked_usage
+        total_only = max(total_only, sc.total_tokens_of(attributes) or 0)
     return Read(
+        failed_model_calls=failed,
+        streamed_without_usage=streamed,
+        stream_usage_asked=asked,
+        total_only_tokens=total_only,
         model_calls=int(meta.get("model_calls", 0)),
         model_calls_without_usage=int(meta.get("model_calls_without_usage", 0)),
         tool_calls=len(steps),
@@ -292,26 +358,65 @@ def _read(episode: Any, spans: Sequence[Any]) -> Read:
     )
 
 
-def _fix(item: str, known: Sequence[Instrumentation]) -> str:
+def _fix(item: str, known: Sequence[Instrumentation]) -> tuple:
+    """``(fix, package)``: the first recognised instrumentation's fix of the item, else the
+    generic one (and the package of the trace's first instrumentation, or "")."""
     for instrumentation in known:
         if item in instrumentation.fixes:
-            return instrumentation.fixes[item]
-    return GENERIC_FIXES[item]
+            return instrumentation.fixes[item], instrumentation.package
+    return GENERIC_FIXES[item], known[0].package if known else ""
+
+
+def _stream_fix(read: Read, known: Sequence[Instrumentation], provider: str) -> tuple:
+    """``(fix, package)`` of streamed calls without usage, in the package's words, else the
+    provider's; when the request asked for usage, that the instrumentation dropped it."""
+    package = known[0].package if known else ""
+    if read.stream_usage_asked:
+        return STREAM_USAGE_ASKED, package
+    for instrumentation in known:
+        if instrumentation.stream_usage:
+            return instrumentation.stream_usage, instrumentation.package
+    if provider in STREAM_USAGE_FIXES:
+        return STREAM_USAGE_FIXES[provider], package
+    return GENERIC_FIXES["input_tokens"], package
+
+
+def _provider(spans: Sequence[Any]) -> str:
+    """The model provider most model-call spans name ("" when none does)."""
+    counts = Counter(p for s in spans if sc.span_role(s) == sc.MODEL
+                     and (p := sc.provider_of(s.attributes if isinstance(s.attributes, Mapping)
+                                              else {})))
+    return counts.most_common(1)[0][0] if counts else ""
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _gaps(read: Read, known: Sequence[Instrumentation]) -> tuple:
+def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
+          versions: Optional[Mapping] = None) -> tuple:
     gaps: list = []
+    lacks = PROVIDER_LACKS.get(provider, frozenset())  # what the provider never gives
 
-    def add(item: str, what: str, certain: bool = True, fix: Optional[str] = None) -> None:
-        gaps.append(Gap(item, what, fix or _fix(item, known), certain))
+    def add(item: str, what: str, certain: bool = True, fix: Optional[tuple] = None) -> None:
+        if item in lacks:
+            return
+        text, package = fix or _fix(item, known)
+        gaps.append(Gap(item, what, text, certain, package, provider))
 
+    opaque = next((i for i in known if i.opaque), None)
+    if opaque is not None and not read.model_calls and not read.tool_calls:
+        for item in SUPPORT_ITEMS:  # the package keeps it all in forms never read
+            add(item, f"{opaque.package} records the run only in forms ek-otel does not read "
+                      "(Python reprs)")
+        return tuple(gaps)
     if read.uncaptured_tool_calls and not read.executed:  # no tool span names them either
         add("tool_names", f"{_plural(read.uncaptured_tool_calls, 'model call')} asked for tools "
                           "but recorded none of the calls, and no tool execution is traced")
+    elif read.unrecorded_model_outputs and not read.tool_calls:
+        add("tool_names", f"{_plural(read.unrecorded_model_outputs, 'model answer')} not "
+                          "recorded at all, and no tool execution is traced: any tool calls "
+                          "they made are unknown", certain=False)
     why = []
     if read.args_missing:
         why.append(f"{read.args_missing} of {_plural(read.tool_calls, 'tool call')} without "
@@ -324,25 +429,45 @@ def _gaps(read: Read, known: Sequence[Instrumentation]) -> tuple:
     if why:
         add("arguments", "; ".join(why))
     if read.tool_calls and not read.call_ids:
-        add("call_ids", f"none of the {_plural(read.tool_calls, 'tool call')} has a call id "
-                        "(some models give none: Gemini)")
+        add("call_ids", f"none of the {_plural(read.tool_calls, 'tool call')} has a call id")
+    elif read.uncaptured_tool_calls and not read.executed:
+        add("call_ids", "the model's tool calls were not recorded, nor their ids")
+    elif read.unrecorded_model_outputs and not read.tool_calls:
+        add("call_ids", "model answers not recorded at all: the ids of any tool calls they "
+                        "made are unknown", certain=False)
     tokens = read.input_tokens + read.output_tokens + read.cached_tokens + read.reasoning_tokens
-    if not tokens and not read.model_calls:
+    if not tokens and read.total_only_tokens:
         for item in TOKEN_ITEMS:
-            add(item, "no model call is traced, and no span carries a token count")
+            add(item, f"only a token total ({read.total_only_tokens}) is recorded, not split "
+                      "by kind", fix=(TOTAL_ONLY, known[0].package if known else ""))
+    elif not tokens and not read.model_calls:
+        if read.tool_calls:  # tools were called, so a model chose them: its calls are untraced
+            for item in TOKEN_ITEMS:
+                add(item, "no model call is traced (yet tools were called), and no span "
+                          "carries a token count")
+        # no model call and no tool call (a guardrail tripwire, say): no token is missing
+    elif not tokens and read.model_calls_without_usage:
+        streamed = read.streamed_without_usage
+        for item in TOKEN_ITEMS:
+            what = (f"{read.model_calls_without_usage} of "
+                    f"{_plural(read.model_calls, 'model call')} recorded no token count")
+            if streamed:
+                what += f" ({streamed} streamed" + (
+                    ", the request asked for usage)" if read.stream_usage_asked else ")")
+            add(item, what, fix=_stream_fix(read, known, provider) if streamed else None)
     elif not tokens:
-        for item in TOKEN_ITEMS:
-            add(item, f"{read.model_calls_without_usage} of "
-                      f"{_plural(read.model_calls, 'model call')} recorded no token count")
+        pass  # every model call failed: nothing was billed that a span could show
     else:
         for item in ("cached_tokens", "reasoning_tokens"):
             if getattr(read, item):
                 continue
             for instrumentation in known:
-                if item in instrumentation.limits:
+                limits = instrumentation.limits_of((versions or {}).get(id(instrumentation), ""))
+                if item in limits:
                     kind = item.split("_")[0]
                     add(item, f"no {kind} tokens read, and {instrumentation.package} does not "
-                              f"record them", certain=False, fix=instrumentation.limits[item])
+                              f"record them", certain=False,
+                        fix=(limits[item], instrumentation.package))
                     break
     return tuple(gaps)
 
@@ -385,6 +510,8 @@ def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = (
     scopes = _scopes(spans)
     known = _known(scopes)
     read = _read(episode, spans)
+    provider = _provider(spans)
+    versions = {id(scope.known): scope.version for scope in scopes if scope.known is not None}
     provenance = episode.provenance
     return TraceDiagnosis(
         trace_id=getattr(provenance, "trace_id", "") or "",
@@ -395,7 +522,7 @@ def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = (
         spans=len(spans),
         logs=len(logs),
         read=read,
-        gaps=_gaps(read, known) + _task_id_gap(episode),
+        gaps=_gaps(read, known, provider, versions) + _task_id_gap(episode),
         unread_spans=_unread(episode, spans),
     )
 
@@ -408,12 +535,23 @@ def diagnose(items: Iterable[tuple]) -> Diagnosis:
         >>> d = diagnose([(Episode("a"), [], []), (Episode("b"), [], [])])
         >>> d.total.traces, d.total.read.tool_calls
         (2, 0)
+        >>> d = diagnose([(Episode("", meta={"not_an_agent_run": "MCP ping"}), [], [])])
+        >>> d.traces, [n.what for n in d.not_runs], d.total.not_runs
+        ((), ['MCP ping'], (('MCP ping', 1),))
     """
-    traces = tuple(diagnose_episode(episode, spans, logs) for episode, spans, logs in items)
-    return Diagnosis(traces, _total(traces))
+    traces: list = []
+    not_runs: list = []
+    for episode, spans, logs in items:
+        if is_agent_run(episode):
+            traces.append(diagnose_episode(episode, spans, logs))
+        else:
+            not_runs.append(NotARun(getattr(episode.provenance, "trace_id", "") or "",
+                                    episode.meta[NOT_A_RUN],
+                                    sum(1 for s in spans if isinstance(s, SpanRecord))))
+    return Diagnosis(tuple(traces), _total(traces, not_runs), tuple(not_runs))
 
 
-def _total(traces: Sequence[TraceDiagnosis]) -> Total:
+def _total(traces: Sequence[TraceDiagnosis], not_runs: Sequence[NotARun] = ()) -> Total:
     frameworks = Counter(t.framework or "(none recognised)" for t in traces)
     scope_spans: Counter = Counter()
     scope_conventions: dict = {}
@@ -428,9 +566,10 @@ def _total(traces: Sequence[TraceDiagnosis]) -> Total:
             scope_conventions.setdefault((scope.name, scope.version), set()).update(
                 scope.conventions)
         for gap in trace.gaps:
-            key = (gap.item, gap.fix, gap.certain)
+            key = (gap.item, gap.fix, gap.certain, gap.package, gap.provider)
             gaps[key] += 1
-            gap_of.setdefault(key, Gap(gap.item, "", gap.fix, gap.certain))
+            gap_of.setdefault(key, Gap(gap.item, "", gap.fix, gap.certain, gap.package,
+                                       gap.provider))
         unread.update(dict(trace.unread_spans))
     return Total(
         traces=len(traces),
@@ -441,6 +580,7 @@ def _total(traces: Sequence[TraceDiagnosis]) -> Total:
         read=read,
         gaps=tuple((gap_of[key], n) for key, n in gaps.most_common()),
         unread_spans=tuple(sorted(unread.items(), key=lambda kv: (-kv[1], kv[0]))),
+        not_runs=tuple(Counter(n.what for n in not_runs).most_common()),
     )
 
 

@@ -4,7 +4,8 @@ episodes`` prints, one per line).
 Shape: ``{"trace_id", "task_id", "steps": [{"tool", "args", "error", ...}], "cost":
 {"input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "retries",
 "latency_s"}, "run": {...}, "provenance": {...}, "output", "meta"}``. Steps also carry
-``call_id``, ``span_id``, ``agent``, ``agent_span_id`` and ``args_captured``.
+``call_id``, ``span_id``, ``agent``, ``agent_span_id`` and ``args_captured``, and
+``"hosted": true`` for a tool the model provider ran itself (the key is left out otherwise).
 
 Example:
     >>> from ek_otel.core.episode import Episode, Step, Trajectory, Cost
@@ -44,6 +45,7 @@ def step_to_dict(step: Step) -> dict:
         "agent": step.agent,
         "agent_span_id": step.agent_span_id,
         "args_captured": step.args_captured,
+        **({"hosted": True} if step.hosted else {}),
     }
 
 

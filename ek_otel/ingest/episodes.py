@@ -41,6 +41,11 @@ leaf model call followed by another model call counts as one ``Cost.retries``.
 (see :data:`~ek_otel.ingest.semconv.DEFAULT_TASK_ID_KEYS`); ``""`` when none. A
 JSON-encoded string (Langfuse metadata: ``'"t1"'``) is decoded.
 
+**Not an agent run**: a trace with no model call (nor recorded answer), no step, no agent
+span and no task id (an MCP client's ``initialize``, ``ping`` or ``tools/list`` outside any
+run) gets ``meta["not_an_agent_run"]``, what it is (:func:`~ek_otel.ingest.semconv.not_a_run_kind`):
+it is never scored against a task.
+
 **Answer**: the text of the last model answer; else the root span's recorded output; else
 the outermost agent's, when it is plain text (smolagents ends a run in its ``final_answer``
 tool and records the answer on its agent span).
@@ -101,6 +106,8 @@ __all__ = [
     "GROUP_BY_CONVERSATION",
     "GROUP_BY_SESSION",
     "GROUP_BY_CHOICES",
+    "NOT_A_RUN",
+    "is_agent_run",
     "build_episode",
     "build_episodes",
 ]
@@ -111,6 +118,23 @@ GROUP_BY_TRACE = "trace"
 GROUP_BY_CONVERSATION = "conversation"
 GROUP_BY_SESSION = "session"
 GROUP_BY_CHOICES = (GROUP_BY_TRACE, GROUP_BY_CONVERSATION, GROUP_BY_SESSION)
+
+#: ``Episode.meta`` key of a trace that is not an agent run (see
+#: :mod:`ek_otel.ingest.semconv.nonruns`): what it is, e.g. ``"MCP initialize"``.
+NOT_A_RUN = "not_an_agent_run"
+
+
+def is_agent_run(episode: Any) -> bool:
+    """False for an episode built from a trace that is not an agent run (``meta``
+    :data:`NOT_A_RUN`): no model call, tool call, agent or task id.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode
+        >>> is_agent_run(Episode("t")), is_agent_run(Episode("", meta={NOT_A_RUN: "MCP ping"}))
+        (True, False)
+    """
+    meta = getattr(episode, "meta", None)
+    return not (isinstance(meta, Mapping) and meta.get(NOT_A_RUN))
 
 
 # ---------------------------------------------------------------------------
@@ -174,15 +198,24 @@ def build_episode(
         args_captured=args_captured,
         root_end_ns=_root_end_ns(root),
     )
+    task_id = _task_id(roots, task_id_keys)
+    meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded)
+    not_a_run = sc.not_a_run_kind(
+        (n.span for n in nodes.values()),
+        model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured,
+        tool_calls=len(steps), agents=sum(1 for n in nodes.values() if n.role == sc.AGENT),
+        task_id=task_id)
+    if not_a_run is not None:
+        meta[NOT_A_RUN] = not_a_run
     episode = Episode(
-        task_id=_task_id(roots, task_id_keys),
+        task_id=task_id,
         trajectory=Trajectory(steps),
         output=final_text if final_text is not None else (
             _root_output(root) or _agent_output(agent)),
         cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes)),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
-        meta=_meta(trace_ids, bad, clusters, uncaptured, unrecorded),
+        meta=meta,
     )
     if request is not None:
         episode.meta.update(request)
@@ -270,6 +303,8 @@ def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecor
 def _calls_without_usage(clusters: Mapping) -> int:
     count = 0
     for members in clusters.values():
+        if all(node.error for node in members):
+            continue  # a failed call: nothing billed for a span to show
         for node in members:
             if node.usage is not None:
                 break

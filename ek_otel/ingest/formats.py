@@ -17,7 +17,7 @@ Example:
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 from ..errors import DecodeError
 from .wire import length_delimited_fields
@@ -146,6 +146,54 @@ def content_kind(head: bytes) -> str:
         text_like = all(byte >= 0x20 or byte in _WHITESPACE for byte in head[:256])
         return JSON if stripped[:1] in (b"{", b"[") and text_like else PROTOBUF
     return FRAMES
+
+
+#: JSON documents of other tools' formats, found from the content and read as OTLP JSON.
+JAEGER = "jaeger"
+TEMPO = "tempo"
+
+
+def foreign_json_kind(document: Any) -> str:
+    """:data:`JAEGER` or :data:`TEMPO` for a parsed JSON document of those tools' formats
+    (:mod:`ek_otel.ingest.jaeger`, :mod:`ek_otel.ingest.tempo`), else ``""`` (OTLP JSON, or
+    not a trace at all).
+
+    Example:
+        >>> foreign_json_kind({"batches": []}), foreign_json_kind({"resourceSpans": []})
+        ('tempo', '')
+        >>> foreign_json_kind({"data": [{"traceID": "1", "spans": [], "processes": {}}]})
+        'jaeger'
+    """
+    from .jaeger import is_jaeger
+    from .tempo import is_tempo
+
+    if isinstance(document, dict) and ("resourceSpans" in document or "resourceLogs" in document):
+        return ""
+    if is_tempo(document):
+        return TEMPO
+    if is_jaeger(document):
+        return JAEGER
+    return ""
+
+
+def as_otlp_json(document: Any) -> Any:
+    """A parsed JSON document as an OTLP-JSON request: Jaeger and Tempo documents converted,
+    anything else as it is.
+
+    Example:
+        >>> as_otlp_json({"batches": [1]})
+        {'resourceSpans': [1]}
+    """
+    kind = foreign_json_kind(document)
+    if kind == TEMPO:
+        from .tempo import tempo_to_otlp
+
+        return tempo_to_otlp(document)
+    if kind == JAEGER:
+        from .jaeger import jaeger_to_otlp
+
+        return jaeger_to_otlp(document)
+    return document
 
 
 def is_logs_protobuf(body: bytes) -> bool:

@@ -13,7 +13,14 @@ spans carry (the ``scope.name`` of OTLP; a trailing ``*`` matches a prefix), and
 - ``fixes``: for each item the package may leave out of its telemetry, the setting that makes
   it record it (``doctor`` prints it beside a gap it finds);
 - ``limits``: items the package never records whatever its settings (only token kinds: a
-  cached or reasoning count of 0 is then no proof the model used none), with what to add.
+  cached or reasoning count of 0 is then no proof the model used none), with what to add;
+- ``opaque``: the package records calls and tokens only in forms never read (Python
+  reprs): a trace of it with nothing read lacks every item;
+- ``limits_before``: ``limits`` of releases before a version (``{item: (version, text)}``);
+- ``stream_usage``: the package's own words for a streamed call without usage (else the
+  provider's, :data:`STREAM_USAGE_FIXES`);
+- ``carriers``: where the package puts what is not in the common places (``arguments``,
+  ``results``, ``answer``, ``hosted``, ``tokens``), as :mod:`ek_otel.ingest.semconv` reads it.
 
 The items are the :data:`SUPPORT_ITEMS` of the support matrix: tool names, arguments, call
 ids, and input/output/cached/reasoning tokens.
@@ -45,6 +52,10 @@ __all__ = [
     "GENERIC_FIXES",
     "TASK_ID",
     "TASK_ID_FIX",
+    "STREAM_USAGE_FIXES",
+    "PROVIDER_LACKS",
+    "STREAM_USAGE_ASKED",
+    "TOTAL_ONLY",
 ]
 
 #: The items of the support matrix, in its column order.
@@ -81,6 +92,28 @@ class Instrumentation:
     kind: str
     fixes: Mapping[str, str] = field(default_factory=dict)
     limits: Mapping[str, str] = field(default_factory=dict)
+    carriers: Mapping[str, str] = field(default_factory=dict)
+    stream_usage: str = ""
+    limits_before: Mapping[str, tuple] = field(default_factory=dict)
+    opaque: bool = False
+
+    def limits_of(self, version: str) -> Mapping[str, str]:
+        """``limits``, and the ``limits_before`` items whose version the scope is below (all
+        of them when the scope names no version).
+
+        Example:
+            >>> i = Instrumentation(("a",), "a", "c", "A", CLIENT,
+            ...                     limits_before={"cached_tokens": ("1.0", "upgrade")})
+            >>> dict(i.limits_of("0.4b0")), dict(i.limits_of("1.3b0")), dict(i.limits_of(""))
+            ({'cached_tokens': 'upgrade'}, {}, {'cached_tokens': 'upgrade'})
+        """
+        if not self.limits_before:
+            return self.limits
+        found = dict(self.limits)
+        for item, (below, text) in self.limits_before.items():
+            if not version or _release(version) < _release(below):  # unknown: may be older
+                found.setdefault(item, text)
+        return found
 
     def matches(self, scope_name: str) -> bool:
         """True when a scope name is one of this package's (``*``: a prefix)."""
@@ -91,6 +124,23 @@ class Instrumentation:
             elif scope_name == scope:
                 return True
         return False
+
+
+def _release(version: str) -> tuple:
+    """The leading numbers of a version (``"0.4b0"`` -> ``(0, 4)``), for comparing releases."""
+    numbers = []
+    for part in version.split("."):
+        digits = ""
+        for char in part:
+            if not char.isdigit():
+                break
+            digits += char
+        if not digits:
+            break
+        numbers.append(int(digits))
+        if len(digits) < len(part):
+            break
+    return tuple(numbers)
 
 
 # -- the settings that fix a gap, named once --------------------------------------------------
@@ -104,10 +154,15 @@ _OPENINFERENCE_CONTENT = ("OPENINFERENCE_HIDE_INPUTS and OPENINFERENCE_HIDE_OUTP
                           "OPENINFERENCE_HIDE_OUTPUT_MESSAGES)")
 _STREAM_USAGE = ('streaming without usage: pass stream_options={"include_usage": True} to the '
                  "OpenAI call (or do not stream)")
+_LITELLM_STREAM = ('streaming without usage: pass stream_options={"include_usage": True} to '
+                   "litellm.completion / litellm.acompletion (or do not stream)")
 _ADD_CLIENT = ("add a model-client instrumentor (opentelemetry-instrumentation-openai-v2, "
                "openinference-instrumentation-openai, ...): its spans carry the model calls")
 _GEMINI_IDS = ("none: Gemini models give no tool-call ids (calls are joined by name and "
                "order)")
+#: What a provider never reports, whatever the instrumentation (no gap of the package).
+PROVIDER_LACKS = {"gemini": frozenset({"call_ids"}),
+                  "anthropic": frozenset({"reasoning_tokens"})}
 
 
 def _content(fix: str) -> dict:
@@ -126,7 +181,10 @@ INSTRUMENTATIONS: tuple = (
                     "OTel GenAI", "pydantic-ai", FRAMEWORK,
                     fixes={"arguments": "Agent(instrument=InstrumentationSettings(include_content=True))"}),
     Instrumentation(("strands.telemetry.tracer", "strands*"), "strands-agents", "OTel GenAI",
-                    "Strands Agents", FRAMEWORK),
+                    "Strands Agents", FRAMEWORK,
+                    limits={"reasoning_tokens": "Strands records no reasoning-token count: add "
+                                                "an OpenAI client instrumentor that does "
+                                                "(OpenInference, OpenLLMetry)"}),
     Instrumentation(("gcp.vertex.agent",), "google-adk", "OTel GenAI (+ gcp.vertex.agent.*)",
                     "Google ADK", FRAMEWORK,
                     fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
@@ -143,11 +201,10 @@ INSTRUMENTATIONS: tuple = (
                                                 "client spans carry them"}),
     Instrumentation(("openinference.instrumentation.llama_index",),
                     "openinference-instrumentation-llama-index", "OpenInference", "LlamaIndex",
-                    FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT,
-                                      **dict.fromkeys(TOKEN_ITEMS,
-                                                      'streaming without usage: pass additional_kwargs='
-                                                      '{"stream_options": {"include_usage": True}} to '
-                                                      "llama_index.llms.openai.OpenAI (or do not stream)")}),
+                    FRAMEWORK, fixes={"arguments": _OPENINFERENCE_CONTENT},
+                    stream_usage='streaming without usage: pass additional_kwargs='
+                                 '{"stream_options": {"include_usage": True}} to '
+                                 "llama_index.llms.openai.OpenAI (or do not stream)"),
     Instrumentation(("openinference.instrumentation.crewai",),
                     "openinference-instrumentation-crewai", "OpenInference", "CrewAI", FRAMEWORK,
                     fixes={"call_ids": "the crewai instrumentors trace no model call: "
@@ -157,7 +214,7 @@ INSTRUMENTATIONS: tuple = (
                     "CrewAI", FRAMEWORK,
                     fixes=dict.fromkeys(SUPPORT_ITEMS, "recorded only as Python reprs, which are "
                                         "never read: use openinference-instrumentation-crewai, "
-                                        "or " + _ADD_CLIENT)),
+                                        "or " + _ADD_CLIENT), opaque=True),
     Instrumentation(("openinference.instrumentation.openai_agents",),
                     "openinference-instrumentation-openai-agents", "OpenInference",
                     "OpenAI Agents SDK", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
@@ -176,7 +233,10 @@ INSTRUMENTATIONS: tuple = (
                     "LangChain / LangGraph", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
     Instrumentation(("opentelemetry.instrumentation.langchain",),
                     "opentelemetry-instrumentation-langchain (OpenLLMetry)", "OpenLLMetry",
-                    "LangChain / LangGraph", FRAMEWORK, fixes=_content(_TRACELOOP_CONTENT)),
+                    "LangChain / LangGraph", FRAMEWORK, fixes=_content(_TRACELOOP_CONTENT),
+                    limits={"reasoning_tokens": "OpenLLMetry's LangChain instrumentor records no "
+                                                "reasoning-token count: add "
+                                                "opentelemetry-instrumentation-openai (0.52+)"}),
     Instrumentation(("semantic_kernel*",), "semantic-kernel", "OTel GenAI", "Semantic Kernel",
                     FRAMEWORK,
                     fixes={"arguments": "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
@@ -214,20 +274,32 @@ INSTRUMENTATIONS: tuple = (
     # -- model clients and gateways --------------------------------------------------------
     Instrumentation(("opentelemetry.instrumentation.openai_v2",),
                     "opentelemetry-instrumentation-openai-v2", "OTel GenAI", "OpenAI client",
-                    CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
-                                   **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)},
+                    CLIENT, fixes=_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true"),
                     limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"), _OTHER_OPENAI)),
     Instrumentation(("opentelemetry.util.genai*",),
                     "opentelemetry-instrumentation-openai-v2 (2.4+, through opentelemetry-util-genai)",
                     "OTel GenAI", "OpenAI client", CLIENT,
-                    fixes={**_content(_OTEL_CONTENT), **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)},
+                    fixes=_content(_OTEL_CONTENT),
                     limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"), _OTHER_OPENAI)),
     Instrumentation(("opentelemetry.instrumentation.google_genai",),
                     "opentelemetry-instrumentation-google-genai", "OTel GenAI", "Google GenAI client",
                     CLIENT, fixes={**_content("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="
                                               "SPAN_ONLY with OTEL_SEMCONV_STABILITY_OPT_IN="
-                                              "gen_ai_latest_experimental"),
-                                   "call_ids": _GEMINI_IDS}),
+                                              "gen_ai_latest_experimental (before 1.0: "
+                                              "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+                                              "=true)"),
+                                   "call_ids": _GEMINI_IDS},
+                    limits_before={item: ("1.0", "before 1.0 the instrumentor records no "
+                                                 f"{item.split('_')[0]} tokens: upgrade "
+                                                 "opentelemetry-instrumentation-google-genai")
+                                   for item in ("cached_tokens", "reasoning_tokens")},
+                    carriers={"arguments": "gen_ai.tool.call.arguments (1.x); before 1.0, "
+                                           "automatic function calling: "
+                                           "code.function.parameters.<name>.value",
+                              "results": "gen_ai.tool.call.result (1.x); before 1.0: "
+                                         "code.function.return.value",
+                              "answer": "gen_ai.output.messages (1.x); before 1.0: the "
+                                        "gen_ai.choice event's content.parts"}),
     Instrumentation(("opentelemetry.instrumentation.openai*",),
                     "opentelemetry-instrumentation-openai (OpenLLMetry)", "OpenLLMetry",
                     "OpenAI client", CLIENT, fixes=_content(_TRACELOOP_CONTENT),
@@ -238,8 +310,7 @@ INSTRUMENTATIONS: tuple = (
                     "Anthropic client", CLIENT, fixes=_content(_TRACELOOP_CONTENT)),
     Instrumentation(("openinference.instrumentation.openai",),
                     "openinference-instrumentation-openai", "OpenInference", "OpenAI client",
-                    CLIENT, fixes={**_content(_OPENINFERENCE_CONTENT),
-                                   **dict.fromkeys(TOKEN_ITEMS, _STREAM_USAGE)}),
+                    CLIENT, fixes=_content(_OPENINFERENCE_CONTENT)),
     Instrumentation(("openinference.instrumentation.anthropic",),
                     "openinference-instrumentation-anthropic", "OpenInference", "Anthropic client",
                     CLIENT, fixes=_content(_OPENINFERENCE_CONTENT)),
@@ -251,7 +322,27 @@ INSTRUMENTATIONS: tuple = (
                     "OpenAI client", CLIENT),
     Instrumentation(("litellm",), "litellm (OpenTelemetry callback)", "OpenLLMetry-like",
                     "LiteLLM", CLIENT,
-                    fixes={"arguments": "litellm.turn_off_message_logging=False (the default)"}),
+                    fixes={"arguments": "litellm.turn_off_message_logging=False (the default)"},
+                    stream_usage=_LITELLM_STREAM,
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "litellm's OpenTelemetry callback records input and "
+                                         "output tokens only: add a client instrumentor of the "
+                                         "provider's SDK for the details")),
+    Instrumentation(("openlit*",), "openlit (openlit.init)", "OpenLit (gen_ai.* + content events)",
+                    "OpenLit", CLIENT,
+                    fixes={**_content("openlit.init(capture_message_content=True) (the "
+                                      "default); before 1.3x OpenLit records a call that "
+                                      "offered tools only as 'Function called with tools': "
+                                      "upgrade openlit")},
+                    limits={"reasoning_tokens": "OpenLit records no reasoning-token count: "
+                                                "add a client instrumentor that does "
+                                                "(OpenInference, OpenLLMetry)"},
+                    limits_before={"cached_tokens": ("1.30", "OpenLit before 1.30 records "
+                                                             "input and output tokens only: "
+                                                             "upgrade openlit")},
+                    carriers={"answer": "the gen_ai.content.completion span event "
+                                        "(gen_ai.completion, plain text in 1.2x)",
+                              "tokens": "gen_ai.usage.input_tokens / output_tokens"}),
     Instrumentation(("openinference.instrumentation.*",), "an OpenInference instrumentor",
                     "OpenInference", "OpenInference", CLIENT,
                     fixes={"arguments": _OPENINFERENCE_CONTENT}),
@@ -266,9 +357,31 @@ GENERIC_FIXES = {
                  f"OpenInference: {_OPENINFERENCE_CONTENT}",
     "tool_names": "turn content capture on (the model's requested calls are message content)",
     "call_ids": _ADD_CLIENT,
-    **dict.fromkeys(TOKEN_ITEMS, f"{_ADD_CLIENT}; when streaming, {_STREAM_USAGE}"),
+    **dict.fromkeys(TOKEN_ITEMS, _ADD_CLIENT),
     TASK_ID: TASK_ID_FIX,
 }
+
+#: Streamed model calls that recorded no usage, in each provider's words: only OpenAI's API
+#: (and LiteLLM, which passes it on) sends usage in a stream when asked
+#: (``stream_options``); Anthropic's and Gemini's streams always carry it, so there the
+#: instrumentation lost it. A package's own words (``Instrumentation.stream_usage``) come first.
+STREAM_USAGE_FIXES = {
+    "openai": _STREAM_USAGE,
+    "litellm": _LITELLM_STREAM,
+    "anthropic": ("Anthropic streams always carry usage (message_start and message_delta): "
+                  "the instrumentation dropped it; use one that records streamed usage "
+                  "(opentelemetry-instrumentation-anthropic 0.62+, "
+                  "openinference-instrumentation-anthropic, the anthropic SDK's own telemetry)"),
+    "gemini": ("Gemini streams carry usageMetadata on their chunks: the instrumentation "
+               "dropped it; use one that records streamed usage "
+               "(opentelemetry-instrumentation-google-genai 1.x)"),
+}
+#: When the request asked for usage in the stream and none was recorded anyway.
+STREAM_USAGE_ASKED = ("the request asked for usage in the stream, and the instrumentation "
+                      "recorded none: it does not read usage from streamed chunks; " + _ADD_CLIENT)
+#: When a package recorded only a token total (no input/output split).
+TOTAL_ONLY = ("only a token total is recorded, not its input/output split: "
+              + _ADD_CLIENT)
 
 
 def recognise(scope_name: str) -> Optional[Instrumentation]:

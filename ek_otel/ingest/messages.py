@@ -7,10 +7,14 @@ One model answer can be recorded as:
 - OpenAI chat messages or choices (log events ``gen_ai.choice``/``gen_ai.assistant.message``,
   legacy span events, Langfuse output, OpenInference ``output.value``): ``{role, content,
   tool_calls: [{id, function: {name, arguments}}]}``;
-- Responses-API items (``{type: "function_call", call_id, name, arguments}``);
+- Responses-API items (``{type: "function_call", call_id, name, arguments}``), and the
+  items of hosted tools (``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
+  ``computer_call``, ``mcp_call``, ...): calls marked ``hosted``, with their arguments
+  (the search action or queries, the code, the action) and results;
 - flattened attributes: OpenInference ``llm.output_messages.N.message.tool_calls.M.tool_call.*``
   and Traceloop 0.5x ``gen_ai.completion.N.tool_calls.M.*``;
-- content blocks of other providers: Anthropic ``tool_use``, Bedrock ``toolUse``, Gemini
+- content blocks of other providers: Anthropic ``tool_use`` (and ``server_tool_use``, a
+  hosted call, its ``*_tool_result`` block its result), Bedrock ``toolUse``, Gemini
   ``functionCall``, Vercel AI SDK ``{toolCallId, toolName, args}``, Mastra's tool-call
   chunks ``{toolCallId, toolName, toolInput}``;
 - the ``chat.completion.chunk`` deltas of a streamed answer (:func:`output_of_chunks`:
@@ -42,8 +46,12 @@ from .semconv.tools import is_client_call_id
 from .semconv.values import json_value, loads
 
 __all__ = [
+    "HOSTED_MARKERS",
     "RequestedCall",
     "ModelOutput",
+    "HOSTED_ITEM_TOOLS",
+    "HOSTED_PART_KINDS",
+    "hosted_call_from_item",
     "parse_arguments",
     "call_from_entry",
     "calls_from_message",
@@ -66,6 +74,18 @@ class RequestedCall:
     call_id: Optional[str] = None
     args_captured: bool = True
     index: int = 0
+    hosted: bool = False  # a tool the provider runs itself (web search, code interpreter)
+    result: Any = None  # a hosted call's result, when the answer carries it
+
+    def at(self, index: int) -> "RequestedCall":
+        """The same call at another position of the answer.
+
+        Example:
+            >>> RequestedCall("web_search", hosted=True).at(2).index
+            2
+        """
+        return RequestedCall(self.name, self.args, self.call_id, self.args_captured, index,
+                             self.hosted, self.result)
 
 
 @fast_init
@@ -159,7 +179,7 @@ def call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
 
     Example:
         >>> call_from_entry({"toolName": "f", "toolCallId": "c1", "toolInput": '{"a": 1}'}, 0)
-        RequestedCall(name='f', args={'a': 1}, call_id='c1', args_captured=True, index=0)
+        RequestedCall(name='f', args={'a': 1}, call_id='c1', args_captured=True, index=0, hosted=False, result=None)
     """
     if type(entry) is not dict and not isinstance(entry, Mapping):
         return None
@@ -211,6 +231,113 @@ def _is_invented_id(call_id: str, name: str) -> bool:
 _TOOL_CALL_KINDS = frozenset({"tool_call", "function_call", "tool_use", "function",
                               "tool-call"})
 
+#: Responses-API output items of hosted tools (the provider runs them): item type -> the
+#: step's tool name. ``mcp_call`` (a remote MCP server the API calls) is named by its tool.
+HOSTED_ITEM_TOOLS = {"web_search_call": "web_search", "file_search_call": "file_search",
+                     "code_interpreter_call": "code_interpreter", "computer_call": "computer",
+                     "image_generation_call": "image_generation", "mcp_call": ""}
+#: Content blocks of server tools: Anthropic's ``server_tool_use`` and ``mcp_tool_use``, the
+#: OTel GenAI ``server_tool_call`` part.
+HOSTED_PART_KINDS = frozenset({"server_tool_use", "mcp_tool_use", "server_tool_call"})
+#: The result parts of server tools: Anthropic's ``*_tool_result`` (``tool_use_id``), OTel
+#: GenAI's ``server_tool_call_response`` (``id``).
+_HOSTED_RESULT_SUFFIX = "_tool_result"
+_HOSTED_RESULT_PART = "server_tool_call_response"
+
+
+#: Text that a raw recorded response holds when it carries hosted calls (a cheap test before
+#: parsing it: OpenInference flattens hosted items into ordinary tool calls, or drops them).
+HOSTED_MARKERS = tuple(f'"{kind}"' for kind in (*HOSTED_ITEM_TOOLS, "server_tool_use",
+                                                  "mcp_tool_use"))
+
+
+def hosted_call_from_item(item: Mapping, index: int) -> Optional[RequestedCall]:
+    """The hosted call of a Responses-API output item (:data:`HOSTED_ITEM_TOOLS`), with
+    its arguments (the search action or queries, the code, the computer action) and its
+    result when the item carries one; None for another item.
+
+    Example:
+        >>> c = hosted_call_from_item({"type": "file_search_call", "id": "fs_1",
+        ...     "queries": ["q"], "status": "completed", "results": None}, 0)
+        >>> c.name, c.args, c.call_id, c.hosted
+        ('file_search', {'queries': ['q']}, 'fs_1', True)
+        >>> hosted_call_from_item({"type": "web_search_call", "id": "ws_1",
+        ...     "action": {"type": "search", "query": "paris"}}, 0).args
+        {'type': 'search', 'query': 'paris'}
+    """
+    kind = item.get("type")
+    name = HOSTED_ITEM_TOOLS.get(kind) if type(kind) is str else None
+    if name is None:
+        return None
+    result = None
+    captured = True
+    if kind == "web_search_call":
+        action = item.get("action")  # (unset fields: None when a client dumped the model)
+        args = {k: v for k, v in action.items() if k != "sources" and v is not None} if (
+            isinstance(action, Mapping)) else {}
+        result = action.get("sources") if isinstance(action, Mapping) else None
+    elif kind == "file_search_call":
+        queries = item.get("queries")
+        args = {"queries": list(queries)} if isinstance(queries, list) else {}
+        result = item.get("results")
+    elif kind == "code_interpreter_call":
+        code = item.get("code")
+        args = {"code": code} if isinstance(code, str) else {}
+        result = item.get("outputs")
+    elif kind == "computer_call":
+        action = item.get("action")
+        args = dict(action) if isinstance(action, Mapping) else {}
+    elif kind == "mcp_call":
+        name = _str_or_none(item.get("name")) or "mcp_call"
+        args, captured = parse_arguments(item.get("arguments"))
+        result = item.get("output")
+    else:  # image generation: the prompt is the model's own, the image is the result
+        args = {}
+    call_id = _str_or_none(item.get("call_id")) or _str_or_none(item.get("id"))
+    return RequestedCall(name, args, call_id, captured, index, True, result)
+
+
+#: An OTel GenAI ``tool_call_response`` part in the model's OWN answer: the provider ran the
+#: call it answers (the anthropic SDK's telemetry writes server tools so); a client tool's
+#: response only comes in the next request.
+_ANSWERED_IN_ANSWER = "tool_call_response"
+
+
+def _hosted_results(parts: list) -> dict:
+    """Server-tool result blocks of a message by the id of the call they answer."""
+    results: dict = {}
+    for part in parts:
+        if type(part) is not dict and not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if type(kind) is str and kind.endswith(_HOSTED_RESULT_SUFFIX) and kind != "tool_result":
+            call_id = _str_or_none(part.get("tool_use_id"))
+            if call_id:
+                results[call_id] = part.get("content")
+        elif kind in (_HOSTED_RESULT_PART, _ANSWERED_IN_ANSWER):
+            call_id = _str_or_none(part.get("id"))
+            if call_id:
+                results[call_id] = part.get("response", part.get("result"))
+    return results
+
+
+def _hosted_part_call(part: Mapping, index: int, results: dict) -> Optional[RequestedCall]:
+    """A server tool's call block as a hosted call (its result joined by id)."""
+    if part.get("type") == "server_tool_call":  # OTel GenAI: {id, name, server_tool_call}
+        inner = part.get("server_tool_call")
+        args = {k: v for k, v in inner.items() if k != "type"} if isinstance(inner, Mapping) else {}
+        name = _str_or_none(part.get("name")) or (
+            _str_or_none(inner.get("type")) if isinstance(inner, Mapping) else None)
+        if not name:
+            return None
+        call = RequestedCall(name, args, _str_or_none(part.get("id")), True, index)
+    else:
+        call = call_from_entry(part, index)
+        if call is None:
+            return None
+    return RequestedCall(call.name, call.args, call.call_id, call.args_captured, index, True,
+                         results.get(call.call_id) if call.call_id else None)
+
 
 def calls_from_message(message: Any) -> list:
     """The tool calls inside one assistant message (or Responses output item).
@@ -224,6 +351,18 @@ def calls_from_message(message: Any) -> list:
         >>> calls_from_message({"type": "function_call", "call_id": "c", "name": "h",
         ...                     "arguments": '{"x": 1}'})[0].args
         {'x': 1}
+        >>> c = calls_from_message({"role": "assistant", "content": [  # Anthropic server tool
+        ...     {"type": "server_tool_use", "id": "s1", "name": "web_search",
+        ...      "input": {"query": "paris"}},
+        ...     {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []}]})[0]
+        >>> c.name, c.args, c.hosted, c.result
+        ('web_search', {'query': 'paris'}, True, [])
+        >>> c = calls_from_message({"role": "assistant", "parts": [  # answered in the answer
+        ...     {"type": "tool_call", "id": "s1", "name": "web_search", "arguments": {}},
+        ...     {"type": "tool_call_response", "id": "s1", "response": "found"},
+        ...     {"type": "tool_call", "id": "c2", "name": "get_time", "arguments": {}}]})
+        >>> [(x.name, x.hosted, x.result) for x in c]
+        [('web_search', True, 'found'), ('get_time', False, None)]
     """
     if type(message) is not dict and not isinstance(message, Mapping):
         return []
@@ -232,8 +371,12 @@ def calls_from_message(message: Any) -> list:
         if inner:
             return inner
     calls: list = []
-    if message.get("type") in ("function_call", "tool_call", "tool-call") or "toolName" in message:
+    kind = message.get("type")
+    if kind in ("function_call", "tool_call", "tool-call") or "toolName" in message:
         call = call_from_entry(message, 0)
+        return [call] if call else []
+    if type(kind) is str and kind in HOSTED_ITEM_TOOLS:
+        call = hosted_call_from_item(message, 0)
         return [call] if call else []
     tool_calls = message.get("tool_calls")
     # flattened lists come back as index dicts
@@ -249,17 +392,36 @@ def calls_from_message(message: Any) -> list:
         parts = message.get(key)
         if not isinstance(parts, list):
             continue
+        results = None
+        answered = False  # a tool_call_response part: some call was run by the provider
+        for part in parts:
+            if (type(part) is dict or isinstance(part, Mapping)) and part.get(
+                    "type") == _ANSWERED_IN_ANSWER:
+                answered = True
+                break
         for part in parts:
             if type(part) is not dict and not isinstance(part, Mapping):
                 continue
-            if part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
+            if part.get("type") in HOSTED_PART_KINDS:
+                if results is None:
+                    results = _hosted_results(parts)
+                call = _hosted_part_call(part, len(calls), results)
+                if call:
+                    calls.append(call)
+            elif part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
                 call = call_from_entry(part, len(calls))
+                if call and answered:
+                    if results is None:
+                        results = _hosted_results(parts)
+                    if call.call_id in results:  # answered in the same answer: hosted
+                        call = RequestedCall(call.name, call.args, call.call_id,
+                                             call.args_captured, call.index, True,
+                                             results[call.call_id])
                 if call:
                     calls.append(call)
             elif part.get("type") == "text":
                 for call in calls_from_repr(str(part.get("content") or part.get("text") or "")):
-                    calls.append(RequestedCall(call.name, call.args, call.call_id,
-                                               call.args_captured, len(calls)))
+                    calls.append(call.at(len(calls)))
     function_call = message.get("function_call")  # legacy OpenAI functions
     if not calls and function_call is not None and (
             type(function_call) is dict or isinstance(function_call, Mapping)):
@@ -432,8 +594,7 @@ def output_of_messages(value: Any, roles: tuple = ("assistant", "model", "")) ->
             continue
         for call in calls_from_message(message):
             if call.index != len(calls):  # renumbered within the whole answer
-                call = RequestedCall(call.name, call.args, call.call_id, call.args_captured,
-                                     len(calls))
+                call = call.at(len(calls))
             calls.append(call)
         text = text_from_message(message)
         if text:

@@ -133,6 +133,8 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
             for n in members:
                 if n.response_id:
                     answered_ids.add(n.response_id)
+        elif all(n.error for n in members):
+            continue  # a failed call: no answer to record (its error is reported), no gap
         elif asked_for_tools:  # no answer, or one without the calls it says it made
             unanswered.append(members)
         else:  # e.g. Gemini: finish reason STOP even when it calls tools

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
 from . import semconv as sc
-from .messages import (EMPTY_OUTPUT, ModelOutput, RequestedCall, call_from_entry, flattened_output,
-                       output_of_chunks, output_of_messages)
+from .messages import (EMPTY_OUTPUT, HOSTED_MARKERS, ModelOutput, call_from_entry,
+                       flattened_output, output_of_chunks, output_of_messages)
 from .records import LogRecord, SpanRecord
 
 __all__ = ["model_output_of_span", "model_output_of_log", "output_of_logs",
@@ -30,7 +30,8 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
 
     Sources, in order: ``gen_ai.output.messages``; OpenInference
     ``llm.output_messages.*``; Traceloop 0.5x ``gen_ai.completion.*``; the legacy
-    ``gen_ai.content.completion`` and ``gen_ai.choice`` span events, and the
+    ``gen_ai.content.completion`` (messages, or OpenLit's plain text; OpenLit's "Function
+    called with tools" is no answer) and ``gen_ai.choice`` span events, and the
     ``gen_ai.client.inference.operation.details`` span event's ``gen_ai.output.messages``
     (Strands); the streamed chunks MLflow keeps as span events (its own rebuilt answer of a
     streamed call lacks the tool calls); Langfuse ``langfuse.observation.output``;
@@ -43,6 +44,11 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
         ...     "llm.output_messages.0.message.content": "done"})
         >>> model_output_of_span(s).text
         'done'
+        >>> from ek_otel.ingest.records import SpanEvent
+        >>> openlit = SpanRecord("a" * 32, "b" * 16, events=(SpanEvent("gen_ai.content.completion",
+        ...     attributes={"gen_ai.completion": "It is 18 C in Paris."}),))
+        >>> model_output_of_span(openlit).text
+        'It is 18 C in Paris.'
     """
     attributes = span.attributes
     empty = None  # an answer recorded with neither text nor calls: the last resort
@@ -57,7 +63,9 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
     for prefix in sc.FLATTENED_OUTPUT_PREFIXES:
         output = flattened_output(attributes, prefix)
         if output:
-            return output
+            # OpenInference flattens hosted calls into ordinary tool calls (or drops them):
+            # its raw response says what they were
+            return _raw_with_hosted_calls(attributes) or output
     chunks = []
     for event in span.events or ():
         name = getattr(event, "name", "")
@@ -66,9 +74,12 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
             chunks.append(ev.get(sc.MLFLOW_CHUNK_VALUE))
             continue
         if name == sc.LEGACY_COMPLETION_EVENT:
-            output = output_of_messages(ev.get(sc.LEGACY_COMPLETION_ATTRIBUTE))
+            completion = ev.get(sc.LEGACY_COMPLETION_ATTRIBUTE)
+            output = output_of_messages(completion)
             if output:
                 return output
+            if _plain_completion(completion):  # OpenLit: the answer as plain text
+                return ModelOutput((), completion, True)
         if name == sc.CHOICE_EVENT:
             output = _choice_output(ev.get(sc.CHOICE_MESSAGE, ev), ev)
             if output:
@@ -89,6 +100,25 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
     output = _other_output(attributes)
     return output if output or empty is None else empty
+
+
+def _plain_completion(value: Any) -> bool:
+    """A completion recorded as plain text (OpenLit), not JSON, and not OpenLit's stand-in
+    for an answer it did not record."""
+    return (type(value) is str and bool(value.strip())
+            and value != sc.OPENLIT_TOOLS_PLACEHOLDER and sc.json_value(value) is value)
+
+
+def _raw_with_hosted_calls(attributes: Mapping) -> Optional[ModelOutput]:
+    """The answer of the raw recorded response (``output.value``) when it holds hosted
+    calls, else None (the raw text is searched before it is parsed)."""
+    for key in sc.OUTPUT_VALUE_KEYS:
+        raw = attributes.get(key)
+        if type(raw) is str and any(marker in raw for marker in HOSTED_MARKERS):
+            output = output_of_messages(raw)
+            if any(call.hosted for call in output.calls):
+                return output
+    return None
 
 
 def output_of_related_spans(children: Sequence[SpanRecord],
@@ -133,8 +163,7 @@ def _other_output(attributes: Mapping) -> ModelOutput:
         for event in choices:
             output = _choice_output(event.get(sc.CHOICE_MESSAGE, event), event)
             for call in output.calls:
-                calls.append(RequestedCall(call.name, call.args, call.call_id,
-                                           call.args_captured, len(calls)))
+                calls.append(call.at(len(calls)))
             if output.text:
                 texts.append(output.text)
         if choices:
@@ -156,6 +185,10 @@ def _choice_output(message: Any, event_body: Any) -> ModelOutput:
     if isinstance(message, list):  # Bedrock-style content blocks (Strands)
         message = {"role": "assistant", "content": message}
     if isinstance(message, Mapping):
+        content = message.get("content")
+        if isinstance(content, Mapping) and isinstance(content.get("parts"), list):
+            # google-genai instrumentor before 1.x: {"index", "content": <a Gemini Content>}
+            message = {"role": "assistant", "parts": content["parts"]}
         message = dict(message)
         message.setdefault("role", "assistant")
         if isinstance(event_body, Mapping) and sc.CHOICE_TOOL_CALLS in event_body:
@@ -173,6 +206,10 @@ def model_output_of_log(log: LogRecord) -> ModelOutput:
         ...                     "function": {"name": "f", "arguments": "{}"}}]}})
         >>> [(c.call_id, c.name) for c in model_output_of_log(log).calls]
         [('c', 'f')]
+        >>> model_output_of_log(LogRecord(event_name="gen_ai.choice", body={"index": 0,
+        ...     "content": {"role": "model", "parts": [{"text": "done", "function_call": None}]},
+        ...     "finish_reason": "STOP"})).text  # google-genai's instrumentor before 1.x
+        'done'
     """
     name = log.event_name
     body = sc.json_value(log.body)
@@ -212,8 +249,7 @@ def output_of_logs(logs: Sequence[LogRecord]) -> ModelOutput:
             continue
         found = True
         for call in output.calls:
-            calls.append(RequestedCall(call.name, call.args, call.call_id, call.args_captured,
-                                       len(calls)))
+            calls.append(call.at(len(calls)))
         if output.text:
             texts.append(output.text)
     return ModelOutput(tuple(calls), "\n".join(texts) or None, found)

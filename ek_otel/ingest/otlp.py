@@ -45,7 +45,8 @@ from .bad_input import (
     BadInputReport,
     report_issues,
 )
-from .formats import AUTO, JSON, LOGS, PROTOBUF, SNIFF_BYTES, TRACES, content_kind, is_logs_protobuf, normalize_format
+from .formats import (AUTO, JSON, LOGS, PROTOBUF, SNIFF_BYTES, TRACES, as_otlp_json, content_kind,
+                      is_logs_protobuf, normalize_format)
 from .otlp_json import cap_json_nesting, logs_from_json, spans_from_json
 from .otlp_pb import cap_deep_values, is_depth_error, logs_from_request, repair_utf8, spans_from_request
 from .records import LogRecord, Origin, SpanRecord
@@ -323,6 +324,8 @@ def _records(body: bytes, fmt: str, signal: str, origin: Optional[Origin],
     if fmt == PROTOBUF:
         yield from _SIGNALS[signal][1](parsed, origin, report, shard)
         return
+    if signal != LOGS and (type(parsed) is not dict or "resourceSpans" not in parsed):
+        parsed = as_otlp_json(parsed)  # Jaeger and Tempo trace JSON (found from the content)
     if signal != AUTO:
         yield from _json_request(parsed, (signal,), origin, report, strict, shard)
         return

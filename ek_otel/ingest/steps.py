@@ -1,7 +1,8 @@
 """Steps: the tool calls models asked for, joined to the tool executions that ran them.
 
 A requested call that was then executed is **one** step: joined by tool-call id, else by
-name and order (agent instrumentors leave the id off their tool spans; in multi-agent
+name and order (a hosted call, run by the model provider, is never joined: it is a step of
+its own, ``hosted``, its result the one the answer carries) (agent instrumentors leave the id off their tool spans; in multi-agent
 traces the tool's own agent is tried first). Steps are ordered by time: a requested call
 at the end of its model call, an unrequested execution at its start.
 
@@ -72,8 +73,11 @@ def _executed_args(attributes: Mapping) -> tuple:
 
 def merge_steps(requested: list, tools: list) -> list:
     """Join executed tools to requested calls (by id, else name and order); make steps."""
-    unmatched = list(range(len(requested)))
-    by_id = {r.call.call_id: i for i, r in enumerate(requested) if r.call.call_id}
+    # a hosted call (the provider ran it) is never joined to a tool span of the application
+    unmatched = [i for i, r in enumerate(requested) if not r.call.hosted]
+    hosted = [i for i, r in enumerate(requested) if r.call.hosted]
+    by_id = {r.call.call_id: i for i, r in enumerate(requested)
+             if r.call.call_id and not r.call.hosted}
     timed: list = []
     agents: dict = {}  # agent node -> (name, span id)
     for node in tools:
@@ -112,12 +116,12 @@ def merge_steps(requested: list, tools: list) -> list:
             step = Step(name, exec_args, observation, node.error, call_id, span.span_id,
                         agent, agent_span_id, exec_captured)
             timed.append(((span.start_ns, 0), step))
-    for i in unmatched:
+    for i in sorted(unmatched + hosted):
         req = requested[i]
         call = req.call
         span_id = req.node.span_id if req.node is not None else None
-        step = Step(call.name, call.args, None, None, call.call_id, span_id,
-                    *_agent_of(req.node, agents), call.args_captured)
+        step = Step(call.name, call.args, call.result, None, call.call_id, span_id,
+                    *_agent_of(req.node, agents), call.args_captured, call.hosted)
         timed.append(((req.time_ns, call.index), step))
     timed.sort(key=lambda t: t[0])
     return [step for _, step in timed]

@@ -33,6 +33,7 @@ import jinja2
 
 from .. import __version__
 from ..errors import InputError
+from ..ingest.semconv.nonruns import NOT_AN_AGENT_RUN
 from .compare import Comparison, compare_tasks
 from .model import RunReport
 from .stats import STATISTICS, task_intervals
@@ -324,6 +325,9 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
             t.counts.exact == t.counts.successes for t in report.tasks),
         "traces": _traces(data),
         "n_unmatched": len(data.get("unmatched") or ()),
+        "n_not_runs": sum(1 for u in data.get("unmatched") or ()
+                          if isinstance(u, Mapping)
+                          and str(u.get("reason") or "").startswith(NOT_AN_AGENT_RUN)),
         "unmatched": list(data.get("unmatched") or ())[:100],
         "bad_input": data.get("bad_input"),
         "intervals": _intervals(report.tasks),

@@ -4,7 +4,9 @@ and ``ek-otel serve``.
 An episode's task id comes from its root span or resource (the episode builder reads it).
 An episode without one is scored against ``ScoreSettings.default_task_id`` (a one-task gold
 file, or the task the caller names), else listed as :class:`Unmatched`; an episode whose
-task id is not among the tasks is listed as unmatched, never dropped. See
+task id is not among the tasks is listed as unmatched, never dropped. A trace that is not an
+agent run (``meta["not_an_agent_run"]``: no model call, tool call, agent or task id) is
+listed as unmatched with reason ``not an agent run: <what it is>``, never scored. See
 ``docs/ARCHITECTURE.md`` for where this sits in the data path.
 
 Example:
@@ -35,6 +37,8 @@ from ..core.toolcalls import calls_of
 from ..core.scores import EpisodeScore
 from ..emit.envelope import ScoreEnvelope
 from ..errors import GoldFileError, IgnoredGoldCallError, UnknownTaskError
+from ..ingest.episodes import NOT_A_RUN
+from ..ingest.semconv import NOT_AN_AGENT_RUN
 from .settings import ScoreSettings, file_sha256, task_id_key_list
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "input_index",
     "NO_ROOT_SPAN",
     "LATE_EVICTED",
+    "NOT_AN_AGENT_RUN",
     "Unmatched",
     "episode_ids",
     "load_gold",
@@ -65,6 +70,8 @@ NO_TASK_FOR_INPUT = "no task id, and no task has its input (--link-by input)"
 AMBIGUOUS_INPUT = "no task id, and its input is the input of several tasks"
 NO_ROOT_SPAN = "no root span to write the score to"
 LATE_EVICTED = "late spans for a trace no longer in memory"
+#: (also ``NOT_AN_AGENT_RUN``, from ingest.semconv: the reason of a trace that is not an agent
+#: run, followed by what it is: ``not an agent run: MCP ping``)
 
 
 @dataclass(frozen=True)
@@ -219,8 +226,15 @@ def link_task(
         'task id not in the gold file'
         >>> link_task(Episode(""), tasks, ScoreSettings(default_task_id="a")).task_id
         'a'
+        >>> link_task(Episode("", meta={"not_an_agent_run": "MCP ping"}), tasks,
+        ...           ScoreSettings(default_task_id="a")).reason
+        'not an agent run: MCP ping'
     """
     trace_id, root_span_id = episode_ids(episode)
+    meta = getattr(episode, "meta", None)
+    not_a_run = meta.get(NOT_A_RUN) if isinstance(meta, Mapping) else None
+    if not_a_run:
+        return Unmatched(trace_id, "", f"{NOT_AN_AGENT_RUN}: {not_a_run}", root_span_id)
     task_id = str(getattr(episode, "task_id", "") or "")
     if not task_id and settings.link_by == "input":
         return _link_by_input(episode, tasks, trace_id, root_span_id)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterable, Optional
 
-__all__ = ["ScriptServer", "ScriptHandler", "FakeServer", "ScriptCall", "ScriptTurn",
+__all__ = ["ScriptServer", "ScriptHandler", "FakeServer", "ScriptCall", "HostedCall", "ScriptTurn",
            "TOOL_SPECS", "tool_specs", "tool_result", "turn_index_by_role", "summary_calls",
            "summary_tail"]
 
@@ -48,13 +48,28 @@ class ScriptCall:
 
 
 @dataclass(frozen=True)
+class HostedCall:
+    """One call of a tool the provider runs itself (OpenAI's ``web_search``,
+    ``file_search``, ``code_interpreter``; Anthropic's server tools ``web_search``,
+    ``code_execution``): the model's request and its result come back in the same answer,
+    and the client runs nothing. ``name`` is the tool as a step names it."""
+
+    call_id: str
+    name: str
+    arguments: dict
+    result: Any = None
+
+
+@dataclass(frozen=True)
 class ScriptTurn:
-    """One scripted model answer: tool calls, or a final text when ``calls`` is empty."""
+    """One scripted model answer: tool calls, or a final text when ``calls`` is empty;
+    ``hosted`` calls (:class:`HostedCall`) come first in the answer, before either."""
 
     response_id: str
     usage: Any
     calls: tuple = ()
     text: str = ""
+    hosted: tuple = ()
 
 
 #: The pretend tools the scripts call: ``(name, description, JSON schema of the arguments)``.
@@ -109,17 +124,22 @@ def turn_index_by_role(body: dict, key: str, role: str, script: tuple) -> int:
 
 def summary_calls(script: tuple) -> list:
     """The calls of a whole script in order, as ``expected_summary`` gives them (a call
-    without a ``call_id`` gets None).
+    without a ``call_id`` gets None; a hosted call is marked ``"hosted": True``).
 
     Example:
         >>> summary_calls((ScriptTurn("r", None, calls=(ScriptCall("c1", "f", {"a": 1}),)),))
         [{'tool': 'f', 'args': {'a': 1}, 'call_id': 'c1'}]
+        >>> summary_calls((ScriptTurn("r", None, hosted=(HostedCall("ws1", "web_search",
+        ...     {"query": "q"}),)),))[0]["hosted"]
+        True
     """
-    return [
-        {"tool": c.name, "args": dict(c.arguments), "call_id": getattr(c, "call_id", None)}
-        for turn in script
-        for c in turn.calls
-    ]
+    calls = []
+    for turn in script:
+        calls += [{"tool": h.name, "args": dict(h.arguments), "call_id": h.call_id,
+                   "hosted": True} for h in turn.hosted]
+        calls += [{"tool": c.name, "args": dict(c.arguments),
+                   "call_id": getattr(c, "call_id", None)} for c in turn.calls]
+    return calls
 
 
 def summary_tail(script: tuple, response_model: str) -> dict:

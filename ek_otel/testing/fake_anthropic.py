@@ -35,14 +35,18 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ._fake_server import (FakeServer, ScriptCall, ScriptHandler, ScriptTurn, summary_calls,
-                           summary_tail, tool_result, tool_specs, turn_index_by_role)
+from ._fake_server import (FakeServer, HostedCall, ScriptCall, ScriptHandler, ScriptTurn,
+                           summary_calls, summary_tail, tool_result, tool_specs,
+                           turn_index_by_role)
 
 __all__ = [
     "AnthropicUsage",
     "AnthropicCall",
     "AnthropicTurn",
     "ANTHROPIC_SCRIPT",
+    "ANTHROPIC_HOSTED_SCRIPT",
+    "ANTHROPIC_SERVER_TOOLS",
+    "hosted_blocks",
     "RESPONSE_MODEL",
     "REQUEST_MODEL",
     "FakeAnthropic",
@@ -107,6 +111,49 @@ ANTHROPIC_SCRIPT: tuple = (
 )
 
 
+#: A run with Anthropic's server tools (run by the API: ``server_tool_use`` blocks, each
+#: followed by its ``*_tool_result`` block in the same answer): a web search beside a client
+#: ``get_time`` call, then a code execution in the answer that gives the final text.
+ANTHROPIC_HOSTED_SCRIPT: tuple = (
+    AnthropicTurn(
+        "msg_ek_hosted_0",
+        AnthropicUsage(90, 52, cache_read_input_tokens=32),
+        hosted=(HostedCall("srvtoolu_ek_1", "web_search", {"query": "weather in Paris"},
+                           result=[{"type": "web_search_result", "url": "https://example.org/paris",
+                                    "title": "Paris weather", "encrypted_content": "ek",
+                                    "page_age": None}]),),
+        calls=(AnthropicCall("toolu_time_2", "get_time", {"timezone": "Europe/Paris"}),),
+        text="Let me look it up.",
+    ),
+    AnthropicTurn(
+        "msg_ek_hosted_1",
+        AnthropicUsage(160, 40, cache_read_input_tokens=96),
+        hosted=(HostedCall("srvtoolu_ek_3", "code_execution",
+                           {"code": "print(round(18.5 * 9 / 5 + 32, 1))"},
+                           result={"type": "code_execution_result", "stdout": "65.3\n",
+                                   "stderr": "", "return_code": 0, "content": []}),),
+        text="It is 18.5 C (65.3 F) in Paris and 14:00 there.",
+    ),
+)
+
+#: The result block type of each server tool.
+_RESULT_BLOCKS = {"web_search": "web_search_tool_result", "web_fetch": "web_fetch_tool_result",
+                  "code_execution": "code_execution_tool_result"}
+
+
+def hosted_blocks(call: HostedCall) -> list:
+    """A server tool call as its two content blocks: ``server_tool_use`` and the result.
+
+    Example:
+        >>> [b["type"] for b in hosted_blocks(ANTHROPIC_HOSTED_SCRIPT[0].hosted[0])]
+        ['server_tool_use', 'web_search_tool_result']
+    """
+    return [{"type": "server_tool_use", "id": call.call_id, "name": call.name,
+             "input": dict(call.arguments)},
+            {"type": _RESULT_BLOCKS.get(call.name, f"{call.name}_tool_result"),
+             "tool_use_id": call.call_id, "content": call.result}]
+
+
 def expected_summary(script: tuple = ANTHROPIC_SCRIPT) -> dict:
     """Calls in order and token totals in the OTel sense (input includes the cache).
 
@@ -142,8 +189,10 @@ def _turn_index(body: dict, script: tuple) -> int:
     return turn_index_by_role(body, "messages", "assistant", script)
 
 
-def _usage(u: AnthropicUsage) -> dict:
-    return {
+def _usage(u: AnthropicUsage, hosted: tuple = ()) -> dict:
+    searches = sum(1 for h in hosted if h.name == "web_search")
+    server = {"server_tool_use": {"web_search_requests": searches}} if hosted else {}
+    return {**server,
         "input_tokens": u.input_tokens,
         "output_tokens": u.output_tokens,
         "cache_read_input_tokens": u.cache_read_input_tokens,
@@ -153,7 +202,10 @@ def _usage(u: AnthropicUsage) -> dict:
 
 
 def _content(turn: AnthropicTurn) -> list:
-    blocks = [{"type": "text", "text": turn.text}] if turn.text else []
+    blocks = [block for call in turn.hosted for block in hosted_blocks(call)]
+    text = [{"type": "text", "text": turn.text}] if turn.text else []
+    # a final text comes after the server tools' results; a text before client calls first
+    blocks = blocks + text if not turn.calls else text + blocks
     blocks += [{"type": "tool_use", "id": c.call_id, "name": c.name, "input": dict(c.arguments)}
                for c in turn.calls]
     return blocks
@@ -174,7 +226,7 @@ def message(turn: AnthropicTurn) -> dict:
         "content": _content(turn),
         "stop_reason": "tool_use" if turn.calls else "end_turn",
         "stop_sequence": None,
-        "usage": _usage(turn.usage),
+        "usage": _usage(turn.usage, turn.hosted),
     }
 
 
@@ -188,7 +240,7 @@ def message_events(turn: AnthropicTurn) -> list:
         (1, {'output_tokens': 40})
     """
     start = dict(message(turn), content=[], stop_reason=None)
-    start["usage"] = dict(_usage(turn.usage), output_tokens=1)
+    start["usage"] = dict(_usage(turn.usage, turn.hosted), output_tokens=1)
     events = [("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(_content(turn)):
         if block["type"] == "text":
@@ -197,11 +249,14 @@ def message_events(turn: AnthropicTurn) -> list:
             events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
                                                    "delta": {"type": "text_delta",
                                                              "text": block["text"]}}))
+        elif block["type"] not in ("tool_use", "server_tool_use"):  # a server tool's result
+            events.append(("content_block_start", {"type": "content_block_start", "index": index,
+                                                   "content_block": block}))
         else:
             events.append(("content_block_start", {
                 "type": "content_block_start", "index": index,
-                "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"],
-                                  "input": {}}}))
+                "content_block": {"type": block["type"], "id": block["id"],
+                                  "name": block["name"], "input": {}}}))
             events.append(("content_block_delta", {
                 "type": "content_block_delta", "index": index,
                 "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}}))
@@ -263,7 +318,7 @@ def _blocks(content: Any) -> list:
         if hasattr(block, "model_dump"):
             block = block.model_dump(exclude_none=True)
         out.append({k: v for k, v in block.items() if k in ("type", "text", "id", "name",
-                                                            "input")})
+                                                            "input", "tool_use_id", "content")})
     return out
 
 
@@ -286,23 +341,33 @@ def _collect_events(events: Any) -> list:
     for index in sorted(blocks):
         block = blocks[index]
         raw = block.pop("_json")
-        if block["type"] == "tool_use":
+        if block["type"] in ("tool_use", "server_tool_use"):
             block["input"] = json.loads(raw or "{}")
         out.append(block)
     return out
 
 
-def run_messages_loop(client: Any, *, stream: Any = False, max_turns: int = 5) -> list:
+#: The server-tool definitions a client offers for :data:`ANTHROPIC_HOSTED_SCRIPT`.
+ANTHROPIC_SERVER_TOOLS: list = [
+    {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
+    {"type": "code_execution_20250825", "name": "code_execution"},
+]
+
+
+def run_messages_loop(client: Any, *, stream: Any = False, max_turns: int = 5,
+                      server_tools: bool = False) -> list:
     """Drive an ``anthropic.Anthropic`` client through the script: call, run tools, repeat.
 
     With ``stream=True`` it uses ``client.messages.stream(...)`` and ``get_final_message()``;
-    with ``stream="create"``, ``client.messages.create(stream=True)`` and its raw events.
-    Returns the final message list.
+    with ``stream="create"``, ``client.messages.create(stream=True)`` and its raw events;
+    ``server_tools``: :data:`ANTHROPIC_SERVER_TOOLS` offered too (for
+    :data:`ANTHROPIC_HOSTED_SCRIPT`). Returns the final message list.
     """
     messages: list = [{"role": "user", "content": "Weather and time in Paris, in Fahrenheit?"}]
     for _ in range(max_turns):
         kwargs = dict(model=REQUEST_MODEL, max_tokens=512,  # anthropic 2.x: no temperature
-                      system="You are a weather assistant.", tools=ANTHROPIC_TOOLS,
+                      system="You are a weather assistant.",
+                      tools=ANTHROPIC_TOOLS + (ANTHROPIC_SERVER_TOOLS if server_tools else []),
                       messages=messages)
         if stream == "create":
             blocks = _blocks(_collect_events(client.messages.create(stream=True, **kwargs)))

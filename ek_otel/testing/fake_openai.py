@@ -30,8 +30,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ._fake_server import (FakeServer, ScriptCall, ScriptHandler, ScriptTurn, summary_calls,
-                           summary_tail, tool_result, tool_specs)
+from ._fake_server import (FakeServer, HostedCall, ScriptCall, ScriptHandler, ScriptTurn,
+                           summary_calls, summary_tail, tool_result, tool_specs)
 
 __all__ = [
     "ScriptedCall",
@@ -48,6 +48,9 @@ __all__ = [
     "renamed_script",
     "named_script",
     "STREAM_USAGE_CHOICES",
+    "HostedCall",
+    "HOSTED_SCRIPT",
+    "hosted_item",
 ]
 
 #: The model name the server reports (a request for ``gpt-4o-mini`` gets this back).
@@ -98,6 +101,51 @@ DEFAULT_SCRIPT: tuple = (
 )
 
 
+#: A Responses-API run with hosted tools (the provider runs them; no client tool span): a
+#: web search beside a client call of ``get_time``, then a file search and a code
+#: interpreter call in the answer that also gives the final text. Only the Responses API
+#: has hosted tools (Chat Completions answers as ``DEFAULT_SCRIPT``'s turns).
+HOSTED_SCRIPT: tuple = (
+    Turn("chatcmpl-ek-hosted-0", ScriptedUsage(140, 30, cached_tokens=32, reasoning_tokens=8),
+         hosted=(HostedCall("ws_ek_1", "web_search",
+                            {"type": "search", "query": "weather in Paris"}),),
+         calls=(ScriptedCall("call_time_2", "get_time", {"timezone": "Europe/Paris"}),)),
+    Turn("chatcmpl-ek-hosted-1", ScriptedUsage(320, 44, cached_tokens=96, reasoning_tokens=0),
+         hosted=(HostedCall("fs_ek_2", "file_search", {"queries": ["Paris climate normals"]},
+                            result=[{"file_id": "file-ek-1", "filename": "paris.txt",
+                                     "score": 0.9, "text": "Paris: mild, 18.5 C today."}]),
+                 HostedCall("ci_ek_3", "code_interpreter",
+                            {"code": "print(round(18.5 * 9 / 5 + 32, 1))"}, result="65.3\n")),
+         text="It is 18.5 C (65.3 F) in Paris and 14:00 there."),
+)
+
+
+def hosted_item(call: HostedCall) -> dict:
+    """A hosted call as the Responses API's output item (``web_search_call``,
+    ``file_search_call``, ``code_interpreter_call``, ``computer_call``).
+
+    Example:
+        >>> hosted_item(HOSTED_SCRIPT[0].hosted[0])["action"]["query"]
+        'weather in Paris'
+        >>> hosted_item(HostedCall("cu_1", "computer", {"type": "screenshot"}))["call_id"]
+        'cu_1'
+    """
+    item = {"type": f"{call.name}_call", "id": call.call_id, "status": "completed"}
+    if call.name == "web_search":
+        item["action"] = dict(call.arguments)
+    elif call.name == "file_search":
+        item.update(queries=list(call.arguments.get("queries") or ()), results=call.result)
+    elif call.name == "code_interpreter":
+        item.update(code=call.arguments.get("code", ""), container_id="cntr_ek_fake",
+                    outputs=[{"type": "logs", "logs": call.result or ""}])
+    elif call.name == "computer":
+        item.update(call_id=call.call_id, action=dict(call.arguments),
+                    pending_safety_checks=[])
+    else:
+        item.update(call.arguments)
+    return item
+
+
 def final_answer_script(tool: str = "final_answer", key: str = "answer",
                         script: tuple = DEFAULT_SCRIPT) -> tuple:
     """``script`` with its final text answer given as a call of a framework's own answer tool.
@@ -142,8 +190,9 @@ SEMANTIC_KERNEL_NAMES = {name: f"Weather-{name}" for name, _, _ in tool_specs()}
 
 def named_script(name: str) -> tuple:
     """A script by the name a corpus scenario records (``expected.json`` ``script``):
-    ``default``, ``final_answer`` (:func:`final_answer_script`) or ``semantic_kernel``
-    (:func:`renamed_script` with :data:`SEMANTIC_KERNEL_NAMES`).
+    ``default``, ``final_answer`` (:func:`final_answer_script`), ``semantic_kernel``
+    (:func:`renamed_script` with :data:`SEMANTIC_KERNEL_NAMES`) or ``hosted``
+    (:data:`HOSTED_SCRIPT`).
 
     Example:
         >>> named_script("semantic_kernel")[1].calls[0].name
@@ -151,7 +200,7 @@ def named_script(name: str) -> tuple:
         >>> named_script("nope")
         Traceback (most recent call last):
         ...
-        ValueError: unknown script 'nope' (default, final_answer, semantic_kernel)
+        ValueError: unknown script 'nope' (default, final_answer, semantic_kernel, hosted)
     """
     if name == "default":
         return DEFAULT_SCRIPT
@@ -159,7 +208,9 @@ def named_script(name: str) -> tuple:
         return final_answer_script()
     if name == "semantic_kernel":
         return renamed_script(SEMANTIC_KERNEL_NAMES)
-    raise ValueError(f"unknown script {name!r} (default, final_answer, semantic_kernel)")
+    if name == "hosted":
+        return HOSTED_SCRIPT
+    raise ValueError(f"unknown script {name!r} (default, final_answer, semantic_kernel, hosted)")
 
 
 def expected_summary(script: tuple = DEFAULT_SCRIPT) -> dict:
@@ -280,21 +331,25 @@ def chat_completion_chunks(turn: Turn, created: int = 1_760_000_000) -> list:
 
 
 def response_object(turn: Turn, created: int = 1_760_000_000, temperature: float = 1.0) -> dict:
-    """The ``/v1/responses`` answer for one turn (parallel calls are separate items).
+    """The ``/v1/responses`` answer for one turn (parallel calls are separate items; hosted
+    calls first, as :func:`hosted_item`).
 
     Example:
         >>> [i["type"] for i in response_object(DEFAULT_SCRIPT[0])["output"]]
         ['function_call', 'function_call']
+        >>> [i["type"] for i in response_object(HOSTED_SCRIPT[1])["output"]]
+        ['file_search_call', 'code_interpreter_call', 'message']
     """
     rid = turn.response_id.replace("chatcmpl-", "resp_")
+    output = [hosted_item(h) for h in turn.hosted]
     if turn.calls:
-        output = [
+        output += [
             {"type": "function_call", "id": f"fc_{c.call_id}", "call_id": c.call_id,
              "name": c.name, "arguments": json.dumps(c.arguments), "status": "completed"}
             for c in turn.calls
         ]
     else:
-        output = [{
+        output += [{
             "type": "message", "id": f"msg_{rid}", "role": "assistant", "status": "completed",
             "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
         }]
@@ -420,10 +475,13 @@ def _collect_stream(stream: Any) -> dict:
     return message
 
 
-def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> list:
+def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5,
+                  content_key: bool = False) -> list:
     """Drive an ``openai.OpenAI`` client through the script: call, run tools, repeat.
 
     Returns the final message list. Requests use ``temperature=0.2`` and ``seed=7``.
+    ``content_key``: an assistant message that calls tools keeps ``"content": None`` (what
+    the API returns) in the history sent back (OpenLit 1.27 fails on it when it is left out).
 
     Example:
         >>> class Stub:  # anything shaped like the openai client works
@@ -450,6 +508,8 @@ def run_chat_loop(client: Any, *, stream: bool = False, max_turns: int = 5) -> l
         else:
             message = client.chat.completions.create(**kwargs).choices[0].message.model_dump(
                 exclude_none=True)
+        if content_key:
+            message.setdefault("content", None)
         messages.append(message)
         if not message.get("tool_calls"):
             break

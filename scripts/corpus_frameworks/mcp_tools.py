@@ -45,6 +45,12 @@ ENVIRONMENTS = {
 
 SCENARIOS = {
     "mcp-1.30.0-traceloop-0.62.4": ("mcp-1", "mcp", ["traceloop_openai", "traceloop_mcp"], {}),
+    # an MCP session's protocol traffic outside any run (each request a trace of its own:
+    # initialize, tools/list, ping), then one run in the app's task span: one episode and
+    # three traces that are not agent runs
+    "mcp-1.30.0-traceloop-0.62.4-session": (
+        "mcp-1", "mcp_session", ["traceloop_openai", "traceloop_mcp"], {}),
+    "mcp-2.3.0-native-session": ("mcp-2", "mcp_session", ["traceloop_openai"], {}),
     "mcp-2.3.0-native": ("mcp-2", "mcp", ["traceloop_openai"], {}),
     "mcp-fastmcp-2.12.5-traceloop-0.62.4": (
         "mcp-fastmcp", "mcp", ["traceloop_openai", "traceloop_mcp"], {}),
@@ -75,8 +81,17 @@ EXPECT = {
     },
 }
 
+EXPECT["mcp-1.30.0-traceloop-0.62.4-session"] = dict(
+    EXPECT["mcp-1.30.0-traceloop-0.62.4"],
+    mode="mcp 1.x + opentelemetry-instrumentation-mcp, session traces outside the run",
+    # (and the server's stream writer of the initialized notification: no method recorded)
+    not_runs=["MCP initialize", "MCP protocol message", "MCP tools/list", "MCP ping"])
+EXPECT["mcp-2.3.0-native-session"] = dict(
+    EXPECT["mcp-2.3.0-native"], mode="mcp 2.x own telemetry, session traces outside the run",
+    not_runs=["MCP server/discover", "MCP tools/list", "MCP tools/list"])
 EXPECT = {scenario: finish({scenario: entry}, "MCP", version)[scenario]
-          for (scenario, entry), version in zip(EXPECT.items(), ("1.30.0", "2.12.5", "2.3.0"))}
+          for (scenario, entry), version in zip(EXPECT.items(), ("1.30.0", "2.12.5", "2.3.0",
+                                                                 "1.30.0", "2.3.0"))}
 
 
 def expected(scenario, kit):
@@ -132,6 +147,10 @@ def run_scenario(scenario, out, kit):
 
             McpInstrumentor().instrument(tracer_provider=tracer_provider)
 
+    if SCENARIOS[scenario][1] == "mcp_session":
+        _run_session_scenario(scenario, out, kit, fake, major, instrument)
+        return
+
     def run(base_url):
         server = _server(fake, major)
         app = server.http_app() if major == "fastmcp" else server.streamable_http_app()
@@ -141,6 +160,51 @@ def run_scenario(scenario, out, kit):
         assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
 
     kit.run_framework(scenario, out, run, instrument)
+
+
+def _run_session_scenario(scenario, out, kit, fake, major, instrument) -> None:
+    """The session's protocol requests outside the app's task span (traces of their own),
+    the run inside it, and one more ping after it."""
+    from opentelemetry import trace
+
+    tracer_provider, logger_provider, span_exporter, log_exporter = kit._providers()
+    instrument(tracer_provider, logger_provider)
+    tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
+
+    async def session_run(base_url: str, mcp_url: str) -> str:
+        def in_task(call):
+            async def run():
+                with tracer.start_as_current_span("weather task",
+                                                  attributes={"ek.task.id": kit.TASK_ID}):
+                    return await _chat_loop(fake, base_url, call)
+            return run()
+
+        if major == 1:
+            from mcp import ClientSession
+            from mcp.client.streamable_http import streamablehttp_client
+
+            async with streamablehttp_client(mcp_url) as (read, write, _):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    await session.list_tools()
+                    answer = await in_task(lambda name, args: _text(session.call_tool(name, args)))
+                    await session.send_ping()
+                    return answer
+        from mcp import Client
+
+        async with Client(mcp_url) as client:
+            await client.list_tools()
+            answer = await in_task(lambda name, args: _text(client.call_tool(name, args)))
+            await client.list_tools()  # (the 2.x server answers ping with Method not found)
+            return answer
+
+    server = _server(fake, major)
+    with kit._load_fake_server().FakeOpenAI() as model:
+        with _Served(server.streamable_http_app()) as mcp_url:
+            answer = asyncio.run(session_run(model.base_url, mcp_url))
+    assert answer == fake.DEFAULT_SCRIPT[-1].text, answer
+    kit.write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter,
+                      log_exporter)
 
 
 async def _session_loop(fake, base_url: str, mcp_url: str, major: int) -> str:

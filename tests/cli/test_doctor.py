@@ -90,7 +90,8 @@ def test_a_file_that_is_no_dump_is_one_line_naming_it(tmp_path):
 def test_untrusted_span_names_are_printed_as_they_are(tmp_path):
     """A span name with rich markup is text, never markup."""
     line = {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "x"}, "spans": [
-        {"traceId": "a" * 32, "spanId": "1" * 16, "name": "root"},
+        {"traceId": "a" * 32, "spanId": "1" * 16, "name": "root",  # a run: it has a task id
+         "attributes": [{"key": "ek.task.id", "value": {"stringValue": "t1"}}]},
         {"traceId": "a" * 32, "spanId": "2" * 16, "parentSpanId": "1" * 16,
          "name": "[bold red]boom[/]"}]}]}]}
     dump = tmp_path / "d.jsonl"

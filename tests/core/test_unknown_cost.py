@@ -90,7 +90,7 @@ def test_score_says_the_cost_is_unknown_not_zero(tmp_path):
     assert "unknown" in task and "$0" not in task
     warning = [line for line in result.stderr.splitlines() if "recorded no usage" in line]
     assert len(warning) == 1 and "1 of 1 scored episodes" in warning[0]
-    assert "(3 calls)" in warning[0] and "include_usage" in warning[0]
+    assert "(3 calls)" in warning[0] and "recorded no usage" in warning[0]
     assert "have no dollars" not in result.stderr  # the model is priced: not "unpriced"
 
 

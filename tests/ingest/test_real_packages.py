@@ -20,7 +20,7 @@ from ek_otel.ingest import semconv as sc
 from ek_otel.ingest.assemble import group_traces
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
-from ek_otel.ingest.episodes import build_episodes
+from ek_otel.ingest.episodes import build_episodes, is_agent_run
 from ek_otel.testing import fake_anthropic, fake_gemini
 from ek_otel.testing.fake_openai import DEFAULT_SCRIPT, expected_summary, named_script
 
@@ -37,7 +37,7 @@ def server_summary(scenario: str) -> dict:
     """What the fake server the scenario ran against returns today."""
     server = expected(scenario).get("server")
     if server == "anthropic":
-        return fake_anthropic.expected_summary()
+        return fake_anthropic.expected_summary(script_of(scenario))
     if server == "gemini":
         return fake_gemini.expected_summary()
     return expected_summary(named_script(expected(scenario).get("script", "default")))
@@ -45,8 +45,18 @@ def server_summary(scenario: str) -> dict:
 
 def script_of(scenario: str) -> tuple:
     exp = expected(scenario)
+    if exp.get("server") == "anthropic" and exp.get("script") == "hosted":
+        return fake_anthropic.ANTHROPIC_HOSTED_SCRIPT
     return {"anthropic": fake_anthropic.ANTHROPIC_SCRIPT, "gemini": fake_gemini.GEMINI_SCRIPT}.get(
         exp.get("server"), named_script(exp.get("script", "default")))
+
+
+def calls_recorded(scenario: str) -> list:
+    """The script's calls the package records: hosted ones only when it records them."""
+    exp = expected(scenario)
+    if exp["records"].get("hosted") == "not_recorded":
+        return [c for c in exp["calls"] if not c.get("hosted")]
+    return exp["calls"]
 
 
 def tool_turns(scenario: str) -> int:
@@ -61,10 +71,52 @@ def read(scenario: str, form: str) -> tuple:
     return records, report
 
 
-def episodes_of(scenario: str, form: str) -> list:
+def all_episodes_of(scenario: str, form: str) -> list:
     records, report = read(scenario, form)
     assert report.ok, report.summary()
     return list(build_episodes(group_traces(records), source=scenario))
+
+
+def episodes_of(scenario: str, form: str) -> list:
+    """The scenario's agent runs (an MCP session's protocol traces are not: see
+    tests/ingest/test_nonruns.py)."""
+    return [e for e in all_episodes_of(scenario, form) if is_agent_run(e)]
+
+
+HOSTED = [s for s in SCENARIOS if expected(s).get("script") == "hosted"]
+
+
+def test_the_corpus_covers_hosted_tools_of_openai_anthropic_and_the_agents_sdk():
+    read = {s for s in HOSTED if expected(s)["records"]["hosted"] == "read"}
+    assert {"openinference-openai-0.1.66-hosted", "agents-openinference-hosted",
+            "anthropic-openinference-3.1.0-hosted", "anthropic-sdk-2.14.0-native-hosted"} <= read
+
+
+@pytest.mark.parametrize("scenario", HOSTED)
+def test_hosted_calls_are_steps_marked_hosted_with_their_arguments(scenario):
+    """The provider ran them: steps of their own (never joined to a client tool span),
+    marked hosted, with the queries / code the model gave; --ignore-tool @hosted drops them
+    and a gold task can expect them."""
+    from ek_otel.core.episode import TaskSpec
+    from ek_otel.core.evaluate import score_episode
+    from ek_otel.core.ignore import HOSTED as HOSTED_PATTERN
+
+    (episode,) = episodes_of(scenario, "pb")
+    hosted = [s for s in episode.trajectory if s.hosted]
+    want = [c for c in expected(scenario)["calls"] if c.get("hosted")]
+    if expected(scenario)["records"]["hosted"] == "not_recorded":
+        assert hosted == []  # nothing invented
+        return
+    assert [(s.tool, dict(s.args), s.call_id) for s in hosted] == [
+        (c["tool"], c["args"], c["call_id"]) for c in want]
+    assert all(s.observation is not None for s in hosted if s.tool != "web_search"
+               or expected(scenario).get("server") == "anthropic")
+    gold = TaskSpec("weather-paris", gold=[(c["tool"], c["args"]) for c in expected(scenario)["calls"]])
+    assert score_episode(episode, gold).f1 == 1.0
+    clients = TaskSpec("weather-paris", gold=[(c["tool"], c["args"])
+                                              for c in expected(scenario)["calls"] if not c.get("hosted")])
+    assert score_episode(episode, clients, ignore_tools=(HOSTED_PATTERN,)).f1 == 1.0
+    assert score_episode(episode, clients).f1 < 1.0
 
 
 def test_the_corpus_covers_every_required_package():
@@ -103,10 +155,12 @@ def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, f
     assert episode.task_id == exp["task_id"]
     if records["args"]:
         prefix = records.get("call_id_prefix", "")  # a package that records another id
-        assert [{"tool": s.tool, "args": dict(s.args), "call_id": s.call_id}
+        assert [{"tool": s.tool, "args": dict(s.args), "call_id": s.call_id,
+                 **({"hosted": True} if s.hosted else {})}
                 for s in episode.trajectory] == [
-                    dict(c, call_id=prefix + c["call_id"] if c["call_id"] else None)
-                    for c in exp["calls"]]
+                    dict(c, call_id=(prefix + c["call_id"] if c["call_id"] and not c.get(
+                        "hosted") else c["call_id"]))
+                    for c in calls_recorded(scenario)]
         assert all(s.args_captured for s in episode.trajectory)
         assert episode.provenance.args_captured is True
         assert episode.output == exp["final_text"]
@@ -117,7 +171,9 @@ def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, f
         assert tools == want
         assert all(not s.args_captured and dict(s.args) == {} for s in episode.trajectory)
         assert episode.provenance.args_captured is False
-        assert episode.meta["uncaptured_tool_calls"] == tool_turns(scenario)
+        # automatic function calling: the model span shows only the final answer
+        assert episode.meta["uncaptured_tool_calls"] == (0 if records.get("afc")
+                                                         else tool_turns(scenario))
     elif records.get("silent_finish"):  # content off and no finish reason tells of tools
         assert episode.calls == ()
         assert episode.provenance.args_captured is False
@@ -128,6 +184,8 @@ def test_episode_has_exactly_the_requested_calls_and_returned_tokens(scenario, f
         assert episode.provenance.args_captured is False
         assert episode.meta["uncaptured_tool_calls"] == tool_turns(scenario)
     usage = exp["usage"]
+    if records.get("afc"):  # one span for the whole loop: the last turn's usage only
+        usage = fake_gemini.expected_summary(script_of(scenario)[-1:])["usage"]
     cost = episode.cost
     # a package's known miscount, as recorded (see EXPECT in scripts/regen_corpus.py)
     assert (cost.input_tokens, cost.output_tokens) == (
@@ -248,7 +306,7 @@ def test_anthropic_input_tokens_include_the_cache(scenario):
     records, _ = read(scenario, "pb")
     spans = [r for r in records if hasattr(r, "parent_span_id")]
     # each turn has its own output count (hidden outputs leave no response id to go by)
-    per_call = {t.usage.output_tokens: t.usage for t in fake_anthropic.ANTHROPIC_SCRIPT}
+    per_call = {t.usage.output_tokens: t.usage for t in script_of(scenario)}
     extra = exp["records"].get("output_tokens_extra", 0) // len(per_call)
     for span in spans:
         usage = sc.usage_of(span.attributes)

@@ -10,8 +10,11 @@ names an attribute itself; ``tests/ingest/test_semconv.py`` keeps it so.
 
 One module per job: :mod:`.roles` (model call, tool, agent), :mod:`.usage` (tokens),
 :mod:`.tools` (tool name, call id, arguments, result), :mod:`.outputs` (where a model's
-answer is), :mod:`.requests` (what a model was asked: input messages, tool definitions), :mod:`.run` (task, conversation, agent, model, parameters, errors),
-:mod:`.conventions` (which conventions attribute names follow), and :mod:`.values` (reading
+answer is), :mod:`.requests` (what a model was asked: input messages, tool definitions),
+:mod:`.request_options` (provider, streaming, token totals: what ``doctor`` asks of a model
+call's request), :mod:`.run` (task, conversation, agent, model, parameters, errors),
+:mod:`.conventions` (which conventions attribute names follow), :mod:`.nonruns` (traces
+that are not agent runs: MCP protocol traffic), and :mod:`.values` (reading
 values of any type).
 
 Accessors take an attribute mapping (or a :class:`~ek_otel.ingest.records.SpanRecord`) and
@@ -30,8 +33,12 @@ from __future__ import annotations
 
 from .conventions import *  # noqa: F401,F403
 from .conventions import __all__ as _conventions
+from .nonruns import *  # noqa: F401,F403
+from .nonruns import __all__ as _nonruns
 from .outputs import *  # noqa: F401,F403
 from .outputs import __all__ as _outputs
+from .request_options import *  # noqa: F401,F403
+from .request_options import __all__ as _request_options
 from .requests import *  # noqa: F401,F403
 from .requests import __all__ as _requests
 from .roles import *  # noqa: F401,F403
@@ -45,4 +52,5 @@ from .usage import __all__ as _usage
 from .values import *  # noqa: F401,F403
 from .values import __all__ as _values
 
-__all__ = [*_roles, *_usage, *_tools, *_outputs, *_requests, *_run, *_values, *_conventions]
+__all__ = [*_roles, *_usage, *_tools, *_outputs, *_requests, *_request_options, *_run, *_values,
+           *_conventions, *_nonruns]

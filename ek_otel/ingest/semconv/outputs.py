@@ -22,6 +22,7 @@ __all__ = [
     "FLATTENED_OUTPUT_PREFIXES",
     "LEGACY_COMPLETION_EVENT",
     "LEGACY_COMPLETION_ATTRIBUTE",
+    "OPENLIT_TOOLS_PLACEHOLDER",
     "CHOICE_EVENT",
     "CHOICE_MESSAGE",
     "CHOICE_TOOL_CALLS",
@@ -56,6 +57,9 @@ FLATTENED_OUTPUT_PREFIXES = ("llm.output_messages", "gen_ai.completion")
 #: The span event of the first GenAI conventions, and its attribute holding the answer.
 LEGACY_COMPLETION_EVENT = "gen_ai.content.completion"
 LEGACY_COMPLETION_ATTRIBUTE = "gen_ai.completion"
+#: What OpenLit (1.2x) writes as the completion of EVERY call that offered tools, whatever
+#: the model answered: no answer is recorded (neither the text nor the calls).
+OPENLIT_TOOLS_PLACEHOLDER = "Function called with tools"
 #: The choice event (a span event or a log event), its message field, and the tool calls
 #: its body may hold beside the message.
 CHOICE_EVENT = "gen_ai.choice"

@@ -18,6 +18,8 @@ __all__ = [
     "TOOL_CALL_ID_KEYS",
     "TOOL_ARGS_KEYS",
     "TOOL_RESULT_KEYS",
+    "CODE_PARAMETER_PREFIX",
+    "CODE_RETURN_VALUE",
     "tool_name_of",
     "tool_call_id_of",
     "is_client_call_id",
@@ -46,6 +48,13 @@ TOOL_ARGS_KEYS: tuple = (
     "gcp.vertex.agent.tool_call_args",  # Google ADK
     "mlflow.spanInputs",  # MLflow TOOL span: the traced function's arguments
 )
+#: google-genai's automatic function calling under opentelemetry-instrumentation-google-genai
+#: before 1.x (and Logfire's ``instrument_google_genai``): one attribute per parameter,
+#: ``code.function.parameters.<name>.value`` (``.type`` only, when content capture is off);
+#: some releases put the same flat keys inside the JSON of ``gen_ai.tool.call.arguments``.
+CODE_PARAMETER_PREFIX = "code.function.parameters."
+CODE_PARAMETER_VALUE = ".value"
+CODE_RETURN_VALUE = "code.function.return.value"
 TOOL_RESULT_KEYS: tuple = (
     "gen_ai.tool.call.result",
     "output.value",
@@ -56,6 +65,7 @@ TOOL_RESULT_KEYS: tuple = (
     "ai.toolCall.result",
     "gcp.vertex.agent.tool_response",
     "mlflow.spanOutputs",
+    CODE_RETURN_VALUE,  # google-genai automatic function calling (see CODE_PARAMETER_PREFIX)
 )
 
 
@@ -198,11 +208,23 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         >>> tool_args_parsed({"traceloop.entity.input":
         ...     '{"tool_name": "search", "arguments": {"q": "x"}}'})
         (True, {'q': 'x'}, {'q': 'x'})
+        >>> tool_args_parsed({"code.function.parameters.location.type": "str",  # google-genai
+        ...                   "code.function.parameters.location.value": "Boston, MA"})
+        (True, {'location': 'Boston, MA'}, {'location': 'Boston, MA'})
+        >>> tool_args_parsed({"code.function.parameters.location.type": "str"})  # content off
+        (False, None, None)
     """
     captured, raw = _present(attributes, TOOL_ARGS_KEYS)
-    if not captured or _elided_adk_tool_content(attributes):
+    if not captured:
+        parameters = _code_parameters(attributes)
+        return (True, parameters, parameters) if parameters is not None else (False, None, None)
+    if _elided_adk_tool_content(attributes):
         return False, None, None
     parsed = json_value(raw)
+    if isinstance(parsed, Mapping) and parsed and all(
+            type(k) is str and k.startswith(CODE_PARAMETER_PREFIX) for k in parsed):
+        parameters = _code_parameters(parsed)  # the flat keys inside the JSON
+        return (True, parameters, parameters) if parameters is not None else (False, None, None)
     if (isinstance(parsed, Mapping) and "kwargs" in parsed
             and set(parsed) <= _CALL_WRAPPER_KEYS
             and isinstance(parsed.get("kwargs") or {}, Mapping)):
@@ -223,6 +245,33 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         arguments = dict(parsed["arguments"])
         return True, arguments, arguments
     return True, raw, parsed
+
+
+def _code_parameters(attributes: Mapping) -> Optional[dict]:
+    """``{name: value}`` of ``code.function.parameters.<name>.value`` keys; None when there is
+    none (a function without parameters records ``code.args.*.count`` of 0: ``{}``)."""
+    found: dict = {}
+    typed = False
+    for key, value in attributes.items():
+        if type(key) is not str or not key.startswith(CODE_PARAMETER_PREFIX):
+            continue
+        if key.endswith(CODE_PARAMETER_VALUE):
+            name = key[len(CODE_PARAMETER_PREFIX):-len(CODE_PARAMETER_VALUE)]
+            if name:  # a str parameter stays text; others are JSON-encoded when not primitive
+                kind = attributes.get(f"{CODE_PARAMETER_PREFIX}{name}.type")
+                found[name] = (json_value(value) if isinstance(value, str) and kind != "str"
+                               else value)
+        else:
+            typed = True
+    if found:
+        return found
+    if not typed and attributes.get(_CODE_POSITIONAL) == 0 and attributes.get(_CODE_KEYWORD) == 0:
+        return {}
+    return None
+
+
+_CODE_POSITIONAL = "code.args.positional.count"
+_CODE_KEYWORD = "code.args.keyword.count"
 
 
 def tool_result_of(attributes: Mapping) -> Any:
