@@ -54,7 +54,7 @@ GOLD_MAX_INT_DIGITS = 4300
 
 #: The most nodes a YAML document (a gold task, a pricing file) may expand to through its
 #: aliases (``*name``): an alias bomb is refused beyond it, never expanded.
-YAML_MAX_EXPANDED_NODES = 100_000
+YAML_MAX_EXPANDED_NODES = 1_000_000
 
 #: The largest string, bytes, list, tuple, dict or set the BFCL expression evaluator builds
 #: (repetition, ``%`` formatting, ``str.format``, concatenation, ...), in items or characters.

@@ -206,12 +206,23 @@ def gold_files() -> dict:
 
 
 def alias_bomb(levels: int = 8, width: int = 10) -> str:
-    """A YAML alias bomb ("billion laughs"): each level lists the previous one ``width``
-    times, so 433 bytes expand to ``width ** levels`` leaves."""
-    lines = ["- task_id: t1", "  calls: []", '  a0: &a0 ["lol"]']
+    """A YAML alias bomb ("billion laughs") in a gold task: each level of ``meta`` lists
+    the previous one ``width`` times, and the call's allowed value is the last level, so
+    about 430 bytes expand to ``width ** levels`` leaves."""
+    lines = ["- task_id: t1", "  meta:", '    a0: &a0 ["lol"]']
     for level in range(1, levels + 1):
         refs = ",".join([f"*a{level - 1}"] * width)
-        lines.append(f"  a{level}: &a{level} [{refs}]")
+        lines.append(f"    a{level}: &a{level} [{refs}]")
+    lines.append(f"  calls: [{{f: {{x: [*a{levels}]}}}}]")
+    return "\n".join(lines) + "\n"
+
+
+def pricing_alias_bomb(levels: int = 8, width: int = 10) -> str:
+    """The alias bomb in a pricing file's ``note``."""
+    lines = ["models:", "  m: {input: 1, output: 1}", "bomb:", '  a0: &a0 ["lol"]']
+    for level in range(1, levels + 1):
+        lines.append(f"  a{level}: &a{level} [{','.join([f'*a{level - 1}'] * width)}]")
+    lines.append(f"note: *a{levels}")
     return "\n".join(lines) + "\n"
 
 
@@ -228,8 +239,7 @@ def pricing_files() -> dict:
         "deep.yaml": "models:\n  m: {input: 1, output: 1}\nnote: " + deep_json(2000) + "\n",
         "control-char.yaml": "models:\n  m: {input: 1, output: 1}\nnote: \x1b[31m\n",
         "list-key.yaml": "models:\n  ? [a, b]\n  : {input: 1, output: 1}\n",
-        "alias-bomb.yaml": "models:\n  m: {input: 1, output: 1}\n" + alias_bomb().split("\n", 2)[2].replace(
-            "  a", "x", 1).replace("\n  a", "\na").replace("x0", "a0"),
+        "alias-bomb.yaml": pricing_alias_bomb(),
     }
 
 
