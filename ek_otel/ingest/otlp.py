@@ -31,12 +31,12 @@ Example:
 from __future__ import annotations
 
 import json as _json
-import re
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from ..core.text import LONE_SURROGATE
 from ..errors import DecodeError
 from .anyvalue import BadValue
 from .bad_input import (
@@ -109,7 +109,7 @@ def _repair_json_utf8(body: Any) -> Optional[tuple]:
     return text.encode("utf-8"), f"{count} invalid byte sequence{plural} replaced with U+FFFD (first at byte {first})"
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = LONE_SURROGATE
 
 
 def _without_lone_surrogates(body: Any) -> Optional[tuple]:

@@ -12,11 +12,11 @@ Example:
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from ...core.text import LONE_SURROGATE
 from ...limits import DEPTH_MARKER, MAX_ATTRIBUTE_JSON_DEPTH
 
 try:  # orjson is a dependency; json stays the reference (see :func:`loads`)
@@ -97,7 +97,7 @@ _LONG_RUN = b"0" * 19
 #: module is imported below it).
 _DEEP_NESTING = "nesting too deep"
 _INVALID_UTF8 = "invalid UTF-8"
-_SURROGATES = re.compile("[\ud800-\udfff]")
+_SURROGATES = LONE_SURROGATE
 
 _local = threading.local()
 
