@@ -266,6 +266,10 @@ JAVA_OUTPUTS = {
     "deep-java": "[f(x=new int[]{" + "new int[]{" * 3000 + "}" * 3000 + "})]",
     "deep-java-parens": "[f(x=" + "(" * 5000 + "1" + ")" * 5000 + ")]",
     "huge-int-java": "[f(x=" + "9" * 5000 + ")]",
+    # found by this suite's own campaign: tree-sitter wrote the s-expression of a deep tree
+    # recursively in C (a segmentation fault)
+    "deep-java-sum": "[f(x=" + "1+" * 200_000 + "1)]",
+    "deep-java-arrays": "[f(x=new int[]{" + "new int[]{" * 20_000 + "}" * 20_000 + "})]",
 }
 
 
