@@ -216,7 +216,11 @@ class Receiver:
         self.intake = Intake(self.writer, index)
         self.loop = asyncio.new_event_loop()
         app = make_app(self.intake, cfg, ready=lambda: True)
-        self.client = TestClient(TestServer(app, host="127.0.0.1", port=0), loop=self.loop)
+        # as HttpReceiver runs it: bodies decompressed by ek-otel's capped decoder, not aiohttp
+        server = TestServer(app, host="127.0.0.1", port=0)
+        self.loop.run_until_complete(server.start_server(
+            self.loop, auto_decompress=False, access_log=None, handle_signals=False))
+        self.client = TestClient(server, loop=self.loop)
         self.loop.run_until_complete(self.client.start_server())
 
     def post(self, path: str, body: bytes, content_type: str, encoding: str = "") -> int:
