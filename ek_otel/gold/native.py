@@ -87,6 +87,10 @@ class JsonYamlLoader(yaml.SafeLoader):
         ('nested deeper than 100 levels', 100)
     """
 
+    #: The deepest nesting of sequences and mappings composed (a gold file's list of tasks
+    #: adds one: each task then has the same room as in JSON Lines).
+    max_nesting = GOLD_MAX_NESTING
+
     def __init__(self, stream: Any):
         super().__init__(stream)
         self._depth = 0
@@ -103,7 +107,7 @@ class JsonYamlLoader(yaml.SafeLoader):
                     None, None, f"aliases expand to more than {YAML_MAX_EXPANDED_NODES} nodes "
                     "(an alias bomb?); write the values out", mark)
             return node
-        if self._depth >= GOLD_MAX_NESTING:
+        if self._depth >= self.max_nesting and not self.check_event(yaml.ScalarEvent):
             raise yaml.composer.ComposerError(None, None, f"nested deeper than {GOLD_MAX_NESTING} levels",
                                               self.peek_event().start_mark)
         self._depth += 1
@@ -594,6 +598,7 @@ def _yaml_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[GoldF
     loader = None
     try:
         loader = JsonYamlLoader(text)  # reads the first characters: may raise ReaderError
+        loader.max_nesting = GOLD_MAX_NESTING + 1  # the list of tasks
         root = loader.get_single_node()
         if root is None:
             return
