@@ -60,9 +60,10 @@ def test_max_json_nesting_cuts_otlp_json_bodies():
     body = b'{"a": ' + b"[" * 2000 + b"]" * 2000 + b', "b": 2}'
     value = parse_json(body)
     assert value["b"] == 2
-    for _ in range(n):  # the request object is the first level, the marker is in a list
-        value = value["a"] if isinstance(value, dict) else value[0]
-    assert value == [limits.DEPTH_MARKER]
+    value = value["a"]  # the request object is level 1, this array level 2
+    for _ in range(n - 2):
+        value = value[0]
+    assert value == [limits.DEPTH_MARKER]  # level n holds the marker
 
 
 def test_max_spans_per_trace_builds_one_episode_with_its_cycle_broken(tmp_path):
