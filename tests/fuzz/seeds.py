@@ -53,7 +53,8 @@ def bfcl_seeds() -> list:
             "[f(x=60*60*24, y=2**-3, z='a'+'b', w=[1]*3, v=round(3.14159, 2)*100)]",
             "[obj.run(cfg=new Config(), n=5)]", '[f(x="%s-%d" % ("a", 3))]',
             '{"a": 1, "b": [true, null]}']
-    return good + list(r.BFCL_OUTPUTS.values()) + list(r.JAVA_OUTPUTS.values())
+    hostile = [t for t in [*r.BFCL_OUTPUTS.values(), *r.JAVA_OUTPUTS.values()] if len(t) <= 50_000]
+    return good + hostile + ["[f(x=" + "1+" * 10_000 + "1)]"]  # the deep sum, smaller
 
 
 def all_seeds() -> list:
