@@ -54,6 +54,29 @@ __all__ = [
 ]
 
 
+def _documented(function):
+    """Make ``function`` raise :class:`DecodeError` for what Python's parsers and
+    converters raise on absurd input (a ``RecursionError`` of deep arguments, the
+    ``ValueError`` of an integer over 4300 digits, a ``MemoryError``): the official decoder
+    fails on them too."""
+    import functools
+
+    @functools.wraps(function)
+    def decoder(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except DecodeError:
+            raise
+        except RecursionError:
+            raise DecodeError("nested too deeply to decode") from None
+        except MemoryError:
+            raise DecodeError("too large to decode") from None
+        except ValueError as exc:
+            raise DecodeError(str(exc)[:200]) from None
+
+    return decoder
+
+
 class DecodeError(ValueError):
     """A model result that the official decoder could not decode (``ast_decoder:decoder_failed``).
 
@@ -78,6 +101,7 @@ def result_style(result: Any) -> str:
     return "prompting" if isinstance(result, str) else "fc"
 
 
+@_documented
 def decode_ast(result: Any, language: str = "python", style: Optional[str] = None, *,
                exact_ints: bool = True) -> list:
     """Decode one model result into ``[{name: {param: value}}]``.
@@ -109,6 +133,7 @@ def decode_ast(result: Any, language: str = "python", style: Optional[str] = Non
     return decode_prompting(result, language)
 
 
+@_documented
 def decode_function_calling(result: Any, *, exact_ints: bool = True) -> list:
     """Decode function-calling output: each ``{name: "<json>"}`` becomes ``{name: dict}``.
 
@@ -142,6 +167,7 @@ def _wrap(text: str) -> str:
     return text
 
 
+@_documented
 def decode_prompting(text: str, language: str = "python") -> list:
     """Decode prompting output (a string of calls).
 
@@ -307,6 +333,7 @@ def _nested_repr(value: Any) -> str:
     return repr(value)
 
 
+@_documented
 def decode_execute(result: Any, style: Optional[str] = None) -> list:
     """Decode one model step into executable call strings (multi-turn), as the official does.
 

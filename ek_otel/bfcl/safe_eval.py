@@ -7,8 +7,12 @@ builtin (``round(3.14159, 2)*100``, ``len('abc')+1``, ``max(1, 2)-1``), a compar
 conditional, an index (``[1, 2][0]+1``) or a dict or set union. Those are computed here
 from the syntax tree, on literal constants only; whatever else ``eval`` would need
 (names, attributes, other calls) fails to decode, as it would for a name the official
-process lacks. Sizes are capped (huge powers, shifts, repetitions) where the official
-would run out of time or memory.
+process lacks. Sizes are capped where the official would run out of time or memory: no
+value built (a repetition, a concatenation, ``%`` formatting, a builtin's result, a
+container) may exceed :data:`MAX_SIZE` (:func:`size_of`), checked before building when the
+size can be told in advance (repetition, ``%`` widths, powers and shifts) and on every value
+built otherwise; ``str.format`` and ``format`` are calls ``eval`` would need names for, so
+they are not evaluated.
 
 Example:
     >>> import ast
@@ -27,12 +31,17 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 from typing import Any
 
-__all__ = ["evaluate", "MAX_SIZE"]
+from ..limits import BFCL_MAX_INT_BITS, BFCL_MAX_VALUE_SIZE
 
-#: The largest string, list or tuple a repetition may build.
-MAX_SIZE = 100_000
+__all__ = ["evaluate", "MAX_SIZE", "size_of"]
+
+#: The largest value evaluation may build (:data:`~ek_otel.limits.BFCL_MAX_VALUE_SIZE`), by
+#: :func:`size_of`: characters of a string, items of a container (what they hold counted),
+#: decimal digits of an integer.
+MAX_SIZE = BFCL_MAX_VALUE_SIZE
 
 _BINARY = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -77,12 +86,17 @@ _ERRORS = (TypeError, ValueError, ArithmeticError, KeyError, IndexError, Attribu
 
 def evaluate(node: ast.AST) -> Any:
     """The value ``eval(ast.unparse(node))`` gives in the official decoder, for literal
-    arithmetic; :class:`~ek_otel.bfcl.decode.DecodeError` for anything else.
+    arithmetic; :class:`~ek_otel.bfcl.decode.DecodeError` for anything else, and for a
+    value larger than :data:`MAX_SIZE`.
 
     Example:
         >>> import ast
         >>> evaluate(ast.parse("2 ** -1 + (1 < 2)", mode="eval").body)
         1.5
+        >>> evaluate(ast.parse("'%01000000000d' % 1", mode="eval").body)
+        Traceback (most recent call last):
+        ...
+        ek_otel.bfcl.decode.DecodeError: value too large to evaluate safely (over 100000)
     """
     try:
         return _evaluate(node)
@@ -90,9 +104,59 @@ def evaluate(node: ast.AST) -> Any:
         raise
     except _ERRORS as exc:
         raise DecodeError(str(exc)) from None
+    except (RecursionError, MemoryError):
+        raise DecodeError("expression too deep or too large to evaluate safely") from None
+
+
+def size_of(value: Any, limit: int = MAX_SIZE) -> int:
+    """How big ``value`` is: characters of a string or bytes, decimal digits (about) of an
+    int, 1 for other scalars, 1 plus the sizes of the items of a container (keys too),
+    however often the same item is held. Counting stops past ``limit`` (the answer is then
+    ``limit + 1`` or more), so it costs at most ``limit`` steps.
+
+    Example:
+        >>> size_of("abc"), size_of([["ab"] * 3] * 2), size_of(2 ** 100), size_of({"a": 1.5})
+        (3, 15, 31, 3)
+    """
+    total = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bytes:
+            total += len(item)
+        elif kind is int:
+            total += 1 + item.bit_length() * 3 // 10
+        elif kind is list or kind is tuple or kind is set or kind is frozenset:
+            total += 1
+            stack.extend(item)
+        elif kind is dict:
+            total += 1
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        else:
+            total += 1
+        if total > limit:
+            return total
+    return total
+
+
+def _bounded(value: Any) -> Any:
+    if type(value) in _SCALARS:
+        return value
+    if size_of(value) > MAX_SIZE:
+        raise DecodeError(f"value too large to evaluate safely (over {MAX_SIZE})")
+    return value
+
+
+_SCALARS = frozenset({bool, float, type(None), complex})
 
 
 def _evaluate(node: ast.AST) -> Any:
+    return _bounded(_evaluate_node(node))
+
+
+def _evaluate_node(node: ast.AST) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -147,21 +211,48 @@ def _call(node: ast.Call) -> Any:
         raise DecodeError("cannot evaluate * or ** arguments without eval")
     args = [_evaluate(a) for a in node.args]
     kwargs = {k.arg: _evaluate(k.value) for k in node.keywords}
-    return function(*args, **kwargs)
+    return function(*args, **kwargs)  # at most a few characters per unit of its arguments
+
+
+#: A ``%`` conversion's width and precision (``%-08.3f``, ``%*d``, ``%(name)s``).
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d*))?")
 
 
 def _guard(op: ast.operator, left: Any, right: Any) -> None:
-    """Refuse what would take the official process minutes or gigabytes."""
+    """Refuse what would take the official process minutes or gigabytes, before it is built."""
     if isinstance(op, ast.Pow) and isinstance(left, int) and isinstance(right, int):
-        if abs(left) > 1 and right > 0 and right * math.log2(abs(left)) > 4096:
+        if abs(left) > 1 and right > 0 and right * math.log2(abs(left)) > BFCL_MAX_INT_BITS:
             raise DecodeError("exponent too large to evaluate safely")
-    if isinstance(op, ast.LShift) and isinstance(right, int) and right > 4096:
+    if isinstance(op, ast.LShift) and isinstance(right, int) and right > BFCL_MAX_INT_BITS:
         raise DecodeError("shift too large to evaluate safely")
     if isinstance(op, ast.Mult):
         for seq, count in ((left, right), (right, left)):
             if isinstance(seq, (str, bytes, list, tuple)) and isinstance(count, int):
-                if len(seq) * count > MAX_SIZE:
+                if size_of(seq) * count > MAX_SIZE:
                     raise DecodeError("sequence too large to evaluate safely")
+    if isinstance(op, ast.Add) and isinstance(left, (str, bytes, list, tuple)) \
+            and type(left) is type(right) and size_of(left) + size_of(right) > MAX_SIZE:
+        raise DecodeError("sequence too large to evaluate safely")
+    if isinstance(op, ast.Mod) and isinstance(left, (str, bytes)):
+        _guard_percent(left, right)
+
+
+def _guard_percent(template: Any, args: Any) -> None:
+    """``template % args`` is at most the template, every argument's text and every width
+    and precision written: refuse it when that may pass :data:`MAX_SIZE`."""
+    text = template.decode("latin-1") if isinstance(template, bytes) else template
+    budget = len(text) + 8 * size_of(args)
+    for match in _PERCENT_SPEC.finditer(text):
+        for number in match.groups():
+            if number == "*":
+                budget += max((abs(a) for a in (args if isinstance(args, tuple) else (args,))
+                               if type(a) is int), default=0)
+            elif number:
+                if len(number) > 9:
+                    raise DecodeError(f"value too large to evaluate safely (over {MAX_SIZE})")
+                budget += int(number)
+        if budget > MAX_SIZE:
+            raise DecodeError(f"value too large to evaluate safely (over {MAX_SIZE})")
 
 
 from .decode import DecodeError  # noqa: E402  (decode imports this module lazily)

@@ -27,6 +27,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from ..core.text import utf8_bytes
 from .categories import VERSION_PREFIX, score_subdir
 from .verdict import Verdict
 
@@ -108,7 +109,7 @@ def _line_parts(verdict: Verdict, model: str) -> list:
         prompt = bytes(prompt)  # a memoryview of a data file: this line's bytes
     if prompt is None or b"\\u" in prompt or "prompt" not in line:
         # default=str is make_json_serializable's leaf rule, without a full walk
-        return [_encode(line).encode("utf-8")]
+        return [utf8_bytes(_encode(line))]
     head: dict = {}
     tail: dict = {}
     part = head
@@ -117,8 +118,8 @@ def _line_parts(verdict: Verdict, model: str) -> list:
             part = tail
         else:
             part[key] = value
-    parts = [_encode(head)[:-1].encode("utf-8"), b', "prompt": ', prompt]
-    parts.append(b", " + _encode(tail)[1:].encode("utf-8") if tail else b"}")
+    parts = [utf8_bytes(_encode(head)[:-1]), b', "prompt": ', prompt]
+    parts.append(b", " + utf8_bytes(_encode(tail)[1:]) if tail else b"}")
     return parts
 
 
@@ -131,7 +132,7 @@ def write_score_file(score_dir: str, score: Any, verdicts: Iterable[Verdict]) ->
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{VERSION_PREFIX}_{score.category}_score.json")
     model = score.model
-    parts = [json.dumps(score.header(), ensure_ascii=False).encode("utf-8"), b"\n"]
+    parts = [utf8_bytes(json.dumps(score.header(), ensure_ascii=False)), b"\n"]
     for verdict in verdicts:
         if not verdict.valid:
             parts.extend(_line_parts(verdict, model))

@@ -33,6 +33,8 @@ import json
 from collections.abc import Iterable, Sized
 from typing import Any, Iterator
 
+from ..core.text import utf8_bytes
+
 __all__ = ["indented_json_chunks"]
 
 _DIGITS = b"0123456789"
@@ -81,7 +83,7 @@ BLOCK = 2000
 
 def _stdlib(value: Any, depth: int) -> bytes:
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    return text.replace("\n", "\n" + "  " * depth).encode("utf-8")
+    return utf8_bytes(text.replace("\n", "\n" + "  " * depth))  # a lone surrogate: U+FFFD
 
 
 def _encode(value: Any, depth: int) -> bytes:
@@ -126,7 +128,7 @@ def indented_json_chunks(data: Any, block: int = BLOCK) -> Iterator[bytes]:
     yield b"{\n"
     last = len(data) - 1
     for i, (key, value) in enumerate(data.items()):
-        yield b"  " + json.dumps(key, ensure_ascii=False).encode("utf-8") + b": "
+        yield b"  " + utf8_bytes(json.dumps(key, ensure_ascii=False)) + b": "
         if (isinstance(value, list) and len(value) > block) or _streamed(value):
             yield from _list_blocks(value, 1, block)
         else:

@@ -51,6 +51,7 @@ from ..core.episode import DEFAULT_TASK_VALUE, Alternative, AnyOf, TaskSpec, Too
 from ..core.grammar import FieldSpec
 from ..core.rules import Rule, parse_rule
 from ..errors import GoldFileError
+from ..limits import GOLD_MAX_INT_DIGITS, GOLD_MAX_NESTING, YAML_MAX_EXPANDED_NODES
 from .schema import OPTIONAL_KEY, normalize_tool, split_call, task_problems
 
 __all__ = [
@@ -66,6 +67,9 @@ __all__ = [
     "gold_value",
     "value_to_json",
     "JsonYamlLoader",
+    "nesting_problem",
+    "parse_problem",
+    "yaml_problem",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -83,10 +87,55 @@ class JsonYamlLoader(yaml.SafeLoader):
     floats are typed; everything else stays a string. An explicit tag (``!!int 0123``) still
     works.
 
+    Untrusted text stays cheap: nesting deeper than :data:`~ek_otel.limits.GOLD_MAX_NESTING`
+    and aliases that expand to more than :data:`~ek_otel.limits.YAML_MAX_EXPANDED_NODES`
+    nodes (an alias bomb) are refused as a ``ComposerError`` at their line, before anything
+    is built.
+
     Example:
         >>> yaml.load("[2026-12-20, 12:30, yes, 0123, 7, -1.5e3, true, null, .inf]", JsonYamlLoader)
         ['2026-12-20', '12:30', 'yes', '0123', 7, -1500.0, True, None, inf]
+        >>> try:
+        ...     yaml.load("[" * 200 + "]" * 200, JsonYamlLoader)
+        ... except yaml.composer.ComposerError as exc:
+        ...     exc.problem, exc.problem_mark.column
+        ('nested deeper than 100 levels', 100)
     """
+
+    #: The deepest nesting of sequences and mappings composed (a gold file's list of tasks
+    #: adds one: each task then has the same room as in JSON Lines).
+    max_nesting = GOLD_MAX_NESTING
+
+    def __init__(self, stream: Any):
+        super().__init__(stream)
+        self._depth = 0
+        self._sizes: dict = {}  # id(node) -> nodes it expands to
+        self._expanded = 0  # nodes reached through aliases so far
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            node = super().compose_node(parent, index)
+            self._expanded += self._sizes.get(id(node), 1)
+            if self._expanded > YAML_MAX_EXPANDED_NODES:
+                raise yaml.composer.ComposerError(
+                    None, None, f"aliases expand to more than {YAML_MAX_EXPANDED_NODES} nodes "
+                    "(an alias bomb?); write the values out", mark)
+            return node
+        if self._depth >= self.max_nesting and not self.check_event(yaml.ScalarEvent):
+            raise yaml.composer.ComposerError(None, None, f"nested deeper than {GOLD_MAX_NESTING} levels",
+                                              self.peek_event().start_mark)
+        self._depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if isinstance(node, yaml.SequenceNode):
+            self._sizes[id(node)] = 1 + sum(self._sizes.get(id(c), 1) for c in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            self._sizes[id(node)] = 1 + sum(self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1)
+                                            for k, v in node.value)
+        return node
 
 
 JsonYamlLoader.yaml_implicit_resolvers = {
@@ -460,18 +509,76 @@ def _no_duplicate_keys(pairs: list) -> dict:
 
 
 def _check_yaml_keys(node: Any) -> None:
-    """Raise :class:`_DuplicateKey` for a mapping node below ``node`` that repeats a key."""
-    if isinstance(node, yaml.MappingNode):
-        seen = set()
-        for key_node, value_node in node.value:
-            key = (key_node.tag, key_node.value) if isinstance(key_node, yaml.ScalarNode) else id(key_node)
-            if key in seen:
-                raise _DuplicateKey(key_node.value, key_node.start_mark.line + 1)
-            seen.add(key)
-            _check_yaml_keys(value_node)
-    elif isinstance(node, yaml.SequenceNode):
-        for child in node.value:
-            _check_yaml_keys(child)
+    """Raise :class:`_DuplicateKey` for a mapping node below ``node`` that repeats a key.
+
+    Each node is visited once, however many aliases point at it (no alias bomb here), and
+    without recursion.
+
+    Example:
+        >>> _check_yaml_keys(JsonYamlLoader("a: &x {b: 1, c: [2]}\\nd: [*x, *x]\\n").get_single_node())
+        >>> _check_yaml_keys(JsonYamlLoader("a: 1\\na: 2\\n").get_single_node())
+        Traceback (most recent call last):
+        ...
+        ek_otel.gold.native._DuplicateKey: duplicate key 'a' in one object (the second would silently win)
+    """
+    visited: set = set()
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, value_node in node.value:
+                key = (key_node.tag, key_node.value) if isinstance(key_node, yaml.ScalarNode) else id(key_node)
+                if key in seen:
+                    raise _DuplicateKey(key_node.value, key_node.start_mark.line + 1)
+                seen.add(key)
+            stack.extend(value for _, value in reversed(node.value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+
+
+def nesting_problem(obj: Any) -> Optional[str]:
+    """Why a parsed gold or pricing value is refused for its nesting (deeper than
+    :data:`~ek_otel.limits.GOLD_MAX_NESTING`), or None; without recursion.
+
+    Example:
+        >>> nesting_problem({"a": [[1]]}), nesting_problem([[[[]]]] * 2)
+        (None, None)
+        >>> import json; nesting_problem(json.loads("[" * 150 + "]" * 150))
+        'nested deeper than 100 levels'
+    """
+    stack = [(obj, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= GOLD_MAX_NESTING:
+            return f"nested deeper than {GOLD_MAX_NESTING} levels"
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return None
+
+
+def parse_problem(exc: BaseException) -> str:
+    """The message of what a JSON or YAML parser raised beyond its syntax errors: an integer
+    literal over Python's digit limit (``ValueError``), nesting past the recursion limit.
+
+    Example:
+        >>> import json
+        >>> try:
+        ...     json.loads("1" * 5000)
+        ... except ValueError as exc:
+        ...     parse_problem(exc)
+        'an integer literal longer than 4300 digits'
+    """
+    if isinstance(exc, RecursionError):
+        return f"nested deeper than {GOLD_MAX_NESTING} levels"
+    if "digits" in str(exc):
+        return f"an integer literal longer than {GOLD_MAX_INT_DIGITS} digits"
+    return str(exc)[:200]
 
 
 def _jsonl_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[GoldFileError]]]:
@@ -481,7 +588,7 @@ def _jsonl_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[Gold
         if not stripped or stripped.startswith("#"):
             continue
         try:
-            yield number, json.loads(stripped, object_pairs_hook=_no_duplicate_keys), None
+            obj = json.loads(stripped, object_pairs_hook=_no_duplicate_keys)
         except _DuplicateKey as exc:
             yield number, None, GoldFileError(path, number, str(exc))
         except json.JSONDecodeError as exc:
@@ -489,6 +596,14 @@ def _jsonl_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[Gold
             if number == 1 and stripped.startswith("{") and stripped.count("{") > stripped.count("}"):
                 hint = " (JSON Lines needs one whole task per line; a pretty-printed file must be a JSON array)"
             yield number, None, GoldFileError(path, number, f"invalid JSON: {exc.msg} (column {exc.colno}){hint}")
+        except (ValueError, RecursionError) as exc:
+            yield number, None, GoldFileError(path, number, parse_problem(exc))
+        else:
+            problem = nesting_problem(obj)
+            if problem is not None:
+                yield number, None, GoldFileError(path, number, problem)
+            else:
+                yield number, obj, None
 
 
 def _json_array_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[GoldFileError]]]:
@@ -518,12 +633,23 @@ def _json_array_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional
             obj, end = decoder.raw_decode(text, start)
         except _DuplicateKey as exc:
             yield _line_of(text, start), None, GoldFileError(path, _line_of(text, start), str(exc))
-            _, end = json.JSONDecoder().raw_decode(text, start)  # well-formed: go on after it
+            try:
+                _, end = json.JSONDecoder().raw_decode(text, start)  # well-formed: go on after it
+            except json.JSONDecodeError as exc:
+                yield _line_of(text, start), None, invalid(exc, start)
+                return
         except json.JSONDecodeError as exc:
             yield _line_of(text, start), None, invalid(exc, start)
             return
+        except (ValueError, RecursionError) as exc:
+            yield _line_of(text, start), None, GoldFileError(path, _line_of(text, start), parse_problem(exc))
+            return
         else:
-            yield _line_of(text, start), obj, None
+            problem = nesting_problem(obj)
+            if problem is not None:
+                yield _line_of(text, start), None, GoldFileError(path, _line_of(text, start), problem)
+            else:
+                yield _line_of(text, start), obj, None
         i = skip(end)
         if i < len(text) and text[i] == ",":
             i += 1
@@ -538,8 +664,10 @@ def _json_array_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional
 
 
 def _yaml_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[GoldFileError]]]:
-    loader = JsonYamlLoader(text)
+    loader = None
     try:
+        loader = JsonYamlLoader(text)  # reads the first characters: may raise ReaderError
+        loader.max_nesting = GOLD_MAX_NESTING + 1  # the list of tasks
         root = loader.get_single_node()
         if root is None:
             return
@@ -555,16 +683,46 @@ def _yaml_items(text: str, path: str) -> Iterator[tuple[int, Any, Optional[GoldF
             except _DuplicateKey as exc:
                 yield line, None, GoldFileError(path, exc.line or line, str(exc))
                 continue
-            yield line, loader.construct_object(node, deep=True), None
+            try:
+                obj = loader.construct_object(node, deep=True)
+            except ValueError as exc:  # an integer literal over the digit limit
+                yield line, None, GoldFileError(path, line, parse_problem(exc))
+                continue
+            yield line, obj, None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-        yield line or 0, None, GoldFileError(path, line, f"invalid YAML: {problem}")
+        line, message = yaml_problem(exc, text)
+        yield line or 0, None, GoldFileError(path, line, message)
     except yaml.YAMLError as exc:
-        yield 0, None, GoldFileError(path, None, f"invalid YAML: {exc}")
+        line, message = yaml_problem(exc, text)
+        yield line or 0, None, GoldFileError(path, line, message)
+    except RecursionError as exc:  # pragma: no cover - the composer refuses deep text first
+        yield 0, None, GoldFileError(path, None, parse_problem(exc))
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def yaml_problem(exc: BaseException, text: str) -> tuple:
+    """``(line or None, message)`` of a YAML error: its mark's line, or for a character
+    YAML refuses (``ReaderError``: a control character) the line of that character.
+
+    Example:
+        >>> try:
+        ...     yaml.load("a: 1\\nb: \\x07\\n", JsonYamlLoader)
+        ... except yaml.YAMLError as exc:
+        ...     yaml_problem(exc, "a: 1\\nb: \\x07\\n")
+        (2, "invalid YAML: the control character '\\\\x07' is not allowed (only tab, newline and printable characters)")
+    """
+    if isinstance(exc, yaml.reader.ReaderError):
+        character = exc.character if isinstance(exc.character, str) else chr(exc.character)
+        return (_line_of(text, exc.position),
+                f"invalid YAML: the control character {character!r} is not allowed "
+                "(only tab, newline and printable characters)")
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        return (mark.line + 1 if mark is not None else None), f"invalid YAML: {problem}"
+    return None, f"invalid YAML: {exc}"
 
 
 def _items(path: PathLike, text: str):

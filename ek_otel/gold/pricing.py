@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -42,8 +41,8 @@ import yaml
 
 from ..core.cost import ModelPrice, PriceTable
 from ..errors import PricingError
-from .native import JsonYamlLoader
-from .schema import did_you_mean, json_type_name
+from .native import JsonYamlLoader, nesting_problem, parse_problem, yaml_problem
+from .schema import did_you_mean, is_float_number, json_type_name
 
 __all__ = ["PricingFile", "load_pricing", "read_pricing", "pricing_from_dict", "FILE_KEYS", "PRICE_KEYS"]
 
@@ -75,7 +74,7 @@ class PricingFile:
 
 
 def _is_price(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return is_float_number(value) and value >= 0
 
 
 def _model_price(name: str, prices: Any, fail) -> ModelPrice:
@@ -90,7 +89,7 @@ def _model_price(name: str, prices: Any, fail) -> ModelPrice:
             fail(name, f"{where}: the '{key}' price is missing (dollars per million {key} tokens)")
     for key in PRICE_KEYS:
         if key in prices and not _is_price(prices[key]):
-            fail(name, f"{where}: {key} must be a number >= 0 (dollars per million tokens), got {prices[key]!r}")
+            fail(name, f"{where}: {key} must be a number >= 0 (dollars per million tokens), got {repr(prices[key])[:60]}")
     return ModelPrice(**{k: float(prices[k]) for k in PRICE_KEYS if k in prices})
 
 
@@ -152,6 +151,11 @@ def _parse(path: PathLike, text: str) -> tuple[Any, dict[str, int]]:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise PricingError(f"invalid JSON: {exc.msg} (column {exc.colno})", path=name, line=exc.lineno) from None
+        except (ValueError, RecursionError) as exc:  # a huge integer literal, deep nesting
+            raise PricingError(parse_problem(exc), path=name) from None
+        problem = nesting_problem(obj)
+        if problem is not None:
+            raise PricingError(problem, path=name)
         lines = {}
         if isinstance(obj, Mapping) and isinstance(obj.get("models"), Mapping):
             for model in obj["models"]:
@@ -159,8 +163,9 @@ def _parse(path: PathLike, text: str) -> tuple[Any, dict[str, int]]:
                 if match:
                     lines[model] = text.count("\n", 0, match.start()) + 1
         return obj, lines
-    loader = JsonYamlLoader(text)  # the gold files' YAML: `1_0` or `yes` are not numbers
+    loader = None
     try:
+        loader = JsonYamlLoader(text)  # the gold files' YAML: `1_0` or `yes` are not numbers
         node = loader.get_single_node()
         if node is None:
             raise PricingError("the file is empty", path=name)
@@ -169,16 +174,18 @@ def _parse(path: PathLike, text: str) -> tuple[Any, dict[str, int]]:
             for key_node, value_node in node.value:
                 if key_node.value == "models" and isinstance(value_node, yaml.MappingNode):
                     for model_key, _ in value_node.value:
-                        lines[model_key.value] = model_key.start_mark.line + 1
-        return loader.construct_document(node), lines
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
-        raise PricingError(f"invalid YAML: {problem}", path=name, line=mark.line + 1 if mark else None) from None
+                        if isinstance(model_key, yaml.ScalarNode):
+                            lines[model_key.value] = model_key.start_mark.line + 1
+        try:
+            return loader.construct_document(node), lines
+        except ValueError as exc:  # an integer literal over the digit limit
+            raise PricingError(parse_problem(exc), path=name, line=node.start_mark.line + 1) from None
     except yaml.YAMLError as exc:
-        raise PricingError(f"invalid YAML: {exc}", path=name) from None
+        line, message = yaml_problem(exc, text)
+        raise PricingError(message, path=name, line=line) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def read_pricing(path: PathLike) -> PricingFile:

@@ -43,6 +43,7 @@ __all__ = [
     "json_type_name",
     "split_call",
     "OPTIONAL_KEY",
+    "is_float_number",
 ]
 
 #: Every top-level key a gold task may carry.
@@ -125,7 +126,23 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number that a float holds (an integer of 400 digits is not)."""
+    return is_float_number(value)
+
+
+def is_float_number(value: Any) -> bool:
+    """Whether ``value`` is an int or float (not a bool) that is finite as a float.
+
+    Example:
+        >>> is_float_number(2), is_float_number(1.5), is_float_number(10 ** 400), is_float_number(True)
+        (True, True, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        return False
 
 
 # ---------------------------------------------------------------------------

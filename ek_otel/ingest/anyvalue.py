@@ -34,6 +34,7 @@ from typing import Any
 
 from opentelemetry.proto.common.v1 import common_pb2
 
+from ..limits import DEPTH_MARKER as _DEPTH_MARKER, MAX_VALUE_DEPTH
 from .bad_input import BAD_ATTRIBUTE, DEEP_NESTING
 
 __all__ = [
@@ -49,11 +50,12 @@ __all__ = [
     "attributes_to_pb",
 ]
 
-#: The deepest nesting of arrays/kvlists that is decoded; deeper containers become the marker.
-MAX_DEPTH = 32
+#: The deepest nesting of arrays/kvlists that is decoded; deeper containers become the marker
+#: (:data:`ek_otel.limits.MAX_VALUE_DEPTH`).
+MAX_DEPTH = MAX_VALUE_DEPTH
 
-#: What replaces a value nested deeper than :data:`MAX_DEPTH`.
-DEPTH_MARKER = "<ek-otel: value nested too deep>"
+#: What replaces a value nested deeper than :data:`MAX_DEPTH` (:data:`ek_otel.limits.DEPTH_MARKER`).
+DEPTH_MARKER = _DEPTH_MARKER
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1

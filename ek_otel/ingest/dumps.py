@@ -42,6 +42,7 @@ import io
 import itertools
 import os
 import sys
+import zlib
 from typing import Any, BinaryIO, Iterator, Sequence
 
 import zstandard
@@ -70,7 +71,9 @@ MAX_FRAME_BYTES = 1 << 30
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GLOB_CHARS = frozenset("*?[")
-_READ_ERRORS = (OSError, EOFError, zstandard.ZstdError, ValueError)
+#: What a corrupt or cut compressed stream raises (``gzip.BadGzipFile`` is an OSError): the
+#: rest of the file (or the frame) is reported as unreadable and skipped.
+_READ_ERRORS = (OSError, EOFError, zlib.error, zstandard.ZstdError, ValueError)
 
 
 # ---------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from ..core.episode import Cost, Episode, Step
+from ..core.text import utf8_safe
 
 __all__ = ["step_to_dict", "episode_to_dict", "episode_to_json"]
 
@@ -79,7 +80,7 @@ def episode_to_json(episode: Episode) -> str:
         >>> episode_to_json(Episode("t"))[:28]
         '{"trace_id": "", "task_id": '
     """
-    return json.dumps(episode_to_dict(episode), default=_fallback, ensure_ascii=False)
+    return utf8_safe(json.dumps(episode_to_dict(episode), default=_fallback, ensure_ascii=False))
 
 
 def _fallback(value: Any) -> Any:

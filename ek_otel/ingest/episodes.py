@@ -170,6 +170,7 @@ def build_episode(
         >>> e.calls, e.provenance.args_captured, e.meta["uncaptured_tool_calls"]
         ((), False, 1)
     """
+    sc.take_value_notes()  # repairs of an earlier build that reported none
     request = ({"input": first_user_message(spans, logs), "tools": tool_definitions(spans)}
                if read_request else None)
     nodes, bad = build_tree(spans, logs, report)
@@ -220,7 +221,19 @@ def build_episode(
     if request is not None:
         episode.meta.update(request)
     release_tree(nodes)
+    _report_value_repairs(root, provenance.trace_id, report)
     return episode
+
+
+def _report_value_repairs(root: Optional[Node], trace_id: str, report: Optional[BadInputReport]) -> None:
+    """One case per kind of repair made to JSON read from the trace's attribute strings
+    (nesting cut, lone surrogates replaced: :func:`~ek_otel.ingest.semconv.loads`)."""
+    notes = sc.take_value_notes()
+    if report is None:
+        return
+    origin = getattr(root.span, "origin", None) if root is not None else None
+    for reason, detail in notes:
+        report.add(reason, f"trace {trace_id}: {detail}", origin)
 
 
 def _service(root: Optional[Node]) -> tuple:

@@ -26,7 +26,7 @@ from . import semconv as sc
 from .messages import EMPTY_OUTPUT, RequestedCall
 from .model_output import model_output_of_log
 from .records import LogRecord
-from .span_tree import Node, by_time
+from .span_tree import Node, by_time, nearest_above, outermost_above, with_descendant
 
 __all__ = ["clusters_of", "usage_of_clusters", "Requested", "requested_calls", "distinct_calls"]
 
@@ -34,31 +34,30 @@ __all__ = ["clusters_of", "usage_of_clusters", "Requested", "requested_calls", "
 def clusters_of(nodes: Mapping) -> dict:
     """Model spans grouped by their outermost model-span ancestor (one model call each)."""
     clusters: dict = {}
+    outermost = outermost_above(nodes, _is_model)
     for node in by_time(nodes.values()):
         if node.role != sc.MODEL:
             continue
-        top = node
-        for ancestor in node.ancestors():
-            if ancestor.role == sc.MODEL:
-                top = ancestor
+        top = outermost[node] or node
         clusters.setdefault(top.span_id, []).append(node)
     return clusters
 
 
-def _is_leaf_model(node: Node, members: Sequence[Node]) -> bool:
-    return not any(other is not node and any(a is node for a in other.ancestors())
-                   for other in members)
+def _is_model(node: Node) -> bool:
+    return node.role == sc.MODEL
 
 
 def usage_of_clusters(nodes: Mapping, clusters: Mapping) -> tuple:
     """``(usage, retries)`` per the leaf/dedup/aggregate rules."""
     counted: list = []
     leaves: list = []
+    # a member with a model span below it is not a leaf (that span is of its cluster)
+    above_models = with_descendant(nodes, _is_model) if any(len(m) > 1 for m in clusters.values()) else set()
     for members in clusters.values():
         if len(members) == 1:  # one span for one model call: its own leaf
             cluster_leaves = members
         else:
-            cluster_leaves = [n for n in members if _is_leaf_model(n, members)]
+            cluster_leaves = [n for n in members if n not in above_models]
         leaves.extend(cluster_leaves)
         with_usage = [n for n in cluster_leaves if n.usage is not None]
         if not with_usage:
@@ -71,8 +70,8 @@ def usage_of_clusters(nodes: Mapping, clusters: Mapping) -> tuple:
                 node.usage = sc.aggregate_usage_of(node.span.attributes)
                 node.response_id = sc.response_id_of(node.span.attributes)
         aggregates = [n for n in nodes.values() if n.usage is not None and n.role != sc.TOOL]
-        counted = [n for n in aggregates
-                   if not any(a.usage is not None for a in n.ancestors())]
+        below_usage = nearest_above(nodes, lambda a: a.usage is not None)
+        counted = [n for n in aggregates if below_usage[n] is None]
     total = sc.Usage()
     seen_responses: set = set()
     for node in by_time(counted):

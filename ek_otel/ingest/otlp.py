@@ -30,11 +30,13 @@ Example:
 
 from __future__ import annotations
 
+import json as _json
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from ..core.text import LONE_SURROGATE
 from ..errors import DecodeError
 from .anyvalue import BadValue
 from .bad_input import (
@@ -56,8 +58,6 @@ try:  # orjson is about 2x faster than json on OTLP bodies
 
     _json_loads: Callable[[Any], Any] = _orjson.loads
 except ImportError:  # pragma: no cover - orjson is a dependency, json is the fallback
-    import json as _json
-
     _json_loads = _json.loads
 
 __all__ = [
@@ -110,6 +110,48 @@ def _repair_json_utf8(body: Any) -> Optional[tuple]:
     return text.encode("utf-8"), f"{count} invalid byte sequence{plural} replaced with U+FFFD (first at byte {first})"
 
 
+_LONE_SURROGATE = LONE_SURROGATE
+
+
+def _without_lone_surrogates(body: Any) -> Optional[tuple]:
+    """``(the value of body with each lone surrogate, escaped as ``\\ud800``, replaced by
+    U+FFFD, detail)``, or None when the stdlib cannot parse it either. The stdlib reads such
+    escapes, orjson refuses them; no writer can encode them (they are not UTF-8)."""
+    try:
+        value = _json.loads(bytes(body) if isinstance(body, (bytearray, memoryview)) else body)
+    except (ValueError, RecursionError, TypeError):
+        return None
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is list:
+            for index, child in enumerate(item):
+                if type(child) is str:
+                    fixed, n = _LONE_SURROGATE.subn("\ufffd", child)
+                    if n:
+                        item[index], count = fixed, count + n
+                elif type(child) is list or type(child) is dict:
+                    stack.append(child)
+        elif type(item) is dict:
+            if any(_LONE_SURROGATE.search(key) for key in item):
+                pairs = [(_LONE_SURROGATE.subn("\ufffd", k), v) for k, v in item.items()]
+                count += sum(n for (_, n), _ in pairs)
+                item.clear()
+                item.update((k, v) for (k, _), v in pairs)
+            for key, child in item.items():
+                if type(child) is str:
+                    fixed, n = _LONE_SURROGATE.subn("\ufffd", child)
+                    if n:
+                        item[key], count = fixed, count + n
+                elif type(child) is list or type(child) is dict:
+                    stack.append(child)
+    if count == 0:
+        return None
+    plural = "s" if count != 1 else ""
+    return value, f"{count} lone surrogate escape{plural} replaced with U+FFFD"
+
+
 def parse_json(body: Any, issues: Optional[list] = None) -> Any:
     """Parse JSON text (bytes or str) with orjson when installed; raises DecodeError.
 
@@ -129,6 +171,9 @@ def parse_json(body: Any, issues: Optional[list] = None) -> Any:
         >>> issues = []
         >>> parse_json(b'{"name": "caf\\xc3"}', issues), issues
         ({'name': 'caf\ufffd'}, [('invalid UTF-8', '1 invalid byte sequence replaced with U+FFFD (first at byte 13)')])
+        >>> issues = []
+        >>> parse_json(b'{"name": "a\\\\ud800"}', issues), issues
+        ({'name': 'a\ufffd'}, [('invalid UTF-8', '1 lone surrogate escape replaced with U+FFFD')])
         >>> parse_json(b"{")
         Traceback (most recent call last):
         ...
@@ -142,6 +187,12 @@ def parse_json(body: Any, issues: Optional[list] = None) -> Any:
                 return _json_loads(cap_json_nesting(body)[0])
             except (ValueError, RecursionError, TypeError):
                 pass
+        if "surrogate" in str(exc):
+            repaired_value = _without_lone_surrogates(body)
+            if repaired_value is not None:
+                if issues is not None:
+                    issues.append((INVALID_UTF8, repaired_value[1]))
+                return repaired_value[0]
         repaired = _repair_json_utf8(body)
         if repaired is not None:
             try:

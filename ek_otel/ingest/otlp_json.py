@@ -39,6 +39,7 @@ from .anyvalue import (
     value_from_json,
     value_to_pb,
 )
+from ..limits import MAX_JSON_NESTING as _MAX_JSON_NESTING
 from .bad_input import INVALID_ID, MALFORMED_RECORD, BadInputReport, report_issues
 from .ids import SPAN_ID_BYTES, TRACE_ID_BYTES, InvalidId, hex_id, json_span_ids
 from .otlp_records import span_record
@@ -494,7 +495,7 @@ def logs_json_to_pb(request: Any) -> tuple:
 #: The JSON nesting :func:`cap_json_nesting` keeps. Well above what the readers look at (an
 #: AnyValue is cut at :data:`~ek_otel.ingest.anyvalue.MAX_DEPTH` containers, at most 4 JSON
 #: levels each, under a dozen levels of request), and well below orjson's limit of 1024.
-MAX_JSON_NESTING = 256
+MAX_JSON_NESTING = _MAX_JSON_NESTING  # ek_otel.limits.MAX_JSON_NESTING
 
 # A JSON string (skipped whole, brackets inside it do not count) or a bracket.
 _JSON_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')

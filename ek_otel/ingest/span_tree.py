@@ -32,6 +32,7 @@ from .records import LogRecord, SpanRecord
 
 __all__ = [
     "MISSING_PARENT",
+    "PARENT_CYCLE",
     "Node",
     "build_tree",
     "by_time",
@@ -40,6 +41,10 @@ __all__ = [
     "has_named_agent",
     "outermost_agent",
     "release_tree",
+    "parents_first",
+    "nearest_above",
+    "outermost_above",
+    "with_descendant",
 ]
 
 #: Bad-input reason: a span whose parent is not among the records (Langfuse points at parents
@@ -66,6 +71,7 @@ class Node:
     depth: int = 0
     order: tuple = ()  # (start, depth, span id): the sort key of :func:`by_time`
     agent: Any = _UNKNOWN  # the nearest agent ancestor (:func:`nearest_agent`), once known
+    agents_above: Any = _UNKNOWN  # (nearest agent, nearest named agent) above, once known
     named_agent: Optional[bool] = None  # :func:`has_named_agent`, once known
 
     @property
@@ -74,21 +80,13 @@ class Node:
 
     def ancestors(self) -> list:
         """The parent, its parent, ... up to the root (``depth`` of them: ``build_tree``
-        counts them once, stopping at a parent cycle of malformed input)."""
+        breaks parent cycles of malformed input)."""
         out = []
         node = self.parent
         for _ in range(self.depth):
             out.append(node)
             node = node.parent
         return out
-
-    def _distinct_ancestors(self) -> Iterator["Node"]:
-        # nodes and span ids are one to one (``build_tree`` keeps one node per span id)
-        node, seen = self.parent, {self}
-        while node is not None and node not in seen:
-            seen.add(node)
-            yield node
-            node = node.parent
 
 
 def read_span(span: Any, logs_by_span: Mapping) -> Node:
@@ -148,17 +146,7 @@ def build_tree(spans: Sequence[Any], logs: Sequence[LogRecord],
             orphans.setdefault((node.span.trace_id, node.span.parent_span_id), []).append(node)
     if report is not None:
         _report_missing_parents(orphans, report)
-    limit = len(nodes)  # more ancestors than nodes: a parent cycle (malformed input)
-    for node in nodes.values():
-        depth = 0
-        parent = node.parent
-        while parent is not None and depth <= limit:
-            depth += 1
-            parent = parent.parent
-        if depth > limit:
-            depth = sum(1 for _ in node._distinct_ancestors())
-        node.depth = depth
-        node.order = (node.span.start_ns, depth, node.span.span_id)
+    _break_cycles_and_set_depths(nodes, report)
     for node in nodes.values():  # answers recorded only by the spans around the model's
         if node.role == sc.MODEL and not node.output.calls and (node.children or node.parent):
             related = output_of_related_spans(
@@ -167,6 +155,64 @@ def build_tree(spans: Sequence[Any], logs: Sequence[LogRecord],
             if related.calls or (related and not node.output):
                 node.output = ModelOutput(related.calls, node.output.text or related.text, True)
     return nodes, bad
+
+
+#: Bad-input reason: spans whose parent ids form a cycle (malformed input: no span of the
+#: cycle is a root). The cycle is broken at its earliest-starting span, read as a root.
+PARENT_CYCLE = "parent cycle"
+
+
+def _break_cycles_and_set_depths(nodes: Mapping, report: Optional[BadInputReport]) -> None:
+    """Set each node's ``depth`` and ``order`` in one pass over the tree (linear in the
+    spans, chains of any length included); a parent cycle is broken where it starts
+    earliest (that span becomes a root) and reported as :data:`PARENT_CYCLE`.
+
+    Example:
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> a, b = SpanRecord("a" * 32, "1" * 16, "2" * 16, start_ns=1), SpanRecord("a" * 32, "2" * 16, "1" * 16, start_ns=2)
+        >>> report = BadInputReport()
+        >>> nodes, _ = build_tree([a, b], (), report)
+        >>> [(n.span_id[0], n.depth, n.parent is None) for n in nodes.values()], report.counts
+        ([('1', 0, True), ('2', 1, False)], {'parent cycle': 1})
+    """
+    depth_of: dict = {}  # id(node) -> depth, once known
+    on_path: set = set()
+    for start in nodes.values():
+        if id(start) in depth_of:
+            continue
+        path = []
+        node = start
+        while True:
+            while node is not None and id(node) not in depth_of and id(node) not in on_path:
+                on_path.add(id(node))
+                path.append(node)
+                node = node.parent
+            if node is None or id(node) in depth_of:
+                break
+            # ``node`` is on the path: path[i:] is a cycle; cut it at its earliest span
+            i = next(k for k in range(len(path) - 1, -1, -1) if path[k] is node)
+            cycle = path[i:]
+            cut = min(cycle, key=lambda n: (n.span.start_ns, n.span.span_id))
+            parent = cut.parent
+            parent.children = [c for c in parent.children if c is not cut]
+            cut.parent = None
+            if report is not None:
+                report.add(PARENT_CYCLE, f"{len(cycle)} spans (first {cut.span_id} {cut.span.name!r}) "
+                           f"are each other's ancestors; {cut.span_id} read as a root",
+                           getattr(cut.span, "origin", None))
+            # walk again from the cut span: it is now the top of this path
+            k = path.index(cut)
+            for stale in path[k:]:
+                on_path.discard(id(stale))
+            del path[k:]
+            node = cut
+        depth = -1 if node is None else depth_of[id(node)]
+        for item in reversed(path):
+            depth += 1
+            depth_of[id(item)] = depth
+            on_path.discard(id(item))
+            item.depth = depth
+            item.order = (item.span.start_ns, depth, item.span.span_id)
 
 
 def _report_missing_parents(orphans: Mapping, report: BadInputReport) -> None:
@@ -197,15 +243,81 @@ def roots_of(nodes: Mapping) -> list:
 
 
 def nearest_agent(node: Optional[Node]) -> Optional[Node]:
-    """The nearest agent ancestor, preferring one that names its agent in an attribute."""
+    """The nearest agent ancestor, preferring one that names its agent in an attribute.
+
+    Linear over a whole tree however deep (each node's answer is built on its parent's)."""
     if node is None:
         return None
     agent = node.agent
     if agent is _UNKNOWN:
-        agents = [a for a in node.ancestors() if a.role == sc.AGENT]
-        named = [a for a in agents if has_named_agent(a)]
-        agent = node.agent = (named or agents or [None])[0]
+        nearest, named = _agents_above(node)
+        agent = node.agent = named or nearest
     return agent
+
+
+def _agents_above(node: Node) -> tuple:
+    path = []
+    top = node
+    while top is not None and top.agents_above is _UNKNOWN:
+        path.append(top)
+        top = top.parent
+    for item in reversed(path):
+        parent = item.parent
+        if parent is None:
+            item.agents_above = (None, None)
+            continue
+        nearest, named = parent.agents_above
+        if parent.role == sc.AGENT:
+            item.agents_above = (parent, parent if has_named_agent(parent) else named)
+        else:
+            item.agents_above = (nearest, named)
+    return node.agents_above
+
+
+def parents_first(nodes: Mapping) -> list:
+    """The nodes of a tree (``build_tree``'s), each after its parent."""
+    return sorted(nodes.values(), key=_DEPTH)
+
+
+_DEPTH = attrgetter("depth")
+
+
+def nearest_above(nodes: Mapping, test) -> dict:
+    """``node -> its nearest ancestor for which test(ancestor) holds`` (None: no such
+    ancestor), for every node, in one pass (linear in the nodes, whatever their depth).
+
+    Example:
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> nodes, _ = build_tree([SpanRecord("a" * 32, f"{i:016x}", f"{i - 1:016x}" if i else None,
+        ...     start_ns=i) for i in range(3)], (), None)
+        >>> [n.span_id[-1] if n else None for n in nearest_above(nodes, lambda n: True).values()]
+        [None, '0', '1']
+    """
+    out: dict = {}
+    for node in parents_first(nodes):
+        parent = node.parent
+        out[node] = None if parent is None else (parent if test(parent) else out[parent])
+    return out
+
+
+def outermost_above(nodes: Mapping, test) -> dict:
+    """``node -> its outermost ancestor for which test(ancestor) holds`` (None: none), in
+    one pass."""
+    out: dict = {}
+    for node in parents_first(nodes):
+        parent = node.parent
+        out[node] = None if parent is None else (out[parent] or (parent if test(parent) else None))
+    return out
+
+
+def with_descendant(nodes: Mapping, test) -> set:
+    """The nodes that have a descendant for which ``test`` holds, in one pass."""
+    out: set = set()
+    for node in reversed(parents_first(nodes)):
+        parent = node.parent
+        if parent is not None and (node in out or test(node)):
+            out.add(parent)
+    return out
 
 
 def has_named_agent(node: Node) -> bool:
@@ -244,3 +356,4 @@ def release_tree(nodes: Mapping) -> None:
         node.parent = None
         node.children = []
         node.agent = None
+        node.agents_above = None

@@ -19,7 +19,7 @@ from typing import Optional
 from ..core.episode import Step
 from . import semconv as sc
 from .messages import parse_arguments
-from .span_tree import Node, by_time, nearest_agent
+from .span_tree import Node, by_time, nearest_above, nearest_agent
 
 __all__ = ["merge_steps", "tool_executions"]
 
@@ -45,9 +45,12 @@ def tool_executions(nodes) -> list:
         True
     """
     tools = [n for n in nodes.values() if n.role == sc.TOOL]
+    if not tools:
+        return []
+    outer_tool = nearest_above(nodes, lambda a: a.role == sc.TOOL)
     executions = []
     for node in tools:
-        outer = next((a for a in node.ancestors() if a.role == sc.TOOL), None)
+        outer = outer_tool[node]
         if outer is None or sc.tool_name_of(outer.span) != sc.tool_name_of(node.span):
             executions.append(node)
     return by_time(executions)

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 import jinja2
 
 from .. import __version__
+from ..core.text import utf8_safe
 from ..errors import InputError
 from ..ingest.semconv.nonruns import NOT_AN_AGENT_RUN
 from .compare import Comparison, compare_tasks
@@ -437,7 +438,7 @@ def write_html(text: str, path: str) -> None:
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(utf8_safe(text))  # a lone surrogate from any source: U+FFFD
         os.replace(tmp, path)
     except OSError as exc:
         try:

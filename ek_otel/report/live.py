@@ -25,6 +25,7 @@ import threading
 import time
 from typing import Callable, Optional
 
+from ..core.text import utf8_bytes
 from ..errors import InputError
 
 __all__ = ["LivePage", "REFRESH_SECONDS"]
@@ -106,7 +107,7 @@ class LivePage:
             html = render_run(report_from_dict(data, self.store_path), trace_url=self.trace_url,
                               gold_path=self.gold, title="ek-otel live report",
                               refresh_seconds=self.refresh_seconds)
-            body = html.encode("utf-8")
+            body = utf8_bytes(html)
             self._cached = (signature, body)
             self._rendered_at = time.monotonic()
             self.renders += 1

@@ -35,6 +35,9 @@ __all__ = ["load_run"]
 def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = None):
     """The :class:`~ek_otel.scoring.run.ScoreRun` of everything a server scored.
 
+    A stored score that cannot be read back is listed among the unmatched runs with why
+    (its trace id named), never allowed to break the report of the others.
+
     Args:
         store_path: The SQLite store of ``ek-otel serve``.
         gold: The gold file (default: the one the server recorded when it started).
@@ -65,9 +68,14 @@ def load_run(store_path: str, *, gold: Optional[str] = None, k: Optional[int] = 
     envelopes, unmatched, scored = [], [], []
     for row in rows:
         if row.matched and row.envelope:
-            envelope = ScoreEnvelope.from_json(row.envelope)
+            try:
+                envelope = ScoreEnvelope.from_json(row.envelope)
+                key = tuple(json.loads(row.comparability)) if row.comparability else ()
+            except Exception as exc:  # noqa: BLE001 - one unreadable row never hides the others
+                unmatched.append(Unmatched(row.trace_id, row.task_id or "",
+                                           f"stored score unreadable: {type(exc).__name__}: {exc}"[:300]))
+                continue
             envelopes.append(envelope)
-            key = tuple(json.loads(row.comparability)) if row.comparability else ()
             scored.append((envelope.score, key))
         else:
             unmatched.append(Unmatched(row.trace_id, row.task_id or "", row.detail or ""))
