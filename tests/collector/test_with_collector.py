@@ -107,12 +107,12 @@ def test_backpressure_the_collector_retries_until_serve_has_room(tmp_path, otelc
         assert Counter(payload_spans(store)) == Counter(sent)
         assert sorted(store_scores(store)) == sorted((t, 0) for t in traces)
         # serve refused, and the Collector retried: its gRPC client saw UNAVAILABLE (14)
-        refused = collector.metric_sum("rpc_client_duration_milliseconds_count",
-                                       rpc_grpc_status_code="14")
+        refused = sum(v for (n, labels), v in collector.metrics().items()
+                      if n.startswith("rpc_client_") and n.endswith("_count")
+                      and ("rpc_grpc_status_code", "14") in labels)
         assert refused > 0, _rpc_metrics(collector)
         assert collector.metric_sum("otelcol_exporter_send_failed_spans",
                                     exporter="otlp/ek-otel") == 0
-        assert "open traces at the cap" in open(tmp_path / "serve.log").read() or refused
     finally:
         client.close()
         collector.stop()
