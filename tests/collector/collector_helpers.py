@@ -120,26 +120,21 @@ class Collector:
         return self.proc.returncode
 
 
-class _Recorder:
+def _recorder():
     """A span processor that records the (trace id, span id) of every span the SDK ends."""
+    from opentelemetry.sdk.trace import SpanProcessor
 
-    def __init__(self):
-        self.ids: set = set()
-        self.lock = threading.Lock()
+    class Recorder(SpanProcessor):
+        def __init__(self):
+            self.ids: set = set()
+            self.lock = threading.Lock()
 
-    def on_start(self, span, parent_context=None):
-        pass
+        def on_end(self, span):
+            ctx = span.get_span_context()
+            with self.lock:
+                self.ids.add((format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")))
 
-    def on_end(self, span):
-        ctx = span.get_span_context()
-        with self.lock:
-            self.ids.add((format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")))
-
-    def shutdown(self):
-        pass
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True
+    return Recorder()
 
 
 def sdk_exporter(protocol: str, target: str):
@@ -165,7 +160,7 @@ class SdkClient:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-        self.recorder = _Recorder()
+        self.recorder = _recorder()
         self.provider = TracerProvider(resource=Resource.create({"service.name": service}))
         self.provider.add_span_processor(self.recorder)
         # ``also``: (protocol, target) of a second exporter that gets every span too

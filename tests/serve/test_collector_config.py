@@ -19,8 +19,8 @@ MODULE_OF = {
     ("processors", "batch"): "processor/batchprocessor",
     ("processors", "memory_limiter"): "processor/memorylimiterprocessor",
     ("processors", "groupbytrace"): "processor/groupbytraceprocessor",
-    ("exporters", "otlp"): "exporter/otlpexporter",
-    ("exporters", "otlphttp"): "exporter/otlphttpexporter",
+    ("exporters", "otlp_grpc"): "exporter/otlpexporter",
+    ("exporters", "otlp_http"): "exporter/otlphttpexporter",
     ("exporters", "debug"): "exporter/debugexporter",
     ("exporters", "load_balancing"): "exporter/loadbalancingexporter",
 }
@@ -55,14 +55,14 @@ def test_main_config():
     config = yaml.safe_load(CONFIG.read_text())
     check_references(config)
     assert set(config["receivers"]["otlp"]["protocols"]) == {"grpc", "http"}
-    ek = config["exporters"]["otlp/ek-otel"]
+    ek = config["exporters"]["otlp_grpc/ek-otel"]
     assert ek["endpoint"] == "${env:EK_OTEL_ENDPOINT:-127.0.0.1:4317}" and ek["tls"]["insecure"] is True
     assert ek["retry_on_failure"]["enabled"] is True and ek["sending_queue"]["enabled"] is True
     assert "compression" not in ek              # the exporter's default: gzip
-    assert config["exporters"]["otlp/backend"]["endpoint"] == "${env:BACKEND_OTLP_ENDPOINT}"
+    assert config["exporters"]["otlp_grpc/backend"]["endpoint"] == "${env:BACKEND_OTLP_ENDPOINT}"
     pipelines = config["service"]["pipelines"]
-    to_ek = [p for p in pipelines.values() if "otlp/ek-otel" in p["exporters"]]
-    to_backend = [p for p in pipelines.values() if "otlp/backend" in p["exporters"]]
+    to_ek = [p for p in pipelines.values() if "otlp_grpc/ek-otel" in p["exporters"]]
+    to_backend = [p for p in pipelines.values() if "otlp_grpc/backend" in p["exporters"]]
     assert to_ek and to_backend
     for pipeline in to_ek + to_backend:
         assert pipeline["receivers"] == ["otlp"]
