@@ -50,8 +50,8 @@ def report(stores: Sequence[str], json_out: Optional[str], gold: Optional[str], 
     paths = store_paths(stores or (DEFAULT_STORE,))
     check_html_options(html_out, trace_url)
     err = stderr_console()
-    run = load_run(paths, gold=gold, k=k, warn=lambda line: err.print(f"warning: {line}",
-                                                                         markup=False))
+    run = load_run(paths, gold=gold, k=k, warn=lambda line: err.print(
+        f"warning: {line}", markup=False, highlight=False, soft_wrap=True))
     out = err if json_out == "-" else stdout_console()
     out.print(tasks_table(run))
     sliced = slices_table(run)

@@ -112,7 +112,9 @@ def load_run(store_path: Union[str, Sequence[str]], *, gold: Optional[str] = Non
         gold: The gold file (default: the one the (first) server recorded when it started).
         k: The k of pass@k / pass^k (default: the smallest repeated trial count).
         warn: Told (one line) of traces scored in more than one store: a run the Collector's
-            ring split between instances (its latest score is kept, once).
+            ring split between instances. One score is kept: a matched part before an
+            unmatched one (the part without the root span has no task id), then the
+            highest revision, then the latest.
 
     Stores scored with other settings (gold file content, matcher, level, ...) than the first
     cannot make one corpus: :class:`~ek_otel.errors.InputError` names the store.
@@ -176,8 +178,8 @@ def _merged_rows(parts: Sequence[_StoreRows], warn: Optional[Callable[[str], Non
     if split and warn is not None:
         example, where = next(iter(split.items()))
         warn(f"{len(split)} traces were scored in more than one store (a ring change split "
-             f"them between instances; each store scored only its part; the latest score is "
-             f"kept), e.g. {example} in {', '.join(where)}")
+             f"them between instances; each store scored only its part; one score each is "
+             f"kept, the matched part's), e.g. {example} in {', '.join(where)}")
     return [row for row, _ in best.values()]
 
 
@@ -188,4 +190,4 @@ def _later(row: ScoreRow, other: ScoreRow) -> bool:
 
 def _recency(row: ScoreRow) -> tuple:
     scored_at = json.loads(row.envelope).get("scored_at_ns", 0) if row.envelope else 0
-    return (row.revision, scored_at, row.envelope or "")
+    return (bool(row.matched and row.envelope), row.revision, scored_at, row.envelope or "")

@@ -31,7 +31,9 @@ def spread_run(tracer, i: int, pause_s: float, done: threading.Event | None = No
         time.sleep(pause_s)
         with tracer.start_as_current_span("execute_tool get_weather", attributes={
                 "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
-                "gen_ai.tool.call.arguments": _json.dumps({"city": f"city-{i % 20}"})}):
+                # every fifth run calls the tool wrongly: the report has failures too
+                "gen_ai.tool.call.arguments": _json.dumps(
+                    {"city": f"city-{i % 20}" if i % 5 else "atlantis"})}):
             pass
         time.sleep(pause_s)
         if done is not None:
@@ -162,7 +164,12 @@ def test_three_instances_each_trace_on_one_kill_9_and_the_merged_report(
         # the three stores report as the one instance that received everything
         merged = report_json(tmp_path, "merged", *instances.stores)
         assert merged == report_json(tmp_path, "single", single_store)
-        assert json.loads(merged)["aggregate"]["episodes"] == 36
+        figures = json.loads(merged)["aggregate"]
+        assert figures["episodes"] == 36 and 0 < figures["f1"] < 1
+        # the Collector held the killed instance's traces and retried them
+        killed = f"127.0.0.1:{instances.ports[1]}"
+        assert any("Exporting failed" in line and killed in line
+                   for line in collector.log_text().splitlines())
         # a directory of stores is the same corpus
         assert report_json(tmp_path, "dir", str(tmp_path / "stores")) == merged
     finally:
