@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -98,23 +97,10 @@ class Collector:
         return cpu_of(self.proc.pid)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
+        serve_load.stop_process(self.proc, self.log, 60)
 
 
-def count(store: str, sql: str) -> int:
-    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=30)
-    try:
-        return conn.execute(sql).fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        conn.close()
+count = serve_load.store_count
 
 
 def trace_ids(store: str) -> set:
