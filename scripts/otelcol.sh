@@ -88,13 +88,14 @@ cp "$MANIFEST" "$WORK/builder-config.yaml"
 cd "$WORK"
 echo "otelcol.sh: building the Collector in $WORK (several minutes the first time)" >&2
 # The committed go.sum goes in first: the builder writes main.go, components.go and go.mod
-# beside it, then `go mod tidy` checks every module against it, then compiles.
+# beside it and runs `go mod tidy`, which checks every module against it ...
 mkdir -p src
 if [ "$UPDATE_SUM" = 0 ]; then
   cp "$SUM" src/go.sum
 fi
-"$BUILDER" --config builder-config.yaml >&2 || die "the Collector build failed (see above)"
-[ -x src/otelcol-ek ] || die "the builder made no src/otelcol-ek"
+"$BUILDER" --config builder-config.yaml --skip-compilation >&2 \
+  || die "the builder could not resolve the Collector's modules (see above)"
+# ... then go.sum must be the committed one, before the long compilation starts.
 if [ "$UPDATE_SUM" = 1 ]; then
   cp src/go.sum "$SUM"
   echo "otelcol.sh: wrote $SUM: commit it" >&2
@@ -106,6 +107,9 @@ elif ! cmp -s src/go.sum "$SUM"; then
   diff -u "$SUM" src/go.sum >&2 || true
   die "the build's go.sum differs from collector/go.sum (above): the module graph is not the one committed; after a deliberate change run 'scripts/otelcol.sh --update-sum' and commit collector/go.sum"
 fi
+"$BUILDER" --config builder-config.yaml --skip-generate --skip-get-modules >&2 \
+  || die "the Collector did not compile (see above)"
+[ -x src/otelcol-ek ] || die "the builder made no src/otelcol-ek"
 "src/otelcol-ek" components >/dev/null || die "the built Collector does not run ('components' failed)"
 mkdir -p "$OUT"
 cp src/otelcol-ek "$OUT/otelcol-ek.tmp"
