@@ -90,7 +90,7 @@ def test_backpressure_the_collector_retries_until_serve_has_room(tmp_path, otelc
     retries deliver every span once serve has room: nothing lost, nothing twice."""
     backend = OtlpTestSink()
     store, collector, server = _start(tmp_path, otelcol, gold, backend,
-                                      "--max-open-traces", "4", "--grace", "0.5")
+                                      "--max-open-traces", "6", "--grace", "1.0")
     client = SdkClient("grpc", collector.grpc_endpoint, schedule_delay_ms=50)
     try:
         for i in range(30):
