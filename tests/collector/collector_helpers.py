@@ -211,7 +211,7 @@ def serve_args(gold_path: str, store: str, *, grpc: str = "127.0.0.1:0", emit_to
                extra: tuple = ()) -> list:
     """``ek-otel serve`` arguments: gRPC only (what the Collector speaks), a thread scorer."""
     args = ["--gold", gold_path, "--store", store, "--http", "127.0.0.1:0", "--grpc", grpc,
-            "--grace", "1.0", "--scorers", "0", "--synchronous", "normal", *extra]
+            "--grace", "2.0", "--scorers", "0", "--synchronous", "normal", *extra]
     if emit_to:
         args += ["--emit-endpoint", emit_to, "--emit-protocol", "grpc"]
     return args
