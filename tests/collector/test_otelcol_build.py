@@ -5,9 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
 import yaml
 
 from collector_helpers import ROOT
+
+# Without $EK_OTEL_OTELCOL the first test builds the Collector (scripts/otelcol.sh; minutes when
+# its cache is cold): longer than the suite's 300 s per test. Each wait below has its own deadline.
+pytestmark = pytest.mark.timeout(3600)
 
 MANIFEST = ROOT / "collector" / "builder-config.yaml"
 

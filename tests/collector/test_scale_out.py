@@ -11,9 +11,15 @@ import threading
 import time
 from collections import Counter
 
+import pytest
+
 from collector_helpers import (LB_CONFIG, Collector, OtlpTestSink, SdkClient, ServerProcess,
                                payload_spans, serve_args, store_scores, store_spans, wait_for,
                                wait_until_stable)
+
+# Without $EK_OTEL_OTELCOL the first test builds the Collector (scripts/otelcol.sh; minutes when
+# its cache is cold): longer than the suite's 300 s per test. Each wait below has its own deadline.
+pytestmark = pytest.mark.timeout(3600)
 
 
 def spread_run(tracer, i: int, pause_s: float, done: threading.Event | None = None) -> None:

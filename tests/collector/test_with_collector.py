@@ -7,9 +7,15 @@ from __future__ import annotations
 import time
 from collections import Counter
 
+import pytest
+
 from collector_helpers import (CONFIG, Collector, OtlpTestSink, SdkClient, ServerProcess,
                                emit_run, payload_spans, serve_args, store_scores, store_spans,
                                wait_for, wait_until_stable)
+
+# Without $EK_OTEL_OTELCOL the first test builds the Collector (scripts/otelcol.sh; minutes when
+# its cache is cold): longer than the suite's 300 s per test. Each wait below has its own deadline.
+pytestmark = pytest.mark.timeout(3600)
 
 
 def _start(tmp_path, otelcol, gold, backend, *extra):
