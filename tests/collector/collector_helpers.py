@@ -23,7 +23,7 @@ from serve_helpers import (  # noqa: E402
 
 __all__ = ["GOLD_TASKS", "OtlpTestSink", "ServerProcess", "emit_run", "free_port", "gold",
            "wait_for", "ROOT", "Collector", "SdkClient", "otelcol", "store_spans",
-           "store_scores", "serve_args", "payload_spans", "wait_until_stable", "sdk_exporter"]
+           "store_scores", "serve_args", "payload_spans", "wait_until_stable", "sdk_exporter", "GrpcTap"]
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "collector-config.yaml"
@@ -250,3 +250,80 @@ def payload_spans(store: str) -> list:
             for ss in rs.scope_spans:
                 out.extend((s.trace_id.hex(), s.span_id.hex()) for s in ss.spans)
     return out
+
+
+class GrpcTap:
+    """A loopback TCP proxy in front of a gRPC server that reads the HTTP/2 frames its clients
+    send: ``compressed`` holds the gRPC message prefix's compressed flag of every call (the
+    first DATA frame of each stream), so a test sees on the wire how the Collector sends."""
+
+    PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+    def __init__(self, target_port: int):
+        import socket
+
+        self.target_port = target_port
+        self.compressed: list = []
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.port = self.listener.getsockname()[1]
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            threading.Thread(target=self._pipe, args=(upstream, client, None), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(client, upstream, bytearray()),
+                             daemon=True).start()
+
+    def _pipe(self, src, dst, parse) -> None:
+        seen: set = set()
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                if parse is not None:
+                    parse.extend(data)
+                    self._frames(parse, seen)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.shutdown(2)
+                except OSError:
+                    pass
+
+    def _frames(self, buf: bytearray, seen: set) -> None:
+        if buf[:1] == b"P":                      # the connection preface, once
+            if len(buf) < len(self.PREFACE):
+                return
+            del buf[:len(self.PREFACE)]
+        while len(buf) >= 9:
+            length = int.from_bytes(buf[:3], "big")
+            if len(buf) < 9 + length:
+                return
+            kind, flags = buf[3], buf[4]
+            stream = int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF
+            payload = bytes(buf[9:9 + length])
+            del buf[:9 + length]
+            if kind == 0 and stream not in seen and payload:   # DATA: a call's first bytes
+                if flags & 0x8:                  # PADDED: the first byte is the pad length
+                    payload = payload[1:]
+                if payload:
+                    seen.add(stream)
+                    self.compressed.append(payload[0])
+
+    def close(self) -> None:
+        self.closed = True
+        self.listener.close()

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from collector_helpers import (CONFIG, Collector, OtlpTestSink, SdkClient, ServerProcess,
+from collector_helpers import (CONFIG, Collector, GrpcTap, OtlpTestSink, SdkClient, ServerProcess,
                                emit_run, payload_spans, serve_args, store_scores, store_spans,
                                wait_for, wait_until_stable)
 
@@ -18,15 +18,18 @@ from collector_helpers import (CONFIG, Collector, OtlpTestSink, SdkClient, Serve
 pytestmark = pytest.mark.timeout(3600)
 
 
-def _start(tmp_path, otelcol, gold, backend, *extra):
-    """The Collector's ports first (serve exports its scores into it), then serve, then it."""
+def _start(tmp_path, otelcol, gold, backend, *extra, tap: bool = False):
+    """The Collector's ports first (serve exports its scores into it), then serve, then it
+    (``tap``: through a :class:`GrpcTap` that reads how the Collector sends to serve)."""
     store = str(tmp_path / "ek.db")
     collector = Collector(otelcol, CONFIG, {"BACKEND_OTLP_ENDPOINT": f"127.0.0.1:{backend.port}",
                                             "BACKEND_OTLP_INSECURE": "true"},
                           str(tmp_path / "otelcol.log"), start=False)
     server = ServerProcess(serve_args(gold, store, emit_to=f"http://{collector.grpc_endpoint}",
                                       extra=extra), str(tmp_path / "serve.log"))
-    collector.env["EK_OTEL_ENDPOINT"] = f"127.0.0.1:{server.grpc_port}"
+    collector.tap = GrpcTap(server.grpc_port) if tap else None
+    port = collector.tap.port if tap else server.grpc_port
+    collector.env["EK_OTEL_ENDPOINT"] = f"127.0.0.1:{port}"
     try:
         collector.start()
     except BaseException:
@@ -38,7 +41,7 @@ def _start(tmp_path, otelcol, gold, backend, *extra):
 def test_sdk_http_and_grpc_through_the_collector_into_serve_and_scores_back_out(
         tmp_path, otelcol, gold):
     backend = OtlpTestSink()
-    store, collector, server = _start(tmp_path, otelcol, gold, backend)
+    store, collector, server = _start(tmp_path, otelcol, gold, backend, tap=True)
     clients = [SdkClient("http", collector.http_traces_url),
                SdkClient("grpc", collector.grpc_endpoint)]
     try:
@@ -79,14 +82,17 @@ def test_sdk_http_and_grpc_through_the_collector_into_serve_and_scores_back_out(
         # exactly one score per run reached the backend (spans: one evaluation span per
         # metric, all of revision 0)
         assert {rev for _, rev, *_ in evaluation} == {0}
-        # the Collector exported to ek-otel with its default gzip: the exporter has no
-        # compression setting of its own in the shipped file, and nothing was refused
+        # the Collector exported to ek-otel with its default gzip (the shipped file sets no
+        # compression): on the wire, every gRPC message it sent has the compressed flag set
+        assert collector.tap.compressed and set(collector.tap.compressed) == {1}, \
+            collector.tap.compressed
         assert collector.metric_sum("otelcol_exporter_send_failed_spans",
                                     exporter="otlp_grpc/ek-otel") == 0
     finally:
         for client in clients:
             client.close()
         collector.stop()
+        collector.tap.close()
         server.close()
         backend.stop()
 
