@@ -187,29 +187,36 @@ def test_three_instances_each_trace_on_one_kill_9_and_the_merged_report(
         backend.stop()
 
 
-def test_a_ring_change_adding_an_instance(tmp_path, otelcol, gold):
-    """Two instances, then a third added to the ring (the Collector restarted with the longer
-    list). Runs sent wholly before or after the change land on one instance each; a run in
-    flight across the change either stays whole or is split between its old instance and the
-    new one (consistent hashing moves traces only to the added instance), and `ek-otel report`
-    over the stores says so and counts each trace once."""
+@pytest.mark.parametrize("ring_before, ring_after", [((0, 1), (0, 1, 2)), ((0, 1, 2), (0, 1))],
+                         ids=["instance-added", "instance-removed"])
+def test_a_ring_change(tmp_path, otelcol, gold, ring_before, ring_after):
+    """The ring changes (the Collector restarted with another list): a third instance added
+    to two, or one of three removed. Runs sent wholly before or after the change land on one
+    instance each; a run in flight across the change either stays whole or is split between
+    its old instance and its new one, and only where consistent hashing moves a trace (to the
+    added instance, or away from the removed one); `ek-otel report` over the stores says so
+    and counts each trace once."""
     backend = OtlpTestSink()
     collector = _lb_collector(otelcol, tmp_path, backend, EK_OTEL_GROUP_WAIT="1s")
     instances = Instances(tmp_path, gold, 3, f"http://{collector.grpc_endpoint}",
                           extra=("--max-wait", "6"))
-    ports = instances.ports
-    collector.env["EK_OTEL_BACKENDS"] = f"[127.0.0.1:{ports[0]}, 127.0.0.1:{ports[1]}]"
+
+    def ring(indices) -> str:
+        return "[" + ", ".join(f"127.0.0.1:{instances.ports[k]}" for k in indices) + "]"
+
+    collector.env["EK_OTEL_BACKENDS"] = ring(ring_before)
+    added, removed = set(ring_after) - set(ring_before), set(ring_before) - set(ring_after)
     client = None
     try:
         collector.start()
         client = SdkClient("grpc", collector.grpc_endpoint, schedule_delay_ms=50)
-        for t in run_agents([client], range(0, 12), pause_s=0.1):
+        for t in run_agents([client], range(0, 24), pause_s=0.1):
             t.join(60)
         client.flush()
         before = {t for t, _ in client.sent}
         # in flight: their first spans go out before the change, their roots after it
         done = threading.Event()
-        straddling = run_agents([client], range(12, 32), pause_s=0.1, done=done)
+        straddling = run_agents([client], range(24, 44), pause_s=0.1, done=done)
         time.sleep(1.0)
         client.flush()
         early = {t for t, _ in client.sent} - before
@@ -217,13 +224,12 @@ def test_a_ring_change_adding_an_instance(tmp_path, otelcol, gold):
         wait_for(lambda: set(where(instances)) >= before | early, 60,
                  "the early spans delivered (groupbytrace released them)")
         collector.stop()
-        collector.env["EK_OTEL_BACKENDS"] = (
-            f"[127.0.0.1:{ports[0]}, 127.0.0.1:{ports[1]}, 127.0.0.1:{ports[2]}]")
+        collector.env["EK_OTEL_BACKENDS"] = ring(ring_after)
         collector.start()
         done.set()
         for t in straddling:
             t.join(60)
-        for t in run_agents([client], range(32, 56), pause_s=0.1):
+        for t in run_agents([client], range(44, 68), pause_s=0.1):
             t.join(60)
         client.flush()
         sent = client.sent
@@ -231,11 +237,15 @@ def test_a_ring_change_adding_an_instance(tmp_path, otelcol, gold):
         assert len(after) == 24
         wait_for(lambda: set().union(*instances.spans()) >= sent, 120, "every span stored")
         placed = where(instances)
-        assert all(len(placed[t]) == 1 and placed[t] <= {0, 1} for t in before)
-        assert all(len(placed[t]) == 1 for t in after)
-        assert {next(iter(placed[t])) for t in after} == {0, 1, 2}
+        assert all(len(placed[t]) == 1 for t in before | after)
+        assert {next(iter(placed[t])) for t in before} == set(ring_before)
+        assert {next(iter(placed[t])) for t in after} == set(ring_after)
         split = {t for t in early if len(placed[t]) > 1}
-        assert all(placed[t] in ({0, 2}, {1, 2}) for t in split), placed
+        for t in split:
+            # consistent hashing: a trace moves only to the added instance, or away from the
+            # removed one; its two parts are on exactly those two instances
+            assert len(placed[t]) == 2 and placed[t] & (added | removed), placed[t]
+            assert placed[t] <= set(ring_before) | set(ring_after), placed[t]
         assert split, "no run in flight moved (each moves with probability 1/3)"
         # every part is scored (the root-less part after --max-wait), once per store
         wait_for(lambda: sum(len({t for t, _ in store_scores(s)}) for s in instances.stores)
