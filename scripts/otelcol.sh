@@ -18,8 +18,9 @@
 # GONOSUMCHECK, GOINSECURE and GOPRIVATE cleared, GOSUMDB left to Go's default; GOPROXY is
 # taken from the environment). `go mod tidy` checks every download against collector/go.sum
 # (a changed module is Go's "checksum mismatch" error), and if tidy would change go.sum the
-# build fails before compiling: the module graph is not the one committed. No generated Go code and no binary
-# ever enter the repository: the builder runs in a temporary directory of the cache.
+# build fails before compiling: the module graph is not the one committed. No generated Go
+# code and no binary ever enter the repository: the builder runs in a temporary directory of
+# the cache.
 #
 # A missing Go or a failed build exits non-zero with the reason on stderr (CI fails; nothing
 # is skipped). Go's and the builder's output go to stderr; stdout is only the path.
