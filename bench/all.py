@@ -7,6 +7,7 @@
 | ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients until every run is scored (wall, and CPU of all the server's processes) | the decode floor of the same spans, and offline ``ek-otel score`` of the same dump |
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
+| the Collector tier (``bench/collector.py``): SDK exporters straight into one serve, through the Collector into one, through the load-balancing Collector into three: spans/s accepted and scored, zero loss, p99 export latency, CPU per span of the Collector and of the instances | the direct phase of the same run, same clients and spans |
 | growth: ``ek-otel score --json`` over 10k, 100k, 1M spans of JSON Lines (10M with ``--huge``): CPU and wall per span, peak RSS | the 10k run |
 
 Whole-process figures are the best of ``--repeat`` runs of each side, alternated, so both sides see the
@@ -47,7 +48,7 @@ sys.path.insert(0, HERE)
 import ingest  # noqa: E402  (bench/ingest.py: the generator and the decode floor)
 
 REPO = Path(HERE).parent
-SECTIONS = ("startup", "score", "serve", "serve-scoring", "bfcl", "growth")
+SECTIONS = ("startup", "score", "serve", "serve-scoring", "collector", "bfcl", "growth")
 
 
 def ek_otel_cmd() -> list:
@@ -199,6 +200,31 @@ def bench_serve(args, work: str) -> dict:
         figures["decode_floor_spans_per_s"] = floor
         out[name] = figures
     return out["this"] if not args.before else out
+
+
+def bench_collector(args, work: str) -> dict:
+    """bench/collector.py's three phases, a third of --spans (the load-balancing phase runs
+    three instances and a Collector on the same cores)."""
+    import collector
+
+    spans = max(3_000, args.spans // 3)
+    print(f"== the Collector tier, {spans:,} spans from the real SDK exporter (OTLP/HTTP), "
+          f"{args.clients} client processes ({load()})")
+    out = os.path.join(work, "collector.json")
+    code = collector.main(["--spans", str(spans), "--clients", str(args.clients), "--json", out])
+    with open(out) as f:
+        report = json.load(f)
+    direct = report["phases"]["direct"]
+    for name, phase in report["phases"].items():
+        row(f"{name}: accepted", f"{phase['accepted_spans_per_s']:,.0f} spans/s",
+            f"{phase['accepted_spans_per_s'] / direct['accepted_spans_per_s']:.2f}x",
+            f"p99 export {phase['p99_export_latency_ms']:.0f} ms; zero loss {phase['zero_loss']}")
+        row(f"{name}: scored", f"{phase['scored_spans_per_s']:,.0f} spans/s",
+            f"{phase['scored_spans_per_s'] / direct['scored_spans_per_s']:.2f}x",
+            f"ek-otel {phase['serve_cpu_us_per_span']:.1f} us/span, Collector "
+            f"{phase['collector_cpu_us_per_span']:.1f} us/span")
+    report["exit_code"] = code
+    return report
 
 
 class _Replayer:
@@ -394,6 +420,8 @@ def main(argv=None) -> int:
             report["serve"] = bench_serve(args, work)
         if "serve-scoring" in only:
             report["serve_scoring"] = bench_serve_scoring(args, work, report.get("score", {}))
+        if "collector" in only:
+            report["collector"] = bench_collector(args, work)
         if "bfcl" in only:
             report["bfcl"] = bench_bfcl(args, work)
         if "growth" in only:

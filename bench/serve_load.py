@@ -121,13 +121,7 @@ class Server:
         return total / 1024
 
     def count(self, sql: str) -> int:
-        conn = sqlite3.connect(f"file:{self.store}?mode=ro", uri=True, timeout=30)
-        try:
-            return conn.execute(sql).fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
-        finally:
-            conn.close()
+        return store_count(self.store, sql)
 
     def healthy(self) -> bool:
         try:
@@ -137,15 +131,31 @@ class Server:
             return False
 
     def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(120)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self.log.close()
-        return self.proc.returncode
+        return stop_process(self.proc, self.log)
+
+
+def stop_process(proc: subprocess.Popen, log, timeout: float = 120) -> int:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; close its log; its exit code."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    log.close()
+    return proc.returncode
+
+
+def store_count(store: str, sql: str) -> int:
+    """One number from a store, read-only (0 while its tables do not exist yet)."""
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=30)
+    try:
+        return conn.execute(sql).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""``ek-otel report``: the corpus report over everything ``ek-otel serve`` has scored.
+"""``ek-otel report``: the corpus report over everything ``ek-otel serve`` has scored (one
+store, or the stores of several instances as one corpus).
 
 Example:
     >>> from click.testing import CliRunner
@@ -8,12 +9,10 @@ Example:
 
 from __future__ import annotations
 
-import os
-from typing import Optional
+from typing import Optional, Sequence
 
 import click
 
-from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
 from ._html import check_html_options, html_options
@@ -24,8 +23,9 @@ __all__ = ["report"]
 
 
 @click.command("report")
-@click.option("--store", default=DEFAULT_STORE, show_default=True,
-              type=click.Path(dir_okay=False), help="The store of `ek-otel serve`.")
+@click.option("--store", "stores", multiple=True, metavar="FILE|DIR",
+              help="The store of `ek-otel serve` (repeatable: several instances' stores, or a "
+                   f"directory of *.db stores, as one corpus).  [default: {DEFAULT_STORE}]")
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @click.option("--gold", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Gold task file (default: the one the server was started with).")
@@ -33,26 +33,30 @@ __all__ = ["report"]
               help="k of pass@k and pass^k (default: the smallest repeated trial count).")
 @html_options
 @gate_options
-def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional[int],
+def report(stores: Sequence[str], json_out: Optional[str], gold: Optional[str], k: Optional[int],
            html_out: Optional[str] = None, trace_url: Optional[str] = None,
            junit_out: Optional[str] = None, markdown_out: Optional[str] = None) -> None:
     """Report on every run a server scored: each trace once, at its latest revision.
 
     The same report as `ek-otel score`: per task and per slice, pass^k when trials repeat,
-    dollars per success. It reads the store while the server runs, or after.
+    dollars per success. It reads the store while the server runs, or after. Several
+    stores (instances behind a load-balancing Collector) make one corpus: the report of
+    one instance that received everything.
 
     \b
     Example:
         ek-otel report --store ek-otel.db --json report.json
+        ek-otel report --store ek1.db --store ek2.db --store ek3.db
     """
-    from ..serve.report import load_run
+    from ..serve.report import load_run, store_paths
 
-    if not os.path.exists(store):
-        raise InputError("no such store (start `ek-otel serve --store` first)", path=store)
+    paths = store_paths(stores or (DEFAULT_STORE,))
     check_html_options(html_out, trace_url)
     check_gate_options(junit_out, markdown_out)
-    run = load_run(store, gold=gold, k=k)
-    out = stderr_console() if json_out == "-" else stdout_console()
+    err = stderr_console()
+    run = load_run(paths, gold=gold, k=k, warn=lambda line: err.print(
+        f"warning: {line}", markup=False, highlight=False, soft_wrap=True))
+    out = err if json_out == "-" else stdout_console()
     out.print(tasks_table(run))
     sliced = slices_table(run)
     if sliced is not None:
@@ -69,6 +73,7 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
     if html_out is not None:
         from ..report.html import write_run_page
 
-        write_run_page(run.to_dict(), html_out, source=store, gold_path=gold, trace_url=trace_url)
+        write_run_page(run.to_dict(), html_out, source=", ".join(paths), gold_path=gold,
+                       trace_url=trace_url)
     if junit_out is not None or markdown_out is not None:
-        write_run_gates(run.to_dict(), store, junit_out, markdown_out, command="report")
+        write_run_gates(run.to_dict(), ", ".join(paths), junit_out, markdown_out, command="report")

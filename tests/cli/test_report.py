@@ -152,3 +152,27 @@ def test_a_store_with_no_gold_names_the_flag_in_the_cli_and_the_field_in_the_lib
     assert result.exit_code == 2
     assert result.output.strip() == (
         f"ek-otel: error: {path}: the store records no gold file: pass one as --gold")
+
+
+def test_report_over_several_stores_refuses_other_settings_and_empty_dirs(tmp_path):
+    """Several stores make one corpus only when scored alike; the error names the store."""
+    from ek_otel.cli import cli
+    from ek_otel.serve.store import Store
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps(t) + "\n" for t in GOLD_TASKS))
+    (tmp_path / "stores").mkdir()
+    for name, settings in (("a.db", '{"level": "call"}'), ("b.db", '{"level": "call"}'),
+                           ("c.db", '{"level": "arg"}')):
+        store = Store(str(tmp_path / "stores" / name))
+        store.set_meta("gold", str(gold))
+        store.set_meta("score_settings", settings)
+        store.close()
+    a, b, c = (str(tmp_path / "stores" / n) for n in ("a.db", "b.db", "c.db"))
+    result = CliRunner().invoke(cli, ["report", "--store", a, "--store", b, "--json", "-"])
+    assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(cli, ["report", "--store", str(tmp_path / "stores")])
+    assert result.exit_code == 2 and "c.db: scored with other settings than" in result.output
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, ["report", "--store", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "no store in it" in result.output
