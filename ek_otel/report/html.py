@@ -26,28 +26,35 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
 import jinja2
 
 from .. import __version__
 from ..errors import InputError
-from .compare import Comparison, compare_tasks
+from .failures import FAILURE_KINDS, KIND_LABELS, failures_of
 from .model import RunReport
-from .stats import STATISTICS, bootstrap_intervals
+
+if TYPE_CHECKING:  # typing only: compare and stats (numpy) load when a page needs them
+    from .compare import Comparison
 
 __all__ = ["validate_trace_url", "run_context", "render_run", "render_comparison",
            "render_bfcl", "check_writable", "write_run_page", "write_html", "TOTAL_RATES"]
 
-#: The rates of the totals table, in order: (key in the report's aggregate, label).
+#: The rates of the totals, in order: (key in the report's aggregate, label). The first
+#: two lead the page (with dollars per solved task); the others follow, smaller.
 TOTAL_RATES = (
+    ("success_rate", "success rate"),
+    ("f1", "micro F1"),
     ("precision", "micro precision"),
     ("recall", "micro recall"),
-    ("f1", "micro F1"),
     ("exact_match", "exact match"),
-    ("success_rate", "success rate"),
 )
+#: What the page writes for a figure that is undefined (``null`` in the report).
+NOT_AVAILABLE = "n/a"
+#: Task verdicts: every trial succeeded, some did, none did.
+VERDICTS = ("pass", "flaky", "fail")
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("ek_otel.report", "templates"),
@@ -63,25 +70,73 @@ _ENV.policies["json.dumps_kwargs"] = {"sort_keys": False, "allow_nan": False,
 
 
 def _rate(value: Any) -> str:
-    return "–" if value is None else f"{value:.3f}"
+    return NOT_AVAILABLE if value is None else f"{value:.3f}"
 
 
 def _money(value: Any) -> str:
     if value is None:
-        return "–"
+        return NOT_AVAILABLE
     return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
+
+
+def verdict_of(figures: Mapping[str, Any]) -> Optional[str]:
+    """A task's verdict: the report's ``verdict`` when it has one, else derived from its
+    trials (``pass``: every trial succeeded, ``flaky``: some did, ``fail``: none did).
+
+    Example:
+        >>> verdict_of({"episodes": 3, "successes": 2}), verdict_of({"verdict": "fail"})
+        ('flaky', 'fail')
+        >>> verdict_of({"episodes": 2, "successes": 2}), verdict_of({"episodes": 0})
+        ('pass', None)
+    """
+    given = figures.get("verdict")
+    if given in VERDICTS:
+        return given
+    n, k = figures.get("episodes"), figures.get("successes")
+    if not isinstance(n, (int, float)) or not isinstance(k, (int, float)) or n <= 0:
+        return None
+    return "pass" if k >= n else "flaky" if k > 0 else "fail"
+
+
+def headline(aggregate: Mapping[str, Any], tasks: Sequence[Any]) -> dict:
+    """The page's first line: runs passed, and tasks by verdict (:func:`verdict_of`).
+
+    Example:
+        >>> from ek_otel.report.model import TaskView
+        >>> from ek_otel.report.stats import TaskCounts
+        >>> h = headline({"episodes": 3, "successes": 2},
+        ...              [TaskView("a", None, TaskCounts(2, 2), {"episodes": 2, "successes": 2}),
+        ...               TaskView("b", None, TaskCounts(1, 0), {"episodes": 1, "successes": 0})])
+        >>> h["text"], h["tasks"]
+        ('2 of 3 runs passed (66.7%)', {'pass': 1, 'flaky': 0, 'fail': 1})
+    """
+    runs, passed = aggregate.get("episodes") or 0, aggregate.get("successes")
+    counts = dict.fromkeys(VERDICTS, 0)
+    for task in tasks:
+        verdict = verdict_of(task.figures)
+        if verdict is not None:
+            counts[verdict] += 1
+    if not runs:
+        text = "no run was scored"
+    elif passed is None:
+        text = f"{runs:,} runs scored"
+    else:
+        text = f"{passed:,} of {runs:,} runs passed ({100 * passed / runs:.1f}%)"
+    worst = "fail" if counts["fail"] else "flaky" if counts["flaky"] else "pass" if counts["pass"] else None
+    return {"text": text, "tasks": counts, "worst": worst,
+            "report": aggregate.get("headline") if isinstance(aggregate.get("headline"), str) else None}
 
 
 def _count(value: Any) -> str:
     if value is None:
-        return "–"
+        return NOT_AVAILABLE
     if isinstance(value, float) and not value.is_integer():
         return f"{value:,.3f}"
     return f"{int(value):,}"
 
 
 def _signed(value: Any) -> str:
-    return "–" if value is None else f"{value:+.3f}"
+    return NOT_AVAILABLE if value is None else f"{value:+.3f}"
 
 
 def _defined(format_value):
@@ -124,11 +179,13 @@ def validate_trace_url(template: Optional[str]) -> Optional[str]:
 
 
 def _intervals(tasks: Sequence[Any]) -> dict:
+    from .stats import STATISTICS, bootstrap_intervals
+
     counts = [t.counts for t in tasks]
     return {name: iv.to_dict() for name, iv in bootstrap_intervals(counts, tuple(STATISTICS)).items()}
 
 
-def _comparison_dict(comparison: Comparison) -> dict:
+def _comparison_dict(comparison: "Comparison") -> dict:
     out = comparison.to_dict()
     return out
 
@@ -137,6 +194,8 @@ def _group_comparisons(report: RunReport) -> list:
     """The first provenance group against each other one, on the tasks they share."""
     if len(report.groups) < 2:
         return []
+    from .compare import compare_tasks
+
     base = report.groups[0]
     slices = {t.task_id: t.slice for t in report.tasks}
     out = []
@@ -149,7 +208,8 @@ def _group_comparisons(report: RunReport) -> list:
 
 
 def _task_rows(tasks: Sequence[Any]) -> list:
-    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed) for t in tasks]
+    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed, verdict=verdict_of(t.figures))
+            for t in tasks]
 
 
 def slice_rows(tasks: Sequence[Any]) -> list:
@@ -248,6 +308,8 @@ def page_episodes(episodes: Sequence[Any]) -> tuple:
                     rows.append(row)
                 value = rows
             compact[key] = value
+        if episode.get("success") is False:
+            compact["failures"] = [f.as_list() for f in failures_of(episode)]
         out.append(compact)
     return out, golds
 
@@ -284,6 +346,10 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
                   "slices": slice_rows(g.tasks)}
                  for g in report.groups],
         "comparisons": comparisons,
+        "models": [str(g.key[0]) if g.key and g.key[0] else "-" for g in report.groups],
+        "failure_kinds": [[kind, KIND_LABELS[kind]] for kind in FAILURE_KINDS],
+        "headline": headline(aggregate, report.tasks),
+        "run_headlines": [headline(g.aggregate, g.tasks) for g in report.groups],
     }
     return {
         "title": title or "ek-otel report",
@@ -304,6 +370,7 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "comparisons": comparisons,
         "refresh_seconds": refresh_seconds,
         "page": page,
+        "headline": page["headline"],
     }
 
 
@@ -319,12 +386,13 @@ def render_run(report: RunReport, **options: Any) -> str:
     return _ENV.get_template("run.html.j2").render(run_context(report, **options))
 
 
-def render_comparison(comparison: Comparison, base: RunReport, candidate: RunReport, *,
+def render_comparison(comparison: "Comparison", base: RunReport, candidate: RunReport, *,
                       generated_at: Optional[str] = None) -> str:
     """The HTML page of ``ek-otel compare``.
 
     Example:
         >>> from ek_otel.report.model import report_from_dict
+        >>> from ek_otel.report.compare import compare_tasks
         >>> r = report_from_dict({"aggregate": {}, "per_task": {}}, "a.json")
         >>> "no task" in render_comparison(compare_tasks({}, {}), r, r, generated_at="now")
         True
