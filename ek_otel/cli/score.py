@@ -61,6 +61,10 @@ def _check_writable(path: str, what: str) -> None:
 @scoring_options
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @html_options
+@click.option("--transcripts", is_flag=True,
+              help="Carry each run's transcript (user input, model turns, tool executions with "
+                   "arguments and output, errors, final answer) in the JSON report and the page. "
+                   "Off by default: it makes the report several times larger.")
 @emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
@@ -74,7 +78,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           emit_timeout: float, emit_signals: tuple, phoenix: bool, phoenix_url: Optional[str],
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
           task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
-          trace_url: Optional[str] = None, jobs: Optional[int] = None) -> None:
+          trace_url: Optional[str] = None, jobs: Optional[int] = None,
+          transcripts: bool = False) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -93,6 +98,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by, ignore_tools=ignore_tools)
+    if transcripts:
+        from dataclasses import replace
+
+        settings = replace(settings, transcripts=True)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
@@ -131,6 +140,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         data["emitted"] = emitted_dict(run, emit)
     if json_out is not None:
         write_json(data, json_out)
+        if json_out != "-":
+            click.echo(f"ek-otel: wrote the JSON report to {json_out}", err=True)
     if html_out is not None:
         from ..report.html import write_run_page
 
@@ -138,6 +149,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                      "unmatched": list(data["unmatched"])}
         write_run_page(page_data, html_out, source=", ".join(paths), gold_path=gold,
                        trace_url=trace_url)
+        click.echo(f"ek-otel: wrote the HTML page to {html_out}", err=True)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
                                                  mlflow_tracking_uri) if w))

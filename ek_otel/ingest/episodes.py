@@ -124,6 +124,7 @@ def build_episode(
     task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
     source: str = "",
     report: Optional[BadInputReport] = None,
+    transcript: bool = False,
 ) -> Episode:
     """Build the :class:`Episode` of one trace's (or one conversation's) records.
 
@@ -133,6 +134,8 @@ def build_episode(
         task_id_keys: Attribute keys tried, in order, for the task id.
         source: Where the records came from (kept in ``Provenance.source``).
         report: Where unreadable spans are reported (they are skipped either way).
+        transcript: Also read what the run did, in order (``meta["transcript"]``:
+            :func:`~ek_otel.ingest.transcript.transcript_of`); off by default (it costs).
 
     Example:
         >>> s = SpanRecord("c" * 32, "d" * 16, name="chat m", attributes={
@@ -177,6 +180,10 @@ def build_episode(
         provenance=provenance,
         meta=_meta(trace_ids, bad, clusters, uncaptured, unrecorded),
     )
+    if transcript:
+        from .transcript import transcript_of
+
+        episode.meta["transcript"] = transcript_of(nodes, clusters, logs, answer=episode.output)
     release_tree(nodes)
     return episode
 
@@ -352,6 +359,7 @@ def build_episodes(
     task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
     source: str = "",
     report: Optional[BadInputReport] = None,
+    transcripts: bool = False,
 ) -> Iterator[Episode]:
     """Episodes from trace groups (anything with ``spans`` and ``logs``, e.g. ``TraceGroup``).
 
@@ -384,7 +392,7 @@ def build_episodes(
         key = _group_key(spans, group_by) if group_by != GROUP_BY_TRACE else None
         if key is None:
             episode = build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
-                                    report=report)
+                                    report=report, transcript=transcripts)
             if getattr(group, "late", False):
                 episode.meta["late"] = True  # a revision: records that came after closing
             yield episode
@@ -394,4 +402,4 @@ def build_episodes(
         bucket[1].extend(logs)
     for spans, logs in merged.values():
         yield build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
-                            report=report)
+                            report=report, transcript=transcripts)

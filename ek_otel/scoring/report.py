@@ -251,8 +251,12 @@ def _library_head(s: EpisodeScore) -> dict:
 
 
 def _envelope_head(e: Any) -> dict:
-    return {"task_id": e.task_id, "trace_id": e.trace_id, "root_span_id": e.root_span_id,
+    head = {"task_id": e.task_id, "trace_id": e.trace_id, "root_span_id": e.root_span_id,
             "revision": e.revision, "service": e.evaluated_service}
+    transcript = getattr(e, "transcript", None)  # score --transcripts only
+    if transcript is not None:
+        head["transcript"] = transcript
+    return head
 
 
 def report_to_dict(report: EvaluationReport) -> dict:

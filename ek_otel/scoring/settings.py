@@ -93,6 +93,7 @@ class ScoreSettings:
     task_id_keys: tuple = DEFAULT_TASK_ID_KEYS
     scored_at_ns: Optional[int] = None
     ignore_tools: tuple = ()
+    transcripts: bool = False
 
     def __post_init__(self) -> None:
         for name, value, choices in (

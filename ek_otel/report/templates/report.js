@@ -343,7 +343,61 @@
       el("div", {"class": "grid2"}, [el("div", null, [el("h4", {text: "episode"}), meta]), el("div", null, [el("h4", {text: "tokens and dollars"}), tokens])]),
       el("h4", {text: "calls, paired as the matcher paired them (" + missing + " missing, " + spurious + " spurious)"}),
       calls,
+      el("h4", {text: "transcript"}),
+      Array.isArray(ep.transcript) ? transcriptView(ep.transcript)
+        : el("div", {"class": "empty", text: "not in this report (score with --transcripts to see what the run did)"}),
     ]);
+  }
+
+  // ---------------------------------------------------------------- transcripts
+  var FOLD = 600;  // longer values are folded: the first characters, and a button for the rest
+  function valueText(v) {
+    if (typeof v === "string") return v;
+    try { return JSON.stringify(v, null, 2); } catch (e) { return String(v); }
+  }
+  function folded(v, label) {
+    var text = valueText(v);
+    var box = el("div", {"class": "value"});
+    if (label) box.appendChild(el("div", {"class": "label", text: label}));
+    var pre = el("pre", {"class": "value-text"});
+    box.appendChild(pre);
+    if (text.length <= FOLD) { pre.textContent = text; return box; }
+    var open = false;
+    var button = el("button", {type: "button", "class": "fold"});
+    function show() {
+      pre.textContent = open ? text : text.slice(0, FOLD) + "\u2026";
+      button.textContent = open ? "fold" : "show all " + count(text.length) + " characters";
+    }
+    button.addEventListener("click", function (event) { event.stopPropagation(); open = !open; show(); });
+    show();
+    box.appendChild(button);
+    return box;
+  }
+  var TURN_LABEL = {user: "user", model: "model", tool: "tool", error: "error", answer: "final answer"};
+  function ms(v) { return v === null || v === undefined ? "\u2013" : v >= 1000 ? (v / 1000).toFixed(2) + " s" : Number(v).toFixed(0) + " ms"; }
+  function transcriptView(entries) {
+    var list = el("ol", {"class": "transcript"});
+    entries.forEach(function (t) {
+      var kind = TURN_LABEL[t.kind] ? t.kind : "model";
+      var who = el("div", {"class": "who"}, [el("strong", {text: TURN_LABEL[kind]})]);
+      if (t.name) who.appendChild(el("span", {"class": "mono", text: t.name}));
+      who.appendChild(el("span", {text: "at " + ms(t.start_ms) + (t.duration_ms ? ", " + ms(t.duration_ms) : "")}));
+      if (t.span_id) who.appendChild(el("span", {"class": "mono", title: "span id", text: "span " + t.span_id}));
+      var item = el("li", {"class": kind, "data-kind": kind}, [who]);
+      if (t.text !== undefined && t.text !== null) item.appendChild(folded(t.text));
+      (t.calls || []).forEach(function (c) {
+        item.appendChild(folded(c.args === undefined ? {} : c.args, "requests " + c.name + (c.id ? " (" + c.id + ")" : "")));
+      });
+      if (t.kind === "tool") {
+        item.appendChild(t.args === undefined ? el("div", {"class": "note", text: "arguments not recorded"}) : folded(t.args, "arguments"));
+        if (t.output !== undefined) item.appendChild(folded(t.output, "output"));
+        else item.appendChild(el("div", {"class": "note", text: "no output recorded"}));
+      }
+      if (t.recorded === false) item.appendChild(el("div", {"class": "note", text: "the answer of this call was not recorded"}));
+      if (t.error !== undefined && t.error !== null) item.appendChild(folded(t.error, "error"));
+      list.appendChild(item);
+    });
+    return list;
   }
 
   // ---------------------------------------------------------------- the run page
