@@ -97,9 +97,24 @@ def _user_texts(attributes: Mapping) -> list:
     for message in messages:
         if isinstance(message, Mapping) and str(message.get("role", "")).lower() in sc.USER_ROLES:
             text = text_from_message(message)
-            if text:
+            if text and not _tool_results(message, text):
                 out.append(text)
     return out
+
+
+def _tool_results(message: Mapping, text: str) -> bool:
+    """Whether a user-role message only carries tool results (Anthropic, Bedrock, Gemini)."""
+    content = message.get("content", message.get("parts"))
+    if isinstance(content, str):
+        content = sc.loads(content) if content[:1] == "[" else None
+    if not isinstance(content, list) or not content:
+        parsed = sc.loads(text) if text[:1] == "[" else None
+        content = parsed if isinstance(parsed, list) else None
+    if not content:
+        return False
+    return all(isinstance(block, Mapping) and (block.get("type") in sc.TOOL_RESULT_BLOCKS
+                                               or not sc.TOOL_RESULT_BLOCKS.isdisjoint(block))
+               for block in content)
 
 
 def _times(node: Node, origin: int) -> dict:

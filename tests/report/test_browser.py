@@ -56,6 +56,8 @@ def test_the_figures_of_score_json_are_in_the_page(example, open_page):
         assert float(low) <= agg[metric] <= float(high), metric
     assert _kpi(page, "dollars")[0] == f"${agg['dollars']:.3g}"
     assert _kpi(page, "dollars_per_success")[0] == f"${agg['dollars_per_success']:.3g}"
+    assert page.locator("#header").get_attribute("open") is None  # provenance: folded away
+    page.click("#header summary")
     assert page.locator("#gold-sha256").inner_text() == data["provenance"]["gold_sha256"]
     assert page.locator('[data-count="episodes"]').inner_text() == str(agg["episodes"])
     assert page.locator('[data-count="unmatched"]').inner_text() == "1"
@@ -129,7 +131,11 @@ def test_filtering_by_slice_and_status(example, open_page):
     page.select_option("#slice-filter", "")
     page.select_option("#status-filter", "pass")
     assert page.locator("#tasks td.empty").inner_text() == "no task matches the filters"
-    page.select_option("#status-filter", "fail")
+    page.select_option("#status-filter", "fail")  # no trial succeeded: none here
+    assert page.locator("#tasks td.empty").inner_text() == "no task matches the filters"
+    page.select_option("#status-filter", "flaky")  # some trials succeeded: all four
+    assert len(_column(page, "#tasks", 2)) == 4
+    page.select_option("#status-filter", "not-pass")
     assert len(_column(page, "#tasks", 2)) == 4
     page.fill("#task-search", "joke")
     assert _column(page, "#tasks", 2) == ["joke-no-tool"]

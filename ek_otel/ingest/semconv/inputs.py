@@ -14,7 +14,7 @@ Example:
 from __future__ import annotations
 
 __all__ = ["INPUT_MESSAGES", "FLATTENED_INPUT_PREFIXES", "FLATTENED_MESSAGE_KEY", "USER_EVENTS",
-           "USER_ROLES", "ROOT_INPUT_KEY", "EVENT_CONTENT_KEY"]
+           "USER_ROLES", "ROOT_INPUT_KEY", "EVENT_CONTENT_KEY", "TOOL_RESULT_BLOCKS"]
 
 #: The OTel GenAI input messages (JSON: ``[{role, parts: [...]}]``).
 INPUT_MESSAGES = "gen_ai.input.messages"
@@ -28,5 +28,8 @@ USER_EVENTS = frozenset({"gen_ai.user.message"})
 EVENT_CONTENT_KEY = "content"
 #: The roles of the user's messages.
 USER_ROLES = ("user", "human")
+#: Content blocks that carry tool results in a user-role message (Anthropic ``tool_result``,
+#: Bedrock ``toolResult``, Gemini ``functionResponse``): not the user's words.
+TOOL_RESULT_BLOCKS = frozenset({"tool_result", "toolResult", "function_response", "functionResponse"})
 #: Where a root or agent span keeps the run's input (OpenInference, many frameworks).
 ROOT_INPUT_KEY = "input.value"
