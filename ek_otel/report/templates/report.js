@@ -603,10 +603,10 @@
       }
       var taskIds = Object.keys(byTask);
       select("task", "task", options("all tasks", taskIds));
-      var search = el("input", {type: "search", id: "ep-q", placeholder: "search explanations\u2026", "aria-label": "search",
-        oninput: function () { STATE.q = search.value; STATE.ep = ""; applyEpisodeFilters(); }});
-      episodeControls.q = search;
-      controls.appendChild(search);
+      var episodeSearch = el("input", {type: "search", id: "ep-q", placeholder: "search explanations\u2026", "aria-label": "search",
+        oninput: function () { STATE.q = episodeSearch.value; STATE.ep = ""; applyEpisodeFilters(); }});
+      episodeControls.q = episodeSearch;
+      controls.appendChild(episodeSearch);
       controls.appendChild(el("button", {type: "button", id: "ep-clear", "class": "csv", onclick: function () {
         setFilters({kind: "", tool: "", arg: "", task: "", result: "", verdict: "", slice: "", model: "", q: ""}); }}, ["clear filters"]));
       controls.appendChild(csvButton("csv-episodes", "episodes CSV", function () {
