@@ -203,7 +203,10 @@ def _group_comparisons(report: RunReport) -> list:
         comparison = compare_tasks({t.task_id: t.counts for t in base.tasks},
                                    {t.task_id: t.counts for t in other.tasks}, slices=slices,
                                    base_label=base.label, candidate_label=other.label)
-        out.append(_comparison_dict(comparison))
+        data = _comparison_dict(comparison)
+        for row in data.get("tasks", ()):
+            row["change"] = change_of(row["base"]["success_rate"], row["candidate"]["success_rate"])
+        out.append(data)
     return out
 
 
@@ -398,12 +401,129 @@ def render_comparison(comparison: "Comparison", base: RunReport, candidate: RunR
         True
     """
     data = _comparison_dict(comparison)
+    page = compare_page(data, base, candidate)
     return _ENV.get_template("compare.html.j2").render(
         title="ek-otel compare", comparison=data, base=base, candidate=candidate,
         generated_at=generated_at or _now(), matcher=dict(base.matcher),
-        gold_sha256=base.gold_sha256, page={"kind": "compare", "comparison": data},
-        refresh_seconds=None,
+        gold_sha256=base.gold_sha256, page=page, overall=page["overall"],
+        slice_changes=page["slices"], refresh_seconds=None,
     )
+
+
+def change_of(base_rate: Optional[float], candidate_rate: Optional[float]) -> str:
+    """A shared task's change, from its success rates: ``regressed`` (any drop),
+    ``improved`` (any rise), else ``unchanged``.
+
+    Example:
+        >>> change_of(0.5, 0.0), change_of(0.0, 0.5), change_of(1.0, 1.0), change_of(None, 1.0)
+        ('regressed', 'improved', 'unchanged', 'unchanged')
+    """
+    if base_rate is None or candidate_rate is None or base_rate == candidate_rate:
+        return "unchanged"
+    return "regressed" if candidate_rate < base_rate else "improved"
+
+
+def _costs(episodes: Sequence[Any]) -> dict:
+    """Tokens, dollars (None unless every episode is priced), latency and successes of episodes."""
+    out = {"episodes": 0, "successes": 0, "input_tokens": 0, "output_tokens": 0, "latency_s": 0.0,
+           "dollars": 0.0}
+    for episode in episodes:
+        cost = episode.get("cost") if isinstance(episode.get("cost"), Mapping) else {}
+        out["episodes"] += 1
+        out["successes"] += 1 if episode.get("success") else 0
+        out["input_tokens"] += cost.get("input_tokens") or 0
+        out["output_tokens"] += cost.get("output_tokens") or 0
+        out["latency_s"] += cost.get("latency_s") or 0.0
+        dollars = episode.get("dollars")
+        out["dollars"] = None if dollars is None or out["dollars"] is None else out["dollars"] + dollars
+    if not out["episodes"]:
+        out["dollars"] = None
+    out["tokens"] = out["input_tokens"] + out["output_tokens"]
+    out["dollars_per_success"] = (out["dollars"] / out["successes"]
+                                  if out["dollars"] is not None and out["successes"] else None)
+    out["latency_per_run_s"] = out["latency_s"] / out["episodes"] if out["episodes"] else None
+    return out
+
+
+_DELTA_KEYS = ("tokens", "input_tokens", "output_tokens", "dollars", "dollars_per_success",
+               "latency_per_run_s")
+
+
+def _delta(base: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict:
+    return {key: (None if base.get(key) is None or candidate.get(key) is None
+                  else candidate[key] - base[key]) for key in _DELTA_KEYS}
+
+
+def compare_page(comparison: Mapping[str, Any], base: RunReport, candidate: RunReport) -> dict:
+    """The compare page's data: each shared task's change from its success rates
+    (:func:`change_of`), its base and candidate episodes (for the side-by-side), the deltas
+    of tokens, dollars, dollars per solved task and latency per run (overall and per task),
+    and the comparison per slice.
+
+    Example:
+        >>> from ek_otel.report.compare import compare_tasks
+        >>> from ek_otel.report.model import report_from_dict
+        >>> r = report_from_dict({"aggregate": {}, "per_task": {}}, "a.json")
+        >>> compare_page(compare_tasks({}, {}).to_dict(), r, r)["overall"]["delta"]["tokens"]
+        0
+    """
+    shared = {t["task_id"] for t in comparison.get("tasks", ())}
+    sides = {}
+    for name, report in (("base", base), ("candidate", candidate)):
+        episodes = [e for e in report.data.get("episodes") or () if isinstance(e, Mapping)
+                    and e.get("task_id") in shared]
+        sides[name] = episodes
+    compact, gold_calls = page_episodes(sides["base"] + sides["candidate"])
+    n_base = len(sides["base"])
+    by_task: dict = {}
+    for i, episode in enumerate(compact):
+        side = "base" if i < n_base else "candidate"
+        episode["side"] = side
+        by_task.setdefault(episode.get("task_id"), {"base": [], "candidate": []})[side].append(i)
+    raw = {"base": {}, "candidate": {}}
+    for side, episodes in sides.items():
+        for episode in episodes:
+            raw[side].setdefault(episode.get("task_id"), []).append(episode)
+    tasks = []
+    for row in comparison.get("tasks", ()):
+        task_id = row["task_id"]
+        b, c = _costs(raw["base"].get(task_id, ())), _costs(raw["candidate"].get(task_id, ()))
+        tasks.append(dict(row, change=change_of(row["base"]["success_rate"], row["candidate"]["success_rate"]),
+                          base_cost=b, candidate_cost=c, delta=_delta(b, c),
+                          episodes=by_task.get(task_id, {"base": [], "candidate": []})))
+    order = {"regressed": 0, "improved": 1, "unchanged": 2}
+    tasks.sort(key=lambda t: (order[t["change"]], t["success_delta"] if t["success_delta"] is not None else 0))
+    base_all, cand_all = _costs(sides["base"]), _costs(sides["candidate"])
+    slices: dict = {}
+    for row in tasks:
+        name = row.get("slice")
+        if name is None:
+            continue
+        cut = slices.setdefault(name, {"slice": name, "tasks": 0, "regressed": 0, "improved": 0,
+                                       "base": [0, 0], "candidate": [0, 0]})
+        cut["tasks"] += 1
+        if row["change"] in ("regressed", "improved"):
+            cut[row["change"]] += 1
+        for side in ("base", "candidate"):
+            cut[side][0] += row[side]["successes"]
+            cut[side][1] += row[side]["episodes"]
+    slice_rows = []
+    for name in sorted(slices):
+        cut = slices[name]
+        b = cut["base"][0] / cut["base"][1] if cut["base"][1] else None
+        c = cut["candidate"][0] / cut["candidate"][1] if cut["candidate"][1] else None
+        slice_rows.append({"slice": name, "tasks": cut["tasks"], "regressed": cut["regressed"],
+                           "improved": cut["improved"], "base_success": b, "candidate_success": c,
+                           "success_delta": None if b is None or c is None else c - b,
+                           "change": change_of(b, c)})
+    return {"kind": "compare", "comparison": dict(comparison, tasks=tasks), "episodes": compact,
+            "gold_calls": gold_calls, "cost_fields": list(COST_FIELDS),
+            "failure_kinds": [[kind, KIND_LABELS[kind]] for kind in FAILURE_KINDS],
+            "overall": {"base": base_all, "candidate": cand_all, "delta": _delta(base_all, cand_all),
+                        "regressed": sum(t["change"] == "regressed" for t in tasks),
+                        "improved": sum(t["change"] == "improved" for t in tasks),
+                        "unchanged": sum(t["change"] == "unchanged" for t in tasks)},
+            "slices": slice_rows}
 
 
 def render_bfcl(view: Mapping[str, Any], *, generated_at: Optional[str] = None) -> str:

@@ -218,8 +218,8 @@ def test_compare_page_lists_regressions_first(base_and_worse, tmp_path, open_pag
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     page = open_page(out)
-    statuses = _column(page, "#comparison", 2)
-    assert statuses[:3] == ["regressed"] * 3 and statuses[3] == "still fails"
+    statuses = _column(page, "#comparison", 3)
+    assert statuses[:3] == ["regressed"] * 3 and statuses[3] == "unchanged"
     assert page.locator("[data-regressed]").inner_text() == "3"
     high = page.locator('[data-diff="success_rate"] .ci').get_attribute("data-ci-high")
     assert float(high.replace("\u2212", "-")) < 0

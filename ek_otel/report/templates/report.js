@@ -31,6 +31,7 @@
   }
   function money(v) {
     if (v === null || v === undefined) return NA;
+    if (v < 0) return "\u2212" + money(-v);
     if (v >= 100) return "$" + v.toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
     return "$" + Number(Number(v).toPrecision(3)).toString();
   }
@@ -806,23 +807,55 @@
     comparisonTables();
   }
 
+  var CHANGE_ORDER = ["regressed", "improved", "unchanged"];
+  function changeCell(r) {
+    var change = r.change || "unchanged";
+    if (change !== "unchanged") return pill(change);
+    var both = r.candidate.success_rate === 1 ? "unchanged: passes" : r.candidate.success_rate === 0 ? "unchanged: fails" : "unchanged";
+    return pill("neutral", both);
+  }
+  function sideBySide(r) {
+    var box = el("div", {"class": "side"});
+    [["base", "base"], ["candidate", "candidate"]].forEach(function (pair) {
+      var col = el("div", {"class": "side-" + pair[0]});
+      var ids = (r.episodes && r.episodes[pair[0]]) || [];
+      col.appendChild(el("h4", {text: pair[1] + ": " + ids.length + " run" + (ids.length === 1 ? "" : "s") +
+        ", success " + rate(r[pair[0]].success_rate)}));
+      ids.forEach(function (i) {
+        var ep = DATA.episodes[i];
+        var details = el("details", {"class": "run", open: ep.success ? null : "open"}, [
+          el("summary", null, [pill(ep.success ? "pass" : "fail"), " ", ep.explanation || ""])]);
+        details.appendChild(episodeDetail(ep));
+        col.appendChild(details);
+      });
+      if (!ids.length) col.appendChild(el("div", {"class": "empty", text: "no episode in this report"}));
+      box.appendChild(col);
+    });
+    return box;
+  }
   function comparisonTable(root, comparison) {
-    var table = new DataTable(root, {
+    var drill = DATA.kind === "compare" && Array.isArray(DATA.episodes);
+    var columns = [
+      {key: "task_id", label: "task", kind: "text", mono: true},
+      {key: "change", label: "change", kind: "node", value: function (r) { return CHANGE_ORDER.indexOf(r.change); }, cell: changeCell},
+      {key: "slice", label: "slice", kind: "text"},
+      {key: "base_success", label: "base success", kind: "rate", value: function (r) { return r.base.success_rate; }},
+      {key: "cand_success", label: "candidate success", kind: "rate", value: function (r) { return r.candidate.success_rate; }},
+      {key: "success_delta", label: "\u0394 success", kind: "delta"},
+      {key: "f1_delta", label: "\u0394 F1", kind: "delta"},
+    ];
+    if (drill) {
+      columns = columns.concat([
+        {key: "tokens_delta", label: "\u0394 tokens", kind: "num", value: function (r) { return r.delta.tokens; }},
+        {key: "dollars_delta", label: "\u0394 dollars", kind: "money", value: function (r) { return r.delta.dollars; }},
+        {key: "dps_delta", label: "\u0394 $ per solved", kind: "money", value: function (r) { return r.delta.dollars_per_success; }},
+        {key: "latency_delta", label: "\u0394 latency per run", kind: "text", value: function (r) {
+          var d = r.delta.latency_per_run_s; return d === null || d === undefined ? null : (d > 0 ? "+" : "") + d.toFixed(3) + " s"; }},
+      ]);
+    }
+    return new DataTable(root, {
       rows: comparison.tasks, rowId: function (r) { return "cmp:" + r.task_id; }, pageSize: 50,
-      empty: "no shared task",
-      columns: [
-        {key: "task_id", label: "task", kind: "text", mono: true},
-        {key: "status", label: "change", kind: "node", value: function (r) { return ["regressed", "improved", "fail", "pass"].indexOf(r.status); },
-          cell: function (r) { return pill(r.status === "pass" || r.status === "fail" ? "neutral" : r.status, r.status === "pass" ? "still passes" : r.status === "fail" ? "still fails" : r.status); }},
-        {key: "slice", label: "slice", kind: "text"},
-        {key: "base_success", label: "base success", kind: "rate", value: function (r) { return r.base.success_rate; }},
-        {key: "cand_success", label: "candidate success", kind: "rate", value: function (r) { return r.candidate.success_rate; }},
-        {key: "success_delta", label: "\u0394 success", kind: "delta"},
-        {key: "base_f1", label: "base F1", kind: "rate", value: function (r) { return r.base.f1; }},
-        {key: "cand_f1", label: "candidate F1", kind: "rate", value: function (r) { return r.candidate.f1; }},
-        {key: "f1_delta", label: "\u0394 F1", kind: "delta"},
-      ]});
-    return table;
+      empty: "no shared task", columns: columns, expand: drill ? sideBySide : null});
   }
 
   function comparisonTables() {
