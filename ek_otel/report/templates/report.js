@@ -866,6 +866,44 @@
   }
 
   // ---------------------------------------------------------------- BFCL
+  function shown(v) { return v === null || v === undefined ? "\u2013" : typeof v === "string" ? JSON.stringify(v) : json(v); }
+  function answerView(answer) {
+    var box = el("div", {"class": "answer"});
+    if (answer.kind === "multi") {
+      box.appendChild(el("h4", {text: "the model's calls against the possible answer, turn by turn (a call in one and not the other is marked)"}));
+      answer.turns.forEach(function (turn, i) {
+        box.appendChild(el("h4", {text: "turn " + (i + 1)}));
+        var pair = el("div", {"class": "answer-pair", "data-turn": i});
+        [["model", "model's calls"], ["answer", "possible answer"]].forEach(function (side) {
+          var col = el("div", {"class": "side-" + side[0]}, [el("div", {"class": "label", text: side[1]})]);
+          turn[side[0]].forEach(function (c) {
+            col.appendChild(el("div", {"class": "call-line " + (c.matched ? "matched" : "unmatched"), text: c.call}));
+          });
+          if (!turn[side[0]].length) col.appendChild(el("div", {"class": "empty", text: "no call"}));
+          pair.appendChild(col);
+        });
+        box.appendChild(pair);
+      });
+      return box;
+    }
+    box.appendChild(el("h4", {text: "the model's decoded calls against the possible answer"}));
+    answer.calls.forEach(function (c) {
+      var body = el("tbody");
+      c.args.forEach(function (a) {
+        var allowed = a.allowed === null || a.allowed === undefined ? "(not in the answer)"
+          : Array.isArray(a.allowed) ? a.allowed.map(function (v) { return v === "" ? "(left out)" : shown(v); }).join(" | ") : shown(a.allowed);
+        body.appendChild(el("tr", {"data-arg": a.arg}, [
+          el("td", {text: a.arg}),
+          el("td", {"class": "got" + (a.ok ? "" : " bad"), text: a.absent ? "(absent)" : shown(a.got)}),
+          el("td", {"class": "expected", text: allowed})]));
+      });
+      box.appendChild(el("div", {"class": "call", "data-status": c.status}, [
+        el("div", {"class": "head"}, [pill(c.status === "called" ? "neutral" : c.status, c.status), el("span", {"class": "tool", text: c.tool})]),
+        c.args.length ? el("table", {"class": "args"}, [el("thead", null, [el("tr", null, ["argument", "model", "possible answer"].map(function (h) { return el("th", {text: h}); }))]), body])
+          : el("div", {"class": "empty", text: "no arguments"})]));
+    });
+    return box;
+  }
   function bfclPage() {
     var root = document.getElementById("failing");
     if (!root) return;
@@ -880,15 +918,19 @@
         {key: "message", label: "message", kind: "text", value: function (r) { return (r.errors || [])[0] || ""; }},
       ],
       expand: function (r) {
-        var box = el("div");
-        box.appendChild(el("h4", {text: "messages"}));
-        var list = el("ul");
-        (r.errors || []).forEach(function (m) { list.appendChild(el("li", {"class": "mono", text: typeof m === "string" ? m : json(m)})); });
+        var box = el("div", {"class": "bfcl-entry"});
+        box.appendChild(el("p", {"class": "explanation"}, [pill("fail", r.error_type || "failed"), " the checker's messages:"]));
+        var list = el("ul", {"class": "messages"});
+        (r.errors || []).forEach(function (m) { list.appendChild(el("li", null, [el("pre", {"class": "value-text", text: typeof m === "string" ? m : json(m)})])); });
         box.appendChild(list);
+        if (r.answer) box.appendChild(answerView(r.answer));
+        var raw = el("details", {"class": "raw"}, [el("summary", {text: "what the score file prints"})]);
         Object.keys(r.detail || {}).forEach(function (key) {
-          box.appendChild(el("h4", {text: key}));
-          box.appendChild(el("pre", {"class": "mono explanation", text: typeof r.detail[key] === "string" ? r.detail[key] : JSON.stringify(r.detail[key], null, 1)}));
+          raw.appendChild(el("h4", {text: key}));
+          raw.appendChild(folded(r.detail[key]));
         });
+        if (!r.answer) raw.open = true;
+        box.appendChild(raw);
         return box;
       }});
     var controls = document.getElementById("failing-controls");
