@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
 from ._common import stderr_console, stdout_console, write_json
 from ._html import check_html_options, html_options
-from ._tables import slices_table, tasks_table, unmatched_table
+from ._tables import print_run_tables
 
 __all__ = ["report"]
 
@@ -31,8 +31,11 @@ __all__ = ["report"]
 @click.option("-k", "k", default=None, type=click.IntRange(min=1),
               help="k of pass@k and pass^k (default: the smallest repeated trial count).")
 @html_options
+@click.option("--wide", is_flag=True,
+              help="Every column of the tables, values whole (default: fit 80 columns).")
 def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional[int],
-           html_out: Optional[str] = None, trace_url: Optional[str] = None) -> None:
+           html_out: Optional[str] = None, trace_url: Optional[str] = None,
+           wide: bool = False) -> None:
     """Report on every run a server scored: each trace once, at its latest revision.
 
     The same report as `ek-otel score`: per task and per slice, pass^k when trials repeat,
@@ -49,15 +52,7 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
     check_html_options(html_out, trace_url)
     run = load_run(store, gold=gold, k=k)
     out = stderr_console() if json_out == "-" else stdout_console()
-    out.print(tasks_table(run))
-    sliced = slices_table(run)
-    if sliced is not None:
-        out.print(sliced)
-    if run.report.groups:
-        out.print(f"[bold]{len(run.report.groups)} provenance groups[/bold] "
-                  "(model, simulator, suite version, scaffold) were scored apart; see --json.")
-    if run.unmatched:
-        out.print(unmatched_table(run.unmatched))
+    print_run_tables(run, out, wide=wide, groups="line")
     if json_out is not None:
         write_json(run.to_dict(), json_out)
     if html_out is not None:

@@ -61,6 +61,9 @@ def _check_writable(path: str, what: str) -> None:
 @scoring_options
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @html_options
+@click.option("--wide", is_flag=True,
+              help="Every column of the tables, values whole (default: fit 80 columns, long "
+                   "values cut with an ellipsis).")
 @click.option("--transcripts", is_flag=True,
               help="Carry each run's transcript (user input, model turns, tool executions with "
                    "arguments and output, errors, final answer) in the JSON report and the page. "
@@ -79,7 +82,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           phoenix_api_key_env: Optional[str], mlflow_tracking_uri: Optional[str], group_by: str,
           task_id_keys: tuple, ignore_tools: tuple = (), html_out: Optional[str] = None,
           trace_url: Optional[str] = None, jobs: Optional[int] = None,
-          transcripts: bool = False) -> None:
+          transcripts: bool = False, wide: bool = False) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -128,7 +131,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
         if error is not None:
             raise error
     # With --json - the JSON owns stdout, and the tables go to stderr.
-    _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console(), wide)
     if pricing is not None and run.report.n_unpriced:
         click.echo(f"ek-otel: warning: {run.report.n_unpriced} of {run.report.n_episodes} scored "
                    f"episodes have no dollars: {pricing} has no price for their model (or "
@@ -189,17 +192,10 @@ def emitted_dict(run: Any, emit: dict) -> dict:
     return out
 
 
-def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
-    from ._tables import groups_table, slices_table, tasks_table, unmatched_table
+def _print_report(run: Any, bad_input: BadInputReport, out: Any, wide: bool = False) -> None:
+    from ._tables import print_run_tables
 
-    out.print(tasks_table(run))
-    sliced = slices_table(run)
-    if sliced is not None:
-        out.print(sliced)
-    if run.report.groups:
-        out.print(groups_table(run))
-    if run.unmatched:
-        out.print(unmatched_table(run.unmatched))
+    print_run_tables(run, out, wide=wide, groups="table")
     ignored = run.ignored_calls
     if ignored:
         stderr_console().print(f"{ignored} call(s) to framework-internal tools were ignored "

@@ -34,7 +34,8 @@ from ..core.scores import EpisodeScore
 from ..core.tally import DollarTally
 from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
-__all__ = ["report_to_dict", "run_to_dict", "dollars_of", "dollars_by_task", "EpisodeStream"]
+__all__ = ["report_to_dict", "run_to_dict", "episode_dict", "dollars_of", "dollars_by_task",
+           "EpisodeStream"]
 
 
 def _figures(cut: Any) -> dict:
@@ -91,6 +92,16 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
                    "exact": r.exact, "arg_diffs": list(r.diffs)} for r in s.calls],
     })
     return out
+
+
+def episode_dict(score: EpisodeScore) -> dict:
+    """One episode's row as the JSON report writes it (without the trace's head).
+
+    Example:
+        >>> episode_dict(EpisodeScore("t", success=False, explanation="no call"))["explanation"]
+        'no call'
+    """
+    return to_jsonable(_episode_dict(score, _library_head(score)))
 
 
 def _call_dict(call: Any) -> Optional[dict]:
