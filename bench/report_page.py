@@ -56,7 +56,8 @@ from ek_otel.report.html import render_run
 from ek_otel.report.model import report_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ["examples/traces.jsonl", "--gold", "examples/tasks.jsonl", "--pricing", "examples/pricing.yaml"]
+EXAMPLE = [str(ROOT / "examples" / "traces.jsonl"), "--gold", str(ROOT / "examples" / "tasks.jsonl"),
+           "--pricing", str(ROOT / "examples" / "pricing.yaml")]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -157,14 +158,19 @@ def _env(tree: Path) -> dict:
     return dict(os.environ, PYTHONPATH=str(tree), COLUMNS="80")
 
 
+def _run(tree: Path, argv: list, **options) -> subprocess.CompletedProcess:
+    """Run ``argv`` with the ``ek_otel`` of ``tree`` (its directory is the working directory:
+    ``python -c``/``-m`` put that first on the path)."""
+    return subprocess.run(argv, cwd=tree, env=_env(tree), check=True, capture_output=True, **options)
+
+
 def html_overhead(tree: Path, out: Path, repeat: int) -> dict:
     """Best wall time of ``score`` on the example, without and with ``--html``."""
     def best(extra: list) -> float:
         times = []
         for _ in range(repeat):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "ek_otel", "score", *EXAMPLE, *extra], cwd=ROOT,
-                           env=_env(tree), check=True, capture_output=True)
+            _run(tree, [sys.executable, "-m", "ek_otel", "score", *EXAMPLE, *extra])
             times.append(time.perf_counter() - start)
         return min(times)
     plain = best([])
@@ -185,16 +191,14 @@ open(sys.argv[2], "w", encoding="utf-8").write(html)
 
 def render_with(tree: Path, report: Path, page: Path) -> float:
     """Render the page of a JSON report with the ``ek_otel`` of ``tree`` (CPU seconds)."""
-    done = subprocess.run([sys.executable, "-c", _RENDER, str(report), str(page)], env=_env(tree),
-                          check=True, capture_output=True, text=True)
+    done = _run(tree, [sys.executable, "-c", _RENDER, str(report), str(page)], text=True)
     return float(done.stdout.strip().splitlines()[-1])
 
 
 def page_imports(tree: Path) -> dict:
     """Seconds to import the page's modules (``ek_otel.report.html``) in a fresh process, and
     the part of it that scipy and numpy take (``python -X importtime``)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import ek_otel.report.html"],
-                          env=_env(tree), check=True, capture_output=True, text=True)
+    done = _run(tree, [sys.executable, "-X", "importtime", "-c", "import ek_otel.report.html"], text=True)
     total, parts = 0, {"scipy": 0, "numpy": 0}
     for line in done.stderr.splitlines():
         fields = line.split("|")
@@ -256,9 +260,8 @@ def main(argv=None) -> None:
             target = out / f"agents-{label}.json"
             page = out / f"agents-{label}.html"
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "ek_otel", "score", dump, "--gold", gold, "--json",
-                            str(target), "--html", str(page), "--jobs", "1", *extra], cwd=ROOT, env=_env(ROOT),
-                           check=True, capture_output=True)
+            _run(ROOT, [sys.executable, "-m", "ek_otel", "score", dump, "--gold", gold, "--json",
+                        str(target), "--html", str(page), "--jobs", "1", *extra])
             sizes[label] = {"json_mb": os.path.getsize(target) / 1e6, "page_mb": os.path.getsize(page) / 1e6,
                             "seconds": time.perf_counter() - start, "path": page}
         figures["transcripts"] = {"episodes": args.episodes, "mb": sizes["with"]["page_mb"],
