@@ -123,8 +123,18 @@ def headline(aggregate: Mapping[str, Any], tasks: Sequence[Any]) -> dict:
     else:
         text = f"{passed:,} of {runs:,} runs passed ({100 * passed / runs:.1f}%)"
     worst = "fail" if counts["fail"] else "flaky" if counts["flaky"] else "pass" if counts["pass"] else None
-    return {"text": text, "tasks": counts, "worst": worst,
-            "report": aggregate.get("headline") if isinstance(aggregate.get("headline"), str) else None}
+    return {"text": text, "tasks": counts, "worst": worst, "report": None}
+
+
+def _report_headline(data: Mapping[str, Any]) -> Optional[str]:
+    """The run headline the report itself carries (its ``headline``, text or ``{"text"}``)."""
+    for holder in (data, data.get("aggregate") or {}):
+        value = holder.get("headline") if isinstance(holder, Mapping) else None
+        if isinstance(value, Mapping):
+            value = value.get("text")
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _count(value: Any) -> str:
@@ -351,7 +361,7 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "comparisons": comparisons,
         "models": [str(g.key[0]) if g.key and g.key[0] else "-" for g in report.groups],
         "failure_kinds": [[kind, KIND_LABELS[kind]] for kind in FAILURE_KINDS],
-        "headline": headline(aggregate, report.tasks),
+        "headline": dict(headline(aggregate, report.tasks), report=_report_headline(data)),
         "run_headlines": [headline(g.aggregate, g.tasks) for g in report.groups],
     }
     return {

@@ -182,3 +182,40 @@ def test_no_element_is_wider_than_the_viewport(example, open_page, width):
         const r = e.getBoundingClientRect(); if (r.right > w + 0.5 || r.left < -0.5) out.push(e.tagName + '.' + e.className); }
       return [w, document.documentElement.scrollWidth, out]; }""")
     assert wide == [width, width, []]
+
+
+def test_a_slice_row_lists_its_runs(example, open_page):
+    html, data = example
+    page = open_page(html)
+    page.locator('#slices tr[data-row="payments"]').click()
+    assert [data["episodes"][i]["task_id"] for i in _shown_episodes(page)] == ["refund-order-1042"] * 2
+    assert "slice=payments" in page.url
+
+
+def test_the_report_verdict_is_read_and_undefined_figures_read_n_a(tmp_path, open_page):
+    from ek_otel.report.html import write_run_page
+
+    # A report of the issues on verdicts and undefined figures: per_task[t].verdict, null
+    # precision/recall/F1 (no call expected, none made), incomplete cost.
+    data = {"aggregate": {"episodes": 3, "successes": 1, "precision": None, "recall": None, "f1": None,
+                          "success_rate": 1 / 3, "dollars": None,
+                          "cost": {"input_tokens": 5, "complete": False}},
+            "per_task": {"a": {"episodes": 2, "successes": 1, "verdict": "fail", "f1": None, "precision": None},
+                         "b": {"episodes": 1, "successes": 0, "f1": 0.0}},
+            "episodes": [{"task_id": "a", "trace_id": "ab" * 16, "success": True, "f1": None, "calls": []},
+                         {"task_id": "a", "trace_id": "cd" * 16, "success": False, "f1": None, "calls": [],
+                          "explanation": "x"},
+                         {"task_id": "b", "trace_id": "ef" * 16, "success": False, "f1": 0.0, "calls": [
+                             {"got": None, "gold": {"tool": "t", "args": {}}, "turn": None}]}]}
+    path = tmp_path / "r.html"
+    write_run_page(data, str(path), source="r.json")
+    page = open_page(path)
+    assert page.locator('[data-verdict-count="fail"]').inner_text() == "2"  # a: the report's word
+    assert page.locator('#tasks tr[data-row="task:a"] .pill').inner_text() == "fail"
+    assert page.locator('.kpi[data-metric="f1"] .value').inner_text() == "n/a"
+    assert page.locator('.kpi[data-metric="dollars"] .ci').inner_text() == "cost incomplete"
+    f1_cell = page.locator('#tasks tr[data-row="task:a"] td').nth(8).inner_text()
+    assert f1_cell == "n/a"
+    kinds = page.locator("#by-kind tbody tr[data-row] td:first-child").all_inner_texts()
+    assert sorted(kinds) == ["missing call", "other"]
+    assert page.errors == []
