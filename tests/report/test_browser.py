@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -228,17 +227,10 @@ def test_compare_page_lists_regressions_first(base_and_worse, tmp_path, open_pag
 
 
 def test_runs_of_two_models_are_columns_apart_and_compared_on_their_tasks(tmp_path, open_page):
-    from .conftest import FIXED, WORSE, edited_traces
+    from .conftest import two_model_traces
 
-    fixed = edited_traces(tmp_path / "fixed.jsonl", FIXED).read_text(encoding="utf-8")
-    worse = edited_traces(tmp_path / "worse.jsonl", WORSE).read_text(encoding="utf-8")
     # The worse run is another model's: other trace ids, another model name.
-    for trace_id in set(re.findall(r'"traceId":"([0-9a-f]{32})"', worse)):
-        worse = worse.replace(trace_id, trace_id[::-1])
-    worse = worse.replace('"gpt-4o-mini', '"gpt-4o-large')
-    both = tmp_path / "both.jsonl"
-    both.write_text(fixed + worse, encoding="utf-8")
-    html, data, _ = _score(both, tmp_path)
+    html, data, _ = _score(two_model_traces(tmp_path), tmp_path)
     assert len(data["groups"]) == 2
     page = open_page(html)
     heads = page.locator("#groups th.group-col").all_inner_texts()

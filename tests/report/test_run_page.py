@@ -219,3 +219,24 @@ def test_the_report_verdict_is_read_and_undefined_figures_read_n_a(tmp_path, ope
     kinds = page.locator("#by-kind tbody tr[data-row] td:first-child").all_inner_texts()
     assert sorted(kinds) == ["missing call", "other"]
     assert page.errors == []
+
+
+def test_runs_of_two_models_each_get_a_headline_and_the_breakdown_follows_the_run(tmp_path, open_page):
+    from .conftest import two_model_traces
+
+    html, data = _score(two_model_traces(tmp_path), tmp_path)
+    assert len(data["groups"]) == 2
+    page = open_page(html, viewport={"width": 800, "height": 900})
+    lines = page.locator("#run-headlines li").all_inner_texts()
+    assert "gpt-4o-mini" in lines[0] and "8 of 9 runs passed" in lines[0]
+    assert "gpt-4o-large" in lines[1] and "1 of 9 runs passed" in lines[1]
+
+    def kinds():
+        return dict(zip(page.locator("#by-kind tbody tr[data-row] td:nth-child(1)").all_inner_texts(),
+                        page.locator("#by-kind tbody tr[data-row] td:nth-child(2)").all_inner_texts()))
+    assert kinds() == {"spurious call": "1"}  # the first run: only the joke's spurious call
+    page.select_option("#run-filter", "1")
+    assert kinds() == {"wrong value": "7", "spurious call": "1"}
+    assert "gpt-4o-large" in page.locator("#failures h2").inner_text()
+    assert len(_shown_episodes(page)) == 9 and "run=1" in page.url
+    assert page.evaluate("document.documentElement.scrollWidth") == 800

@@ -763,6 +763,12 @@
         return true;
       });
     }
+    function showRunLabels() {
+      var shownLabel = run === null ? "all runs pooled (not comparable)" : runs[run].label;
+      var label = document.getElementById("run-shown");
+      if (label) label.textContent = shownLabel;
+      document.querySelectorAll(".run-shown").forEach(function (node) { node.textContent = shownLabel; });
+    }
     var taskControls = document.getElementById("task-controls");
     var sliceNames = [];
     DATA.tasks.forEach(function (t) { if (t.slice !== null && t.slice !== undefined && sliceNames.indexOf(t.slice) < 0) sliceNames.push(t.slice); });
@@ -775,14 +781,15 @@
           table.setRows(run === null ? DATA.tasks : runs[run].tasks);
           relabelK();
           if (slicesTable) slicesTable.setRows(run === null ? DATA.slices : runs[run].slices);
-          var label = document.getElementById("run-shown");
-          if (label) label.textContent = run === null ? "all runs pooled (not comparable)" : runs[run].label;
+          showRunLabels();
           breakdowns();
           applyEpisodeFilters();
         }}, runs.map(function (r, i) { return el("option", {value: String(i), text: r.label}); })
           .concat([el("option", {value: "", text: "all runs pooled (not comparable)"})]));
         runSelect.value = run === null ? "" : String(run);
-        taskControls.appendChild(el("label", null, ["run", runSelect]));
+        showRunLabels();
+        var choice = document.getElementById("run-choice");
+        (choice || taskControls).appendChild(el("label", null, ["run shown below", runSelect]));
       }
       if (sliceNames.length) {
         var sliceSelect = el("select", {id: "slice-filter", "aria-label": "slice", onchange: function () { state.slice = sliceSelect.value; apply(); }},
