@@ -25,7 +25,7 @@ from rich.table import Table
 
 from ..report.compare import FAIL_ON_CHOICES, Comparison, compare_reports
 from ..report.model import load_report
-from ._common import stderr_console, stdout_console, write_json
+from ._common import stderr_console, stdout_console, write_json, wrote
 
 __all__ = ["compare", "comparison_tables"]
 
@@ -111,8 +111,11 @@ def compare(base: str, candidate: str, json_out: Optional[str], html_out: Option
                       f"{shown}", markup=False, highlight=False)
     if json_out is not None:
         write_json(comparison.to_dict(), json_out)
+        if json_out != "-":
+            wrote("the comparison", json_out)
     if html_out is not None:
         write_html(render_comparison(comparison, base_report, candidate_report), html_out)
+        wrote("the HTML page", html_out)
     if fail_on is not None and comparison.fails(fail_on):
         why = ("significantly worse" if fail_on == "significant"
                else f"{comparison.regressed} task{'s' if comparison.regressed != 1 else ''} regressed")

@@ -15,7 +15,7 @@ import click
 
 from ..errors import InputError
 from ..serve.config import DEFAULT_STORE
-from ._common import stderr_console, stdout_console, write_json
+from ._common import stderr_console, stdout_console, write_json, wrote
 from ._html import check_html_options, html_options
 from ._tables import print_run_tables
 
@@ -55,7 +55,10 @@ def report(store: str, json_out: Optional[str], gold: Optional[str], k: Optional
     print_run_tables(run, out, wide=wide, groups="line")
     if json_out is not None:
         write_json(run.to_dict(), json_out)
+        if json_out != "-":
+            wrote("the JSON report", json_out)
     if html_out is not None:
         from ..report.html import write_run_page
 
         write_run_page(run.to_dict(), html_out, source=store, gold_path=gold, trace_url=trace_url)
+        wrote("the HTML page", html_out)

@@ -40,6 +40,7 @@ from ._common import (
     stderr_console,
     stdout_console,
     write_json,
+    wrote,
 )
 from ._html import check_html_options, html_options
 
@@ -144,7 +145,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     if json_out is not None:
         write_json(data, json_out)
         if json_out != "-":
-            click.echo(f"ek-otel: wrote the JSON report to {json_out}", err=True)
+            wrote("the JSON report", json_out)
     if html_out is not None:
         from ..report.html import write_run_page
 
@@ -152,7 +153,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                      "unmatched": list(data["unmatched"])}
         write_run_page(page_data, html_out, source=", ".join(paths), gold_path=gold,
                        trace_url=trace_url)
-        click.echo(f"ek-otel: wrote the HTML page to {html_out}", err=True)
+        wrote("the HTML page", html_out)
     if sink is not None:
         _report_emit(run, ", ".join(w for w in (emit_file, emit_endpoint, phoenix_url,
                                                  mlflow_tracking_uri) if w))
