@@ -69,9 +69,14 @@ def main() -> None:
                         clip={"x": 0, "y": 0, "width": 1280, "height": bottom["y"] + bottom["height"] + 16})
         page.locator(f'#episodes tr[data-row="ep:{wrong}"]').click()
         page.locator("#episodes tr.detail").screenshot(path=str(DOCS / "report-transcript.png"))
-        page = page_of(out / "c.html")
+        page = page_of(out / "c.html", 1400)
         page.click('#comparison tr[data-row="cmp:refund-order-1042"]')
-        page.screenshot(path=str(DOCS / "report-compare.png"), full_page=True)
+        top, bottom = page.evaluate(
+            "(() => { const a = document.getElementById('costs').getBoundingClientRect();"
+            " const b = document.querySelector('#comparison tr.detail').getBoundingClientRect();"
+            " return [a.top + window.scrollY, b.bottom + window.scrollY]; })()")
+        page.screenshot(path=str(DOCS / "report-compare.png"), full_page=True,
+                        clip={"x": 0, "y": top - 8, "width": 1400, "height": min(bottom - top + 16, 2200)})
         page = page_of(out / "b.html", 1400)
         page.select_option("#category-filter", "multi_turn_base")
         page.locator("#failing tbody tr[data-row]").first.click()

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
 import jinja2
+import markupsafe
 
 from .. import __version__
 from ..errors import InputError
@@ -158,6 +159,34 @@ def _defined(format_value):
 _ENV.filters.update(rate=_defined(_rate), money=_defined(_money), count=_defined(_count),
                     signed=_defined(_signed))
 _ENV.globals["ek_version"] = __version__
+
+
+class _Assets:
+    """The page's own stylesheet and script, inlined as they are (read once, on first use:
+    not templates, so Jinja2 never lexes 50 kB of JavaScript)."""
+
+    def __init__(self) -> None:
+        self._texts: dict = {}
+
+    def _read(self, name: str) -> Any:
+        text = self._texts.get(name)
+        if text is None:
+            from importlib.resources import files
+
+            source = files("ek_otel.report").joinpath("templates", name).read_text(encoding="utf-8")
+            text = self._texts[name] = markupsafe.Markup(source)  # ours, never data
+        return text
+
+    @property
+    def style(self) -> Any:
+        return self._read("report.css")
+
+    @property
+    def script(self) -> Any:
+        return self._read("report.js")
+
+
+_ENV.globals["assets"] = _Assets()
 
 
 def validate_trace_url(template: Optional[str]) -> Optional[str]:
