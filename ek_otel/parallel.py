@@ -160,8 +160,9 @@ class _ShardRun:
 
     def __init__(self, paths: Sequence[str], shard: Shard, transform: Callable[[Iterator[Any]], Iterator[Any]],
                  task_id_keys: Sequence[str], keep_closed: int, close_after: Optional[int],
-                 on_own_output: Optional[Callable[[Any], None]] = None):
+                 on_own_output: Optional[Callable[[Any], None]] = None, transcripts: bool = False):
         self.paths, self.shard, self.transform = list(paths), shard, transform
+        self.transcripts = transcripts
         self.task_id_keys = tuple(task_id_keys)
         self.keep_closed, self.close_after, self.on_own_output = keep_closed, close_after, on_own_output
         self.passed = -1
@@ -186,7 +187,8 @@ class _ShardRun:
 
         episodes = _real_episodes(build_episodes(own_groups(), group_by=GROUP_BY_TRACE,
                                                  task_id_keys=self.task_id_keys,
-                                                 source=", ".join(self.paths), report=shard))
+                                                 source=", ".join(self.paths), report=shard,
+                                                 transcripts=self.transcripts))
         for item in self.transform(episodes):
             yield self.passed, item  # one episode per group: the group just built
         self.passed = sys.maxsize
@@ -208,7 +210,7 @@ def shard_outcomes(paths: Sequence[str], shard: Shard, tasks: Mapping[str, TaskS
         (True, True)
     """
     return iter(_ShardRun(paths, shard, _scorer(tasks, settings), settings.task_id_keys, keep_closed,
-                          close_after))
+                          close_after, transcripts=settings.transcripts))
 
 
 def _scorer(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> Callable[[Iterator[Any]], Iterator[Any]]:
@@ -309,7 +311,8 @@ class ParallelRun:
 
     def __init__(self, paths: Sequence[str], transform: Callable[[Iterator[Any]], Iterator[Any]], *,
                  jobs: int, report: BadInputReport, task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
-                 keep_closed: int = KEEP_CLOSED_TRACES, close_after: Optional[int] = None):
+                 keep_closed: int = KEEP_CLOSED_TRACES, close_after: Optional[int] = None,
+                 transcripts: bool = False):
         if jobs < 2:
             raise ValueError("a parallel run needs jobs >= 2")
         if STDIN in paths:
@@ -318,6 +321,7 @@ class ParallelRun:
         self.paths, self.transform, self.report = list(paths), transform, report
         self.task_id_keys = tuple(task_id_keys)
         self.keep_closed, self.close_after = keep_closed, close_after
+        self.transcripts = transcripts
         self.jobs = jobs
         self.workers: list = []
         #: The late evictions (trace ids), once :meth:`items` is done.
@@ -329,7 +333,7 @@ class ParallelRun:
     def _run_of(self, index: int, on_own_output: Optional[Callable[[Any], None]] = None) -> _ShardRun:
         shard = Shard(index, self.jobs, self.report.keep, first_share=main_share(self.jobs))
         return _ShardRun(self.paths, shard, self.transform, self.task_id_keys, self.keep_closed,
-                         self.close_after, on_own_output)
+                         self.close_after, on_own_output, self.transcripts)
 
     def _start(self) -> None:
         gc.collect()
@@ -548,7 +552,8 @@ class ParallelScoring(ParallelRun):
         self.tasks, self.settings = tasks, settings
         settings.provenance()  # made once, shared by every process's scores
         super().__init__(paths, _scorer(tasks, settings), jobs=jobs, report=report,
-                         task_id_keys=settings.task_id_keys, keep_closed=keep_closed, close_after=close_after)
+                         task_id_keys=settings.task_id_keys, keep_closed=keep_closed, close_after=close_after,
+                         transcripts=settings.transcripts)
 
     def run(self, *, sink: Any = None, on_episode: Optional[Callable[[Any], None]] = None,
             batch_size: int = DEFAULT_BATCH) -> ScoreRun:

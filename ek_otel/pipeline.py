@@ -62,6 +62,7 @@ def read_episodes(
     on_own_output: Optional[Callable[[Any], None]] = None,
     jobs: Optional[int] = 1,
     read_request: bool = False,
+    transcripts: bool = False,
 ) -> Iterator[Episode]:
     """The episodes of dump files, as ``ek-otel score`` and ``ek-otel episodes`` both see them.
 
@@ -109,17 +110,18 @@ def read_episodes(
     jobs = 1 if read_request else plan_jobs(paths, jobs, group_by)
     if jobs > 1:
         return _parallel_episodes(paths, report, jobs, tuple(task_id_keys), keep_closed,
-                                  close_after, evicted, on_own_output)
+                                  close_after, evicted, on_own_output, transcripts)
     return _episodes_of_dumps(paths, report, group_by, tuple(task_id_keys), keep_closed,
-                              close_after, evicted, on_own_output, read_request)
+                              close_after, evicted, on_own_output, read_request, transcripts)
 
 
 def _parallel_episodes(paths, report, jobs, task_id_keys, keep_closed, close_after, evicted,
-                       on_own_output) -> Iterator[Episode]:
+                       on_own_output, transcripts=False) -> Iterator[Episode]:
     from .parallel import ParallelRun
 
     with ParallelRun(paths, iter, jobs=jobs, report=report, task_id_keys=task_id_keys,
-                     keep_closed=keep_closed, close_after=close_after) as run:
+                     keep_closed=keep_closed, close_after=close_after,
+                     transcripts=transcripts) as run:
         yield from run.items(on_own_output)
         if evicted is not None:
             evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in run.evicted)
@@ -151,13 +153,14 @@ def trace_groups(paths: Sequence[str], report: Any, *, keep_closed: int = KEEP_C
 
 
 def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
-                       evicted, on_own_output, read_request=False) -> Iterator[Episode]:
+                       evicted, on_own_output, read_request=False, transcripts=False) -> Iterator[Episode]:
     from .ingest.episodes import build_episodes
 
     groups, late = trace_groups(paths, report, keep_closed=keep_closed, close_after=close_after,
                                 on_own_output=on_own_output)
     episodes = build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
-                              source=", ".join(paths), report=report, read_request=read_request)
+                              source=", ".join(paths), report=report, read_request=read_request,
+                              transcripts=transcripts)
     yield from _real_episodes(episodes)
     if evicted is not None:
         evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in late.evicted)
@@ -264,7 +267,8 @@ class _OneProcess:
         episodes = read_episodes(self.paths, report=self.report, group_by=settings.group_by,
                                  task_id_keys=settings.task_id_keys, keep_closed=self.keep_closed,
                                  close_after=self.close_after, evicted=evicted,
-                                 read_request=settings.link_by == "input")
+                                 read_request=settings.link_by == "input",
+                                 transcripts=settings.transcripts)
         run = score_episodes(episodes, self.tasks, settings, sink=sink,
                              on_episode=on_episode, batch_size=batch_size)
         if evicted:

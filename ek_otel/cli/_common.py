@@ -192,6 +192,18 @@ def nothing_read_error(report: Any, paths: Optional[Sequence[str]] = None) -> Op
     return InputError(f"no trace could be read ({report.total} bad input records; first: {first})")
 
 
+def wrote(what: str, path: str) -> None:
+    """Name a file a command wrote, on stderr (stdout keeps the tables or the JSON).
+
+    Example:
+        >>> from click.testing import CliRunner
+        >>> import click
+        >>> CliRunner().invoke(click.command()(lambda: wrote("the HTML page", "r.html"))).stderr
+        'ek-otel: wrote the HTML page to r.html\\n'
+    """
+    click.echo(f"ek-otel: wrote {what} to {path}", err=True)
+
+
 def write_json(data: Any, out: str) -> None:
     """Write ``data`` as indented JSON to the file ``out``, or to stdout when ``out`` is ``-``
     (streamed in chunks: :mod:`ek_otel.cli._indented_json`).

@@ -21,7 +21,7 @@ from ..bfcl.categories import ALL_SCORING, VERSION_PREFIX, checker_kind, is_mult
 from ..core.gc_pause import paused_gc, resumed_gc
 from ..errors import InputError
 from . import own_process
-from ._common import progress, stdout_console
+from ._common import progress, stdout_console, wrote
 from ._plain_table import PlainTable, plain_text, rich_table
 
 if TYPE_CHECKING:
@@ -248,13 +248,16 @@ def _bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
         with open(json_out, "w", encoding="utf-8") as handle:
             json.dump(run_json(run), handle, ensure_ascii=False)
             handle.write("\n")
+        wrote("the JSON report", json_out)
     if score_dir:
         write_score_dir(score_dir, run)
+        wrote("the score files", score_dir)
     if html_out:
         from ..report.bfcl import bfcl_view
         from ..report.html import render_bfcl, write_html
 
         write_html(render_bfcl(bfcl_view(run)), html_out)
+        wrote("the HTML page", html_out)
 
 
 @click.command("from-bfcl")

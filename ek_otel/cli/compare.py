@@ -28,7 +28,7 @@ from rich.table import Table
 
 from ..report.compare import FAIL_ON_CHOICES, Comparison, compare_reports
 from ..report.model import load_report
-from ._common import stderr_console, stdout_console, write_json
+from ._common import stderr_console, stdout_console, write_json, wrote
 from ._gates import check_gate_options, comparison_gate_options, write_comparison_gates
 
 __all__ = ["compare", "comparison_tables", "comparison_lines"]
@@ -148,10 +148,13 @@ def compare(base: str, candidate: str, json_out: Optional[str], html_out: Option
                       f"{shown}", markup=False, highlight=False)
     if json_out is not None:
         write_json(comparison.to_dict(), json_out)
+        if json_out != "-":
+            wrote("the comparison", json_out)
     if html_out is not None:
         from ..report.html import render_comparison, write_html
 
         write_html(render_comparison(comparison, base_report, candidate_report), html_out)
+        wrote("the HTML page", html_out)
     write_comparison_gates(comparison, candidate_report, junit_out, markdown_out)
     if fail_on is not None and comparison.fails(fail_on):
         why = (f"significantly worse ({comparison.test.name}, p = {comparison.p_value:.3g})"

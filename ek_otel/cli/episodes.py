@@ -43,8 +43,9 @@ def _steps(episode: Episode) -> str:
     return ", ".join(parts) or "-"
 
 
-def episodes_table(episodes: Iterable[Episode]) -> Table:
-    """A rich table: one row per episode (steps, tokens in/out/cached/reasoning, model).
+def episodes_table(episodes: Iterable[Episode], wide: bool = False) -> Table:
+    """A rich table: one row per episode (steps, tokens in/out, model; ``wide``: cached and
+    reasoning tokens too, and values whole instead of cut with an ellipsis).
 
     A step whose arguments were not captured is shown as ``tool(?)``; a failed one with ✗; a
     hosted one (run by the model provider) with ``(hosted)``;
@@ -55,13 +56,16 @@ def episodes_table(episodes: Iterable[Episode]) -> Table:
         >>> episodes_table([Episode("t1")]).row_count
         1
     """
+    from ._tables import name_column
+
     table = Table(title="episodes")
-    table.add_column("trace", overflow="fold")
-    table.add_column("task", overflow="fold")
-    table.add_column("steps", overflow="fold", ratio=3)
-    for column in ("in", "out", "cached", "reasoning"):
-        table.add_column(column, justify="right")
-    table.add_column("model", overflow="fold")
+    table.add_column("trace", no_wrap=True, min_width=8)
+    name_column(table, "task", wide)
+    name_column(table, "steps", wide)
+    tokens_shown = ("in", "out", "cached", "reasoning") if wide else ("in", "out")
+    for column in tokens_shown:
+        table.add_column(column, justify="right", no_wrap=True, min_width=5)
+    name_column(table, "model", wide)
     episodes = list(episodes)
     ids = short_ids([e.provenance.trace_id if e.provenance is not None else ""
                      for e in episodes])
@@ -74,7 +78,7 @@ def episodes_table(episodes: Iterable[Episode]) -> Table:
             trace_id,
             episode.task_id or "-",
             f"({NOT_AN_AGENT_RUN}: {not_a_run})" if not_a_run else _steps(episode),
-            *(str(n) for n in tokens),
+            *(str(n) for n in tokens[:len(tokens_shown)]),
             (episode.run.model if episode.run is not None else "") or "-",
         )
     return table
@@ -97,11 +101,13 @@ def not_runs_line(kinds: dict) -> str:
 @click.command("episodes")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--table", "as_table", is_flag=True, help="Print a table instead of JSON lines.")
+@click.option("--wide", is_flag=True, help="With --table: every column, values whole (default: "
+              "fit the terminal, long values cut with an ellipsis).")
 @reading_options
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Processes that read and build (as for `score`; the output is that of one).")
 def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple,
-             jobs: Optional[int] = None) -> None:
+             jobs: Optional[int] = None, wide: bool = False) -> None:
     """Print the episodes read from trace dumps (files, directories, globs, or - for stdin).
 
     Example:
@@ -130,7 +136,9 @@ def episodes(paths: tuple, as_table: bool, group_by: str, task_id_keys: tuple,
     if as_table:
         listed = list(counted(found))
         shown = len(listed)
-        stdout_console().print(episodes_table(listed))
+        from ._tables import print_table
+
+        print_table(stdout_console(), episodes_table(listed, wide), wide)
     else:
         for episode in counted(found):
             click.echo(episode_to_json(episode))

@@ -8,17 +8,18 @@ it.
 
 from __future__ import annotations
 
+import json
+import textwrap
 from collections import Counter
 from typing import Any
 
 import click
-from rich.table import Table
 
 from ..core.episode import AnyOf, TaskSpec
 from ..core.rules import Rule
 from ..errors import GoldFileError
 from ..gold.native import GoldValidation, load_tasks, validate_file
-from ._common import echo_errors, stdout_console
+from ._common import echo_errors
 
 __all__ = ["gold", "summarize", "format_call"]
 
@@ -63,24 +64,27 @@ def summarize(validation: GoldValidation) -> str:
 
 
 def _value_text(value: Any) -> str:
+    """One value as JSON (strings quoted, so a comma inside a value reads as part of it); a
+    rule as what it admits."""
     if isinstance(value, Rule):
         return f"<{value.describe()}{', optional' if value.optional else ''}>"
     if isinstance(value, AnyOf):
-        shown = ["<omitted>" if v == "" else _value_text(v) for v in value.values]
-        return "|".join(shown)
-    if isinstance(value, str):
-        return value
-    return repr(value)
+        shown = ["omitted" if v == "" else _value_text(v) for v in value.values]
+        return " or ".join(shown) if shown else "omitted"
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def format_call(call: tuple) -> str:
-    """A compact rendering of one gold call; ``|`` separates admissible values, a rule is
-    shown as what it admits.
+    """One gold call: each argument's admissible values as JSON, joined by ``or``;
+    ``omitted``: the argument may be left out; a rule is shown as what it admits.
 
     Example:
         >>> format_call(("get_weather", {"city": AnyOf(("Paris", "Paris, FR")),
         ...                              "unit": AnyOf(("celsius", ""))}))
-        'get_weather(city=Paris|Paris, FR, unit=celsius|<omitted>)'
+        'get_weather(city="Paris" or "Paris, FR", unit="celsius" or omitted)'
         >>> from ek_otel.core.rules import AnyValue, Number
         >>> format_call(("refund", {"order_id": AnyValue(), "amount": Number(35.5, abs_tol=0.01)}))
         'refund(order_id=<any value>, amount=<35.5 ± 0.01>)'
@@ -89,38 +93,46 @@ def format_call(call: tuple) -> str:
     return f"{tool}(" + ", ".join(f"{k}={_value_text(v)}" for k, v in args.items()) + ")"
 
 
-def _task_row(task: TaskSpec) -> list[str]:
-    if task.turns is not None:
-        calls = "\n".join(
-            f"turn {i + 1}: " + ("; ".join(format_call(c) for c in turn) or "(none)")
-            for i, turn in enumerate(task.turns)
-        )
-    elif len(task.alternatives) > 1:
-        calls = "\n".join(
-            f"alternative {i + 1}: " + ("; ".join(
-                format_call(c) + (" (optional)" if j in alt.optional else "")
-                for j, c in enumerate(alt.calls)) or "(none)")
-            for i, alt in enumerate(task.alternatives))
-    else:
-        calls = "\n".join(format_call(c) + (" (optional)" if j in task.optional else "")
-                          for j, c in enumerate(task.gold)) or "(no call expected)"
-    if task.ignore_tools:
-        calls += "\nignored: " + ", ".join(task.ignore_tools)
-    if task.answer is not None:
-        calls += "\nanswer: " + _value_text(task.answer)
-    tools = ", ".join(t.name + (" !" if t.destructive else "") for t in task.tools)
+#: What ``gold show`` writes under the tasks: how to read them.
+SHOW_LEGEND = ('Values are JSON: "text" is a string, 35.5 a number. "a" or "b": either value is '
+               'right; omitted: the argument may be left out. "in order": the calls must come in '
+               "this order. [destructive]: a tool that changes state (the task's tools list).")
+
+
+def _task_lines(task: TaskSpec) -> list:
+    """The lines of one task in ``gold show``: a head line, then its input, calls and tools."""
+    facts = [f"slice {task.slice}" if task.slice else None, f"value {task.value:g}",
+             "in order" if task.ordered else None]
+    lines = [f"{task.task_id}  ({', '.join(f for f in facts if f)})"]
     if isinstance(task.input, list) and all(isinstance(x, str) for x in task.input):
-        text = " / ".join(task.input)  # one user message per turn
+        lines += [f"  input, turn {i + 1}: {text}" for i, text in enumerate(task.input)]
+    elif task.input is not None:
+        lines.append(f"  input: {task.input if isinstance(task.input, str) else repr(task.input)}")
+    numbered = task.ordered
+    if task.turns is not None:
+        for i, turn in enumerate(task.turns):
+            lines.append(f"  turn {i + 1}:" + ("" if turn else " (no call expected)"))
+            lines += [f"    {n + 1}. {format_call(c)}" if numbered else f"    {format_call(c)}"
+                      for n, c in enumerate(turn)]
+    elif len(task.alternatives) > 1:
+        for i, alt in enumerate(task.alternatives):
+            lines.append(f"  alternative {i + 1}: " + ("; ".join(
+                format_call(c) + (" (optional)" if n in alt.optional else "")
+                for n, c in enumerate(alt.calls)) or "(no call expected)"))
+    elif not task.gold:
+        lines.append("  (no call expected)")
     else:
-        text = task.input if isinstance(task.input, str) else ("" if task.input is None else repr(task.input))
-    return [
-        task.task_id,
-        task.slice or "",
-        f"{task.value:g}",
-        ("ordered\n" if task.ordered else "") + calls,
-        tools,
-        text if len(text) <= 60 else text[:57] + "...",
-    ]
+        lines += [(f"  {n + 1}. " if numbered else "  ") + format_call(c)
+                  + (" (optional)" if n in task.optional else "")
+                  for n, c in enumerate(task.gold)]
+    if task.tools:
+        lines.append("  tools: " + ", ".join(t.name + (" [destructive]" if t.destructive else "")
+                                              for t in task.tools))
+    if task.ignore_tools:
+        lines.append("  ignored: " + ", ".join(task.ignore_tools))
+    if task.answer is not None:
+        lines.append("  answer: " + _value_text(task.answer))
+    return lines
 
 
 @click.group("gold")
@@ -161,20 +173,17 @@ def validate(files: tuple[str, ...]) -> None:
 @gold.command("show")
 @click.argument("file", metavar="FILE")
 def show(file: str) -> None:
-    """Print the tasks of a gold file as a table (a destructive tool is marked with !).
+    """Print the tasks of a gold file: each task's input, gold calls and tools, one per line.
 
     \b
     Example:
         ek-otel gold show examples/tasks.jsonl
     """
     tasks = load_tasks(file)
-    table = Table(title=f"{file}: {len(tasks)} task(s)", show_lines=True)
-    table.add_column("task_id", no_wrap=True)
-    table.add_column("slice", no_wrap=True)
-    table.add_column("value", justify="right")
-    table.add_column("gold calls", overflow="fold", ratio=3)
-    table.add_column("tools", overflow="fold", ratio=1)
-    table.add_column("input", overflow="fold", ratio=2)
+    click.echo(f"{file}: {len(tasks)} task{'s' if len(tasks) != 1 else ''}")
     for task in tasks:
-        table.add_row(*_task_row(task))
-    stdout_console().print(table)
+        click.echo("")
+        for line in _task_lines(task):
+            click.echo(line)
+    click.echo("")
+    click.echo(textwrap.fill(SHOW_LEGEND, 80))

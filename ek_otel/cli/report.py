@@ -14,10 +14,10 @@ from typing import Optional, Sequence
 import click
 
 from ..serve.config import DEFAULT_STORE
-from ._common import stderr_console, stdout_console, write_json
+from ._common import stderr_console, stdout_console, write_json, wrote
 from ._html import check_html_options, html_options
 from ._gates import check_gate_options, gate_options, write_run_gates
-from ._tables import cost_warnings, slices_table, tasks_table, unmatched_table
+from ._tables import cost_warnings, print_run_tables
 
 __all__ = ["report"]
 
@@ -33,9 +33,12 @@ __all__ = ["report"]
               help="k of pass@k and pass^k (default: the smallest repeated trial count).")
 @html_options
 @gate_options
+@click.option("--wide", is_flag=True,
+              help="Every column of the tables, values whole (default: fit 80 columns).")
 def report(stores: Sequence[str], json_out: Optional[str], gold: Optional[str], k: Optional[int],
            html_out: Optional[str] = None, trace_url: Optional[str] = None,
-           junit_out: Optional[str] = None, markdown_out: Optional[str] = None) -> None:
+           junit_out: Optional[str] = None, markdown_out: Optional[str] = None,
+           wide: bool = False) -> None:
     """Report on every run a server scored: each trace once, at its latest revision.
 
     The same report as `ek-otel score`: per task and per slice, pass^k when trials repeat,
@@ -57,23 +60,18 @@ def report(stores: Sequence[str], json_out: Optional[str], gold: Optional[str], 
     run = load_run(paths, gold=gold, k=k, warn=lambda line: err.print(
         f"warning: {line}", markup=False, highlight=False, soft_wrap=True))
     out = err if json_out == "-" else stdout_console()
-    out.print(tasks_table(run))
-    sliced = slices_table(run)
-    if sliced is not None:
-        out.print(sliced)
-    if run.report.groups:
-        out.print(f"[bold]{len(run.report.groups)} provenance groups[/bold] "
-                  "(model, simulator, suite version, scaffold) were scored apart; see --json.")
-    if run.unmatched:
-        out.print(unmatched_table(run.unmatched))
+    print_run_tables(run, out, wide=wide, groups="line")
     for line in cost_warnings(run.report, None):  # runs whose cost is unknown (no usage)
         click.echo(f"ek-otel: warning: {line}", err=True)
     if json_out is not None:
         write_json(run.to_dict(), json_out)
+        if json_out != "-":
+            wrote("the JSON report", json_out)
     if html_out is not None:
         from ..report.html import write_run_page
 
         write_run_page(run.to_dict(), html_out, source=", ".join(paths), gold_path=gold,
                        trace_url=trace_url)
+        wrote("the HTML page", html_out)
     if junit_out is not None or markdown_out is not None:
         write_run_gates(run.to_dict(), ", ".join(paths), junit_out, markdown_out, command="report")

@@ -41,6 +41,7 @@ from ._common import (
     stderr_console,
     stdout_console,
     write_json,
+    wrote,
 )
 from ._gates import check_gate_options, gate_options, write_run_gates
 from ._html import check_html_options, html_options
@@ -64,6 +65,13 @@ def _check_writable(path: str, what: str) -> None:
 @click.option("--json", "json_out", metavar="OUT", help="Write the JSON report here ('-': stdout).")
 @html_options
 @gate_options
+@click.option("--wide", is_flag=True,
+              help="Every column of the tables, values whole (default: fit 80 columns, long "
+                   "values cut with an ellipsis).")
+@click.option("--transcripts", is_flag=True,
+              help="Carry each run's transcript (user input, model turns, tool executions with "
+                   "arguments and output, errors, final answer) in the JSON report and the page. "
+                   "Off by default: it makes the report several times larger.")
 @emit_options
 @click.option("--group-by", type=click.Choice(GROUP_BY_CHOICES), default="trace", show_default=True,
               help="One episode per trace, or per gen_ai.conversation.id / session.id.")
@@ -79,7 +87,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           task_id_keys: tuple, ignore_tools: tuple = (), link_by: str = "task",
           html_out: Optional[str] = None, trace_url: Optional[str] = None,
           jobs: Optional[int] = None, junit_out: Optional[str] = None,
-          markdown_out: Optional[str] = None) -> None:
+          markdown_out: Optional[str] = None, transcripts: bool = False,
+          wide: bool = False) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -100,6 +109,10 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
+    if transcripts:
+        from dataclasses import replace
+
+        settings = replace(settings, transcripts=True)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:
@@ -128,7 +141,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
             raise error
     _check_linked(run, gold)
     # With --json - the JSON owns stdout, and the tables go to stderr.
-    _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console())
+    _print_report(run, bad_input, stderr_console() if json_out == "-" else stdout_console(), wide)
     answers = answer_figures(run.envelopes) if any(t.answer is not None for t in tasks.values()) else None
     if answers is not None:  # its own metric: never in the tool-call figures above
         click.echo(f"answers (ek.answer): {answers['passed']}/{answers['episodes']} passed "
@@ -146,6 +159,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
             data["aggregate"]["answer"] = answers
     if json_out is not None:
         write_json(data, json_out)
+        if json_out != "-":
+            wrote("the JSON report", json_out)
     if html_out is not None:
         from ..report.html import write_run_page
 
@@ -153,6 +168,7 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
                      "unmatched": list(data["unmatched"])}
         write_run_page(page_data, html_out, source=", ".join(paths), gold_path=gold,
                        trace_url=trace_url)
+        wrote("the HTML page", html_out)
     if junit_out is not None or markdown_out is not None:
         write_run_gates(data, ", ".join(paths), junit_out, markdown_out)
     if sink is not None:
@@ -243,17 +259,10 @@ def emitted_dict(run: Any, emit: dict) -> dict:
     return out
 
 
-def _print_report(run: Any, bad_input: BadInputReport, out: Any) -> None:
-    from ._tables import groups_table, slices_table, tasks_table, unmatched_table
+def _print_report(run: Any, bad_input: BadInputReport, out: Any, wide: bool = False) -> None:
+    from ._tables import print_run_tables
 
-    out.print(tasks_table(run))
-    sliced = slices_table(run)
-    if sliced is not None:
-        out.print(sliced)
-    if run.report.groups:
-        out.print(groups_table(run))
-    if run.unmatched:
-        out.print(unmatched_table(run.unmatched))
+    print_run_tables(run, out, wide=wide, groups="table")
     ignored = run.ignored_calls
     if ignored:
         stderr_console().print(f"{ignored} call(s) to framework-internal tools were ignored "

@@ -87,6 +87,9 @@ class ScoreEnvelope:
             evaluation spans are placed there with zero duration, inside the trace's time
             window, so that a backend deriving a trace's duration from its spans sees the
             run's real duration; without it they fall back to ``scored_at_ns``.
+        transcript: What the run did (``score --transcripts``:
+            :func:`ek_otel.ingest.transcript.transcript_of`), for the JSON report only: never
+            written back, left out of :meth:`to_json` and of equality.
 
     Raises:
         ValueError: for an id that is not lowercase hex of the right length, or a
@@ -110,6 +113,7 @@ class ScoreEnvelope:
     scored_at_ns: int = 0
     response_id: Optional[str] = None
     root_end_ns: int = 0
+    transcript: Optional[list] = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not _TRACE_ID.match(self.trace_id or "") or not self.trace_id.strip("0"):

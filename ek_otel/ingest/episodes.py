@@ -150,6 +150,7 @@ def build_episode(
     source: str = "",
     report: Optional[BadInputReport] = None,
     read_request: bool = False,
+    transcript: bool = False,
 ) -> Episode:
     """Build the :class:`Episode` of one trace's (or one conversation's) records.
 
@@ -162,6 +163,8 @@ def build_episode(
         read_request: Also read what the run was asked (:mod:`ek_otel.ingest.requests`):
             ``meta["input"]`` (the first user message, or None) and ``meta["tools"]`` (the
             tool definitions), for ``gold from-traces`` and ``--link-by input``.
+        transcript: Also read what the run did, in order (``meta["transcript"]``:
+            :func:`~ek_otel.ingest.transcript.transcript_of`); off by default (it costs).
 
     Example:
         >>> s = SpanRecord("c" * 32, "d" * 16, name="chat m", attributes={
@@ -220,6 +223,10 @@ def build_episode(
     )
     if request is not None:
         episode.meta.update(request)
+    if transcript:
+        from .transcript import transcript_of
+
+        episode.meta["transcript"] = transcript_of(nodes, clusters, logs, answer=episode.output)
     release_tree(nodes)
     _report_value_repairs(root, provenance.trace_id, report)
     return episode
@@ -422,6 +429,7 @@ def build_episodes(
     source: str = "",
     report: Optional[BadInputReport] = None,
     read_request: bool = False,
+    transcripts: bool = False,
 ) -> Iterator[Episode]:
     """Episodes from trace groups (anything with ``spans`` and ``logs``, e.g. ``TraceGroup``).
 
@@ -454,7 +462,7 @@ def build_episodes(
         key = _group_key(spans, group_by) if group_by != GROUP_BY_TRACE else None
         if key is None:
             episode = build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
-                                    report=report, read_request=read_request)
+                                    report=report, read_request=read_request, transcript=transcripts)
             if getattr(group, "late", False):
                 episode.meta["late"] = True  # a revision: records that came after closing
             yield episode
@@ -464,4 +472,4 @@ def build_episodes(
         bucket[1].extend(logs)
     for spans, logs in merged.values():
         yield build_episode(spans, logs, task_id_keys=task_id_keys, source=source,
-                            report=report, read_request=read_request)
+                            report=report, read_request=read_request, transcript=transcripts)

@@ -86,7 +86,7 @@ def usage_of_clusters(nodes: Mapping, clusters: Mapping) -> tuple:
     return total, retries
 
 
-def _best_output(members: Sequence[Node]) -> tuple:
+def best_output(members: Sequence[Node]) -> tuple:
     """The most complete answer among a cluster's spans, and the span it came from."""
     best, best_node, best_key = EMPTY_OUTPUT, None, None
     for node in members:
@@ -123,7 +123,7 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
             node = top if output else None
             end = top.span.end_ns or top.span.start_ns
         else:
-            output, node = _best_output(members)
+            output, node = best_output(members)
             end = max(n.span.end_ns or n.span.start_ns for n in members)
         asked_for_tools = any(not sc.TOOL_FINISH_REASONS.isdisjoint(n.finish_reasons)
                               for n in members)

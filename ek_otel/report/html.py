@@ -26,30 +26,38 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 from urllib.parse import urlsplit
 
 import jinja2
+import markupsafe
 
 from .. import __version__
 from ..core.text import utf8_safe
 from ..errors import InputError
 from ..ingest.semconv.nonruns import NOT_AN_AGENT_RUN
-from .compare import Comparison, compare_tasks
+from .failures import FAILURE_KINDS, KIND_LABELS, failures_of
 from .model import RunReport
-from .stats import STATISTICS, task_intervals
+
+if TYPE_CHECKING:  # typing only: compare and stats (numpy) load when a page needs them
+    from .compare import Comparison
 
 __all__ = ["validate_trace_url", "run_context", "render_run", "render_comparison",
            "render_bfcl", "check_writable", "write_run_page", "write_html", "TOTAL_RATES"]
 
-#: The rates of the totals table, in order: (key in the report's aggregate, label).
+#: The rates of the totals, in order: (key in the report's aggregate, label). The first
+#: two lead the page (with dollars per solved task); the others follow, smaller.
 TOTAL_RATES = (
+    ("success_rate", "success rate"),
+    ("f1", "micro F1"),
     ("precision", "micro precision"),
     ("recall", "micro recall"),
-    ("f1", "micro F1"),
     ("exact_match", "exact match"),
-    ("success_rate", "success rate"),
 )
+#: What the page writes for a figure that is undefined (``null`` in the report).
+NOT_AVAILABLE = "n/a"
+#: Task verdicts: every trial succeeded, some did, none did.
+VERDICTS = ("pass", "flaky", "fail")
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("ek_otel.report", "templates"),
@@ -65,25 +73,83 @@ _ENV.policies["json.dumps_kwargs"] = {"sort_keys": False, "allow_nan": False,
 
 
 def _rate(value: Any) -> str:
-    return "–" if value is None else f"{value:.3f}"
+    return NOT_AVAILABLE if value is None else f"{value:.3f}"
 
 
 def _money(value: Any) -> str:
     if value is None:
-        return "–"
+        return NOT_AVAILABLE
     return f"${value:,.2f}" if value >= 100 else f"${value:.3g}"
+
+
+def verdict_of(figures: Mapping[str, Any]) -> Optional[str]:
+    """A task's verdict: the report's ``verdict`` when it has one, else derived from its
+    trials (``pass``: every trial succeeded, ``flaky``: some did, ``fail``: none did).
+
+    Example:
+        >>> verdict_of({"episodes": 3, "successes": 2}), verdict_of({"verdict": "fail"})
+        ('flaky', 'fail')
+        >>> verdict_of({"episodes": 2, "successes": 2}), verdict_of({"episodes": 0})
+        ('pass', None)
+    """
+    given = figures.get("verdict")
+    if given in VERDICTS:
+        return given
+    n, k = figures.get("episodes"), figures.get("successes")
+    if not isinstance(n, (int, float)) or not isinstance(k, (int, float)) or n <= 0:
+        return None
+    return "pass" if k >= n else "flaky" if k > 0 else "fail"
+
+
+def headline(aggregate: Mapping[str, Any], tasks: Sequence[Any]) -> dict:
+    """The page's first line: runs passed, and tasks by verdict (:func:`verdict_of`).
+
+    Example:
+        >>> from ek_otel.report.model import TaskView
+        >>> from ek_otel.report.stats import TaskCounts
+        >>> h = headline({"episodes": 3, "successes": 2},
+        ...              [TaskView("a", None, TaskCounts(2, 2), {"episodes": 2, "successes": 2}),
+        ...               TaskView("b", None, TaskCounts(1, 0), {"episodes": 1, "successes": 0})])
+        >>> h["text"], h["tasks"]
+        ('2 of 3 runs passed (66.7%)', {'pass': 1, 'flaky': 0, 'fail': 1})
+    """
+    runs, passed = aggregate.get("episodes") or 0, aggregate.get("successes")
+    counts = dict.fromkeys(VERDICTS, 0)
+    for task in tasks:
+        verdict = verdict_of(task.figures)
+        if verdict is not None:
+            counts[verdict] += 1
+    if not runs:
+        text = "no run was scored"
+    elif passed is None:
+        text = f"{runs:,} runs scored"
+    else:
+        text = f"{passed:,} of {runs:,} runs passed ({100 * passed / runs:.1f}%)"
+    worst = "fail" if counts["fail"] else "flaky" if counts["flaky"] else "pass" if counts["pass"] else None
+    return {"text": text, "tasks": counts, "worst": worst, "report": None}
+
+
+def _report_headline(data: Mapping[str, Any]) -> Optional[str]:
+    """The run headline the report itself carries (its ``headline``, text or ``{"text"}``)."""
+    for holder in (data, data.get("aggregate") or {}):
+        value = holder.get("headline") if isinstance(holder, Mapping) else None
+        if isinstance(value, Mapping):
+            value = value.get("text")
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _count(value: Any) -> str:
     if value is None:
-        return "–"
+        return NOT_AVAILABLE
     if isinstance(value, float) and not value.is_integer():
         return f"{value:,.3f}"
     return f"{int(value):,}"
 
 
 def _signed(value: Any) -> str:
-    return "–" if value is None else f"{value:+.3f}"
+    return NOT_AVAILABLE if value is None else f"{value:+.3f}"
 
 
 def _defined(format_value):
@@ -108,6 +174,34 @@ _ENV.filters.update(rate=_defined(_rate), money=_defined(_money), count=_defined
                     signed=_defined(_signed), figure=_figure)
 _ENV.globals["ek_version"] = __version__
 _ENV.globals["undefined_as_na"] = UNDEFINED_AS_NA
+
+
+class _Assets:
+    """The page's own stylesheet and script, inlined as they are (read once, on first use:
+    not templates, so Jinja2 never lexes 50 kB of JavaScript)."""
+
+    def __init__(self) -> None:
+        self._texts: dict = {}
+
+    def _read(self, name: str) -> Any:
+        text = self._texts.get(name)
+        if text is None:
+            from importlib.resources import files
+
+            source = files("ek_otel.report").joinpath("templates", name).read_text(encoding="utf-8")
+            text = self._texts[name] = markupsafe.Markup(source)  # ours, never data
+        return text
+
+    @property
+    def style(self) -> Any:
+        return self._read("report.css")
+
+    @property
+    def script(self) -> Any:
+        return self._read("report.js")
+
+
+_ENV.globals["assets"] = _Assets()
 
 
 def validate_trace_url(template: Optional[str]) -> Optional[str]:
@@ -139,11 +233,13 @@ def validate_trace_url(template: Optional[str]) -> Optional[str]:
 
 
 def _intervals(tasks: Sequence[Any]) -> dict:
+    from .stats import STATISTICS, task_intervals
+
     counts = [t.counts for t in tasks]
     return {name: iv.to_dict() for name, iv in task_intervals(counts, STATISTICS).items()}
 
 
-def _comparison_dict(comparison: Comparison) -> dict:
+def _comparison_dict(comparison: "Comparison") -> dict:
     out = comparison.to_dict()
     return out
 
@@ -152,6 +248,8 @@ def _group_comparisons(report: RunReport) -> list:
     """The first provenance group against each other one, on the tasks they share."""
     if len(report.groups) < 2:
         return []
+    from .compare import compare_tasks
+
     base = report.groups[0]
     slices = {t.task_id: t.slice for t in report.tasks}
     out = []
@@ -159,12 +257,16 @@ def _group_comparisons(report: RunReport) -> list:
         comparison = compare_tasks({t.task_id: t.counts for t in base.tasks},
                                    {t.task_id: t.counts for t in other.tasks}, slices=slices,
                                    base_label=base.label, candidate_label=other.label)
-        out.append(_comparison_dict(comparison))
+        data = _comparison_dict(comparison)
+        for row in data.get("tasks", ()):
+            row["change"] = change_of(row["base"]["success_rate"], row["candidate"]["success_rate"])
+        out.append(data)
     return out
 
 
 def _task_rows(tasks: Sequence[Any]) -> list:
-    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed, verdict=t.counts.verdict)
+    return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed,
+                 verdict=t.figures.get("verdict") or t.counts.verdict)
             for t in tasks]
 
 
@@ -274,6 +376,8 @@ def page_episodes(episodes: Sequence[Any]) -> tuple:
                     rows.append(row)
                 value = rows
             compact[key] = value
+        if episode.get("success") is False:
+            compact["failures"] = [f.as_list() for f in failures_of(episode)]
         out.append(compact)
     return out, golds
 
@@ -288,7 +392,7 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         >>> ctx = run_context(report_from_dict({"aggregate": {"episodes": 0}, "per_task": {}},
         ...                   "r.json"), generated_at="now")
         >>> ctx["intervals"]["success_rate"]["reason"], ctx["headline"]["text"]
-        ('no trials', '0 of 0 runs passed; tasks: 0 pass, 0 flaky, 0 fail')
+        ('no trials', 'no run was scored')
     """
     data = report.data
     aggregate = data.get("aggregate") or {}
@@ -311,6 +415,10 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
                   "slices": slice_rows(g.tasks)}
                  for g in report.groups],
         "comparisons": comparisons,
+        "models": [str(g.key[0]) if g.key and g.key[0] else "-" for g in report.groups],
+        "failure_kinds": [[kind, KIND_LABELS[kind]] for kind in FAILURE_KINDS],
+        "headline": dict(headline(aggregate, report.tasks), report=_report_headline(data)),
+        "run_headlines": [headline(g.aggregate, g.tasks) for g in report.groups],
     }
     return {
         "title": title or "ek-otel report",
@@ -321,7 +429,6 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "matcher": dict(report.matcher),
         "generated_at": generated_at or _now(),
         "aggregate": aggregate,
-        "headline": _headline(data, report.tasks),
         "exact_is_success": aggregate.get("exact_match") == aggregate.get("success_rate") and all(
             t.counts.exact == t.counts.successes for t in report.tasks),
         "traces": _traces(data),
@@ -337,6 +444,8 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "comparisons": comparisons,
         "refresh_seconds": refresh_seconds,
         "page": page,
+        # the page's first line, and the run's verdict counts (the JSON report's headline)
+        "headline": dict(page["headline"], verdicts=_headline(data, report.tasks)),
     }
 
 
@@ -352,23 +461,141 @@ def render_run(report: RunReport, **options: Any) -> str:
     return _ENV.get_template("run.html.j2").render(run_context(report, **options))
 
 
-def render_comparison(comparison: Comparison, base: RunReport, candidate: RunReport, *,
+def render_comparison(comparison: "Comparison", base: RunReport, candidate: RunReport, *,
                       generated_at: Optional[str] = None) -> str:
     """The HTML page of ``ek-otel compare``.
 
     Example:
         >>> from ek_otel.report.model import report_from_dict
+        >>> from ek_otel.report.compare import compare_tasks
         >>> r = report_from_dict({"aggregate": {}, "per_task": {}}, "a.json")
         >>> "no task" in render_comparison(compare_tasks({}, {}), r, r, generated_at="now")
         True
     """
     data = _comparison_dict(comparison)
+    page = compare_page(data, base, candidate)
     return _ENV.get_template("compare.html.j2").render(
         title="ek-otel compare", comparison=data, base=base, candidate=candidate,
         generated_at=generated_at or _now(), matcher=dict(base.matcher),
-        gold_sha256=base.gold_sha256, page={"kind": "compare", "comparison": data},
-        refresh_seconds=None,
+        gold_sha256=base.gold_sha256, page=page, overall=page["overall"],
+        slice_changes=page["slices"], refresh_seconds=None,
     )
+
+
+def change_of(base_rate: Optional[float], candidate_rate: Optional[float]) -> str:
+    """A shared task's change, from its success rates: ``regressed`` (any drop),
+    ``improved`` (any rise), else ``unchanged``.
+
+    Example:
+        >>> change_of(0.5, 0.0), change_of(0.0, 0.5), change_of(1.0, 1.0), change_of(None, 1.0)
+        ('regressed', 'improved', 'unchanged', 'unchanged')
+    """
+    if base_rate is None or candidate_rate is None or base_rate == candidate_rate:
+        return "unchanged"
+    return "regressed" if candidate_rate < base_rate else "improved"
+
+
+def _costs(episodes: Sequence[Any]) -> dict:
+    """Tokens, dollars (None unless every episode is priced), latency and successes of episodes."""
+    out = {"episodes": 0, "successes": 0, "input_tokens": 0, "output_tokens": 0, "latency_s": 0.0,
+           "dollars": 0.0}
+    for episode in episodes:
+        cost = episode.get("cost") if isinstance(episode.get("cost"), Mapping) else {}
+        out["episodes"] += 1
+        out["successes"] += 1 if episode.get("success") else 0
+        out["input_tokens"] += cost.get("input_tokens") or 0
+        out["output_tokens"] += cost.get("output_tokens") or 0
+        out["latency_s"] += cost.get("latency_s") or 0.0
+        dollars = episode.get("dollars")
+        out["dollars"] = None if dollars is None or out["dollars"] is None else out["dollars"] + dollars
+    if not out["episodes"]:
+        out["dollars"] = None
+    out["tokens"] = out["input_tokens"] + out["output_tokens"]
+    out["dollars_per_success"] = (out["dollars"] / out["successes"]
+                                  if out["dollars"] is not None and out["successes"] else None)
+    out["latency_per_run_s"] = out["latency_s"] / out["episodes"] if out["episodes"] else None
+    return out
+
+
+_DELTA_KEYS = ("tokens", "input_tokens", "output_tokens", "dollars", "dollars_per_success",
+               "latency_per_run_s")
+
+
+def _delta(base: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict:
+    return {key: (None if base.get(key) is None or candidate.get(key) is None
+                  else candidate[key] - base[key]) for key in _DELTA_KEYS}
+
+
+def compare_page(comparison: Mapping[str, Any], base: RunReport, candidate: RunReport) -> dict:
+    """The compare page's data: each shared task's change from its success rates
+    (:func:`change_of`), its base and candidate episodes (for the side-by-side), the deltas
+    of tokens, dollars, dollars per solved task and latency per run (overall and per task),
+    and the comparison per slice.
+
+    Example:
+        >>> from ek_otel.report.compare import compare_tasks
+        >>> from ek_otel.report.model import report_from_dict
+        >>> r = report_from_dict({"aggregate": {}, "per_task": {}}, "a.json")
+        >>> compare_page(compare_tasks({}, {}).to_dict(), r, r)["overall"]["delta"]["tokens"]
+        0
+    """
+    shared = {t["task_id"] for t in comparison.get("tasks", ())}
+    sides = {}
+    for name, report in (("base", base), ("candidate", candidate)):
+        episodes = [e for e in report.data.get("episodes") or () if isinstance(e, Mapping)
+                    and e.get("task_id") in shared]
+        sides[name] = episodes
+    compact, gold_calls = page_episodes(sides["base"] + sides["candidate"])
+    n_base = len(sides["base"])
+    by_task: dict = {}
+    for i, episode in enumerate(compact):
+        side = "base" if i < n_base else "candidate"
+        episode["side"] = side
+        by_task.setdefault(episode.get("task_id"), {"base": [], "candidate": []})[side].append(i)
+    raw = {"base": {}, "candidate": {}}
+    for side, episodes in sides.items():
+        for episode in episodes:
+            raw[side].setdefault(episode.get("task_id"), []).append(episode)
+    tasks = []
+    for row in comparison.get("tasks", ()):
+        task_id = row["task_id"]
+        b, c = _costs(raw["base"].get(task_id, ())), _costs(raw["candidate"].get(task_id, ()))
+        tasks.append(dict(row, change=change_of(row["base"]["success_rate"], row["candidate"]["success_rate"]),
+                          base_cost=b, candidate_cost=c, delta=_delta(b, c),
+                          episodes=by_task.get(task_id, {"base": [], "candidate": []})))
+    order = {"regressed": 0, "improved": 1, "unchanged": 2}
+    tasks.sort(key=lambda t: (order[t["change"]], t["success_delta"] if t["success_delta"] is not None else 0))
+    base_all, cand_all = _costs(sides["base"]), _costs(sides["candidate"])
+    slices: dict = {}
+    for row in tasks:
+        name = row.get("slice")
+        if name is None:
+            continue
+        cut = slices.setdefault(name, {"slice": name, "tasks": 0, "regressed": 0, "improved": 0,
+                                       "base": [0, 0], "candidate": [0, 0]})
+        cut["tasks"] += 1
+        if row["change"] in ("regressed", "improved"):
+            cut[row["change"]] += 1
+        for side in ("base", "candidate"):
+            cut[side][0] += row[side]["successes"]
+            cut[side][1] += row[side]["episodes"]
+    slice_rows = []
+    for name in sorted(slices):
+        cut = slices[name]
+        b = cut["base"][0] / cut["base"][1] if cut["base"][1] else None
+        c = cut["candidate"][0] / cut["candidate"][1] if cut["candidate"][1] else None
+        slice_rows.append({"slice": name, "tasks": cut["tasks"], "regressed": cut["regressed"],
+                           "improved": cut["improved"], "base_success": b, "candidate_success": c,
+                           "success_delta": None if b is None or c is None else c - b,
+                           "change": change_of(b, c)})
+    return {"kind": "compare", "comparison": dict(comparison, tasks=tasks), "episodes": compact,
+            "gold_calls": gold_calls, "cost_fields": list(COST_FIELDS),
+            "failure_kinds": [[kind, KIND_LABELS[kind]] for kind in FAILURE_KINDS],
+            "overall": {"base": base_all, "candidate": cand_all, "delta": _delta(base_all, cand_all),
+                        "regressed": sum(t["change"] == "regressed" for t in tasks),
+                        "improved": sum(t["change"] == "improved" for t in tasks),
+                        "unchanged": sum(t["change"] == "unchanged" for t in tasks)},
+            "slices": slice_rows}
 
 
 def render_bfcl(view: Mapping[str, Any], *, generated_at: Optional[str] = None) -> str:

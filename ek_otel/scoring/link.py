@@ -421,4 +421,5 @@ def score_and_envelope(
         evaluated_service=getattr(provenance, "service_name", None),
         scored_at_ns=settings.scored_at_ns if settings.scored_at_ns is not None else time.time_ns(),
         root_end_ns=getattr(provenance, "root_end_ns", 0) or 0,
+        transcript=(getattr(episode, "meta", None) or {}).get("transcript") if settings.transcripts else None,
     )

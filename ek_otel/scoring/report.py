@@ -37,7 +37,8 @@ from ..core.tally import DollarTally
 from ..core.verdicts import headline_of, task_verdict
 from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
-__all__ = ["report_to_dict", "run_to_dict", "dollars_of", "dollars_by_task", "EpisodeStream"]
+__all__ = ["report_to_dict", "run_to_dict", "episode_dict", "dollars_of", "dollars_by_task",
+           "EpisodeStream"]
 
 
 def _figures(cut: Any) -> dict:
@@ -123,6 +124,14 @@ def answer_figures(envelopes: Iterable[Any]) -> Optional[dict]:
     if not episodes:
         return None
     return {"episodes": episodes, "passed": passed, "rate": passed / episodes}
+def episode_dict(score: EpisodeScore) -> dict:
+    """One episode's row as the JSON report writes it (without the trace's head).
+
+    Example:
+        >>> episode_dict(EpisodeScore("t", success=False, explanation="no call"))["explanation"]
+        'no call'
+    """
+    return to_jsonable(_episode_dict(score, _library_head(score)))
 
 
 def _call_dict(call: Any) -> Optional[dict]:
@@ -290,8 +299,12 @@ def _library_head(s: EpisodeScore) -> dict:
 
 
 def _envelope_head(e: Any) -> dict:
-    return {"task_id": e.task_id, "trace_id": e.trace_id, "root_span_id": e.root_span_id,
+    head = {"task_id": e.task_id, "trace_id": e.trace_id, "root_span_id": e.root_span_id,
             "revision": e.revision, "service": e.evaluated_service}
+    transcript = getattr(e, "transcript", None)  # score --transcripts only
+    if transcript is not None:
+        head["transcript"] = transcript
+    return head
 
 
 def report_to_dict(report: EvaluationReport) -> dict:

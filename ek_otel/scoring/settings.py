@@ -100,6 +100,7 @@ class ScoreSettings:
     scored_at_ns: Optional[int] = None
     ignore_tools: tuple = ()
     link_by: str = "task"
+    transcripts: bool = False
 
     def __post_init__(self) -> None:
         for name, value, choices in (

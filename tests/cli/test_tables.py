@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from ek_otel.cli import cli
-from ek_otel.cli._tables import tasks_table
+from ek_otel.cli._tables import headline_lines, tasks_table
 from ek_otel.core.episode import TaskSpec
 from ek_otel.core.evaluate import aggregate_scores
 from ek_otel.core.scores import EpisodeScore
@@ -57,7 +57,7 @@ def test_exact_match_gets_its_column_where_it_differs_from_success():
     row = next(line for line in text.splitlines() if line.startswith("│ a "))
     assert "pass 2/2" in row and "0.500" in row
     assert "fail 0/1" in next(line for line in text.splitlines() if line.startswith("│ b "))
-    assert "2 of 3 runs passed; tasks: 1 pass, 0 flaky, 1 fail" in text
+    assert headline_lines(run) == ["2 of 3 runs passed; tasks: 1 pass, 0 flaky, 1 fail"]
 
 
 def test_compare_and_the_page_do_not_import_scipy(tmp_path):

@@ -101,7 +101,8 @@ def test_written_back_scores_leave_undefined_figures_out_and_keep_the_verdict_va
 
 def test_the_example_shows_n_a_on_the_terminal_and_null_in_the_json(tmp_path):
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(cli, ["score", str(TRACES), "--gold", str(GOLD), "--json", str(out)],
+    result = CliRunner().invoke(cli, ["score", str(TRACES), "--gold", str(GOLD), "--json", str(out),
+                                      "--wide"],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     joke = next(line for line in result.stdout.splitlines() if "joke-no-tool" in line)

@@ -41,6 +41,19 @@ def edited_traces(path: Path, edits) -> Path:
     return path
 
 
+def two_model_traces(directory: Path) -> Path:
+    """The example with its failing trials fixed, beside a worse run of another model (other
+    trace ids, another model name): two runs that must not be pooled."""
+    fixed = edited_traces(directory / "fixed.jsonl", FIXED).read_text(encoding="utf-8")
+    worse = edited_traces(directory / "worse.jsonl", WORSE).read_text(encoding="utf-8")
+    for trace_id in set(re.findall(r'"traceId":"([0-9a-f]{32})"', worse)):
+        worse = worse.replace(trace_id, trace_id[::-1])
+    worse = worse.replace('"gpt-4o-mini', '"gpt-4o-large')
+    both = directory / "both.jsonl"
+    both.write_text(fixed + worse, encoding="utf-8")
+    return both
+
+
 def score_json(traces: Path, out: Path, *extra: str) -> dict:
     result = CliRunner().invoke(cli, ["score", str(traces), "--gold", str(GOLD), "--json",
                                       str(out), *extra], catch_exceptions=False)

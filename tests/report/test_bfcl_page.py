@@ -4,6 +4,7 @@ with hostile strings in the model name and in the model's output."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -13,6 +14,8 @@ from ek_otel.cli import cli
 MODEL = "<img src=x onerror=window.__pwned=1>"
 CALL = "[calc(x='<script>window.__pwned=2</script>')]"
 WRONG = "[foo(a='</script><svg onload=window.__pwned=3>')]"
+LONG = "w" * 3000 + "<b>x</b>"
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +31,28 @@ def bfcl_page(tmp_path_factory):
     with open(results / "BFCL_v4_simple_python_result.json", "w", encoding="utf-8") as f:
         for i in range(10):
             f.write(json.dumps({"id": f"simple_python_{i}", "result": WRONG}) + "\n")
+    html, out = root / "bfcl.html", root / "bfcl.json"
+    result = CliRunner().invoke(cli, ["bfcl", str(root / "result"), "--html", str(html),
+                                      "--json", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return html, json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def multi_turn_page(tmp_path_factory):
+    """Real multi-turn results of a real submission, and one of them with a 3,000-character value."""
+    pytest.importorskip("bfcl_eval", reason="BFCL data: pip install --no-deps bfcl-eval==2026.3.23")
+    root = tmp_path_factory.mktemp("bfcl-multi-turn")
+    turns = root / "result" / "glyphh-ada-1.1" / "multi_turn"
+    turns.mkdir(parents=True)
+    real = (DATA / "BFCL_v4_multi_turn_base_result.json").read_text(encoding="utf-8").splitlines()
+    lines = []
+    for line in real:  # entry 2 (it fails) with its first call's value far too long for a line
+        entry = json.loads(line)
+        if entry["id"] == "multi_turn_base_2":
+            entry["result"][0][0][0] = {"create_ticket": json.dumps({"title": LONG})}
+        lines.append(json.dumps(entry))
+    (turns / "BFCL_v4_multi_turn_base_result.json").write_text("\n".join(lines) + "\n", encoding="utf-8")
     html, out = root / "bfcl.html", root / "bfcl.json"
     result = CliRunner().invoke(cli, ["bfcl", str(root / "result"), "--html", str(html),
                                       "--json", str(out)], catch_exceptions=False)
@@ -59,11 +84,52 @@ def test_the_bfcl_page_lays_out_the_leaderboard_and_the_failures(bfcl_page, open
     ids = page.locator("#failing tbody tr[data-row] td:nth-child(2)").all_inner_texts()
     assert sorted(ids) == sorted(e["id"] for e in failing if e["category"] == "irrelevance")
     page.locator("#failing tbody tr[data-row]").first.click()
+    page.click("#failing tr.detail details.raw summary")
     detail = page.locator("#failing tr.detail").inner_text()
     assert "decode" in detail.lower() and CALL in detail
     page.select_option("#category-filter", "simple_python")
     page.locator("#failing tbody tr[data-row]").first.click()
+    page.click("#failing tr.detail details.raw summary")
     assert WRONG in page.locator("#failing tr.detail").inner_text()
     page.wait_for_timeout(200)
     assert page.evaluate("window.__pwned") is None
     assert page.dialogs == [] and page.errors == []
+
+
+def test_a_failing_multi_turn_entry_open_at_1400_px_keeps_the_page_1400_px_wide(multi_turn_page, open_page):
+    html, data = multi_turn_page
+    page = open_page(html, viewport={"width": 1400, "height": 900})
+    # The leaderboard, Agentic and Hallucination included, without a horizontal scroll.
+    assert page.evaluate("document.documentElement.scrollWidth") == 1400
+    for figure in ("Agentic", "Relevance"):
+        box = page.locator(f'#leaderboard td[data-figure="{figure}"]').bounding_box()
+        assert box["x"] + box["width"] <= 1400
+    page.select_option("#category-filter", "multi_turn_base")
+    failing = [e for e in data["entries"] if e["category"] == "multi_turn_base" and not e["valid"]]
+    assert failing
+    page.locator('#failing tbody tr[data-row$="/multi_turn_base_2"]').click()
+    detail = page.locator("#failing tr.detail")
+    expected = next(e for e in failing if e["id"] == "multi_turn_base_2")
+    assert expected["error_type"] in detail.locator(".pill").first.inner_text()
+    # Turn by turn: the model's decoded calls beside the possible answer.
+    first = detail.locator('.answer-pair[data-turn="0"]')
+    assert LONG in first.locator(".side-model").inner_text()
+    assert first.locator(".side-answer .call-line").count() >= 1
+    wide = page.evaluate("""() => { const w = document.documentElement.clientWidth; const out = [];
+      for (const e of document.querySelectorAll('body *')) { const r = e.getBoundingClientRect();
+        if (r.right > w + 0.5) out.push(e.tagName + '.' + e.className); }
+      return [w, document.documentElement.scrollWidth, out]; }""")
+    assert wide == [1400, 1400, []]
+    assert page.errors == []
+
+
+def test_a_failing_single_turn_entry_shows_its_arguments_against_the_allowed_values(bfcl_page, open_page):
+    html, _ = bfcl_page
+    page = open_page(html)
+    page.select_option("#category-filter", "simple_python")
+    page.locator("#failing tbody tr[data-row]").first.click()
+    detail = page.locator("#failing tr.detail")
+    assert "simple_function_checker:wrong_func_name" in detail.locator(".pill").first.inner_text()
+    calls = detail.locator(".answer .call")
+    statuses = calls.evaluate_all("els => els.map(e => e.dataset.status)")
+    assert "missing" in statuses and "spurious" in statuses  # foo called, the answer's function not

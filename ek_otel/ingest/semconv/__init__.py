@@ -9,7 +9,8 @@ these accessors questions ("is this a model call?", "what usage does it carry?")
 names an attribute itself; ``tests/ingest/test_semconv.py`` keeps it so.
 
 One module per job: :mod:`.roles` (model call, tool, agent), :mod:`.usage` (tokens),
-:mod:`.tools` (tool name, call id, arguments, result), :mod:`.outputs` (where a model's
+:mod:`.tools` (tool name, call id, arguments, result), :mod:`.inputs` (what a model was
+sent, for transcripts), :mod:`.outputs` (where a model's
 answer is), :mod:`.requests` (what a model was asked: input messages, tool definitions),
 :mod:`.request_options` (provider, streaming, token totals: what ``doctor`` asks of a model
 call's request), :mod:`.run` (task, conversation, agent, model, parameters, errors),
@@ -33,6 +34,8 @@ from __future__ import annotations
 
 from .conventions import *  # noqa: F401,F403
 from .conventions import __all__ as _conventions
+from .inputs import *  # noqa: F401,F403
+from .inputs import __all__ as _inputs
 from .nonruns import *  # noqa: F401,F403
 from .nonruns import __all__ as _nonruns
 from .outputs import *  # noqa: F401,F403
@@ -52,5 +55,5 @@ from .usage import __all__ as _usage
 from .values import *  # noqa: F401,F403
 from .values import __all__ as _values
 
-__all__ = [*_roles, *_usage, *_tools, *_outputs, *_requests, *_request_options, *_run, *_values,
-           *_conventions, *_nonruns]
+__all__ = [*_roles, *_usage, *_tools, *_inputs, *_outputs, *_requests, *_request_options, *_run,
+           *_values, *_conventions, *_nonruns]

@@ -23,15 +23,17 @@
     return node;
   }
 
-  function rate(v) { return v === null || v === undefined ? "\u2013" : Number(v).toFixed(3); }
+  var NA = "n/a";  // a figure the report leaves undefined (null)
+  function rate(v) { return v === null || v === undefined ? NA : Number(v).toFixed(3); }
   // precision, recall, F1: null where undefined (no call predicted / expected)
-  function defined(v) { return v === null || v === undefined ? "n/a" : Number(v).toFixed(3); }
+  function defined(v) { return v === null || v === undefined ? NA : Number(v).toFixed(3); }
   function signed(v) {
-    if (v === null || v === undefined) return "\u2013";
+    if (v === null || v === undefined) return NA;
     return (v > 0 ? "+" : v < 0 ? "\u2212" : "\u00b1") + Math.abs(v).toFixed(3);
   }
   function money(v) {
-    if (v === null || v === undefined) return "\u2013";
+    if (v === null || v === undefined) return NA;
+    if (v < 0) return "\u2212" + money(-v);
     if (v >= 100) return "$" + v.toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
     return "$" + Number(Number(v).toPrecision(3)).toString();
   }
@@ -147,6 +149,17 @@
     this.page = Math.max(0, Math.min(pages - 1, page));
     this.render();
   };
+  // Open one row (by id) and show the page it is on; false when no shown row has that id.
+  DataTable.prototype.reveal = function (id) {
+    for (var i = 0; i < this.rows.length; i++) {
+      if (this.opts.rowId(this.rows[i]) === id) {
+        this.open[id] = true;
+        this.go(Math.floor(i / this.pageSize));
+        return true;
+      }
+    }
+    return false;
+  };
   DataTable.prototype.cell = function (col, row) {
     var v = this.value(col, row);
     switch (col.kind) {
@@ -179,11 +192,19 @@
         tr.className = "expandable";
         tr.appendChild(el("td", null, [toggle]));
         tr.addEventListener("click", function (event) {
-          if (event.target.closest("a, select, input")) return;
+          if (event.target.closest("a, select, input, summary, .fold")) return;
           self.open[id] = !self.open[id];
+          if (self.opts.onToggle) self.opts.onToggle(id, self.open[id]);
           self.render();
         });
         if (isOpen) detail = el("tr", {"class": "detail"}, [el("td", {colspan: width}, [self.opts.expand(row)])]);
+      }
+      if (self.opts.onRow) {
+        tr.className = "clickable";
+        tr.tabIndex = 0;
+        tr.title = "list the runs behind this row";
+        tr.addEventListener("click", function () { self.opts.onRow(row); });
+        tr.addEventListener("keydown", function (event) { if (event.key === "Enter") self.opts.onRow(row); });
       }
       self.opts.columns.forEach(function (col) { tr.appendChild(self.cell(col, row)); });
       fragment.appendChild(tr);
@@ -328,18 +349,67 @@
       el("div", {"class": "grid2"}, [el("div", null, [el("h4", {text: "episode"}), meta]), el("div", null, [el("h4", {text: "tokens and dollars"}), tokens])]),
       el("h4", {text: "calls, paired as the matcher paired them (" + missing + " missing, " + spurious + " spurious)"}),
       calls,
+      el("h4", {text: "transcript"}),
+      Array.isArray(ep.transcript) ? transcriptView(ep.transcript)
+        : el("div", {"class": "empty", text: "not in this report (score with --transcripts to see what the run did)"}),
     ]);
+  }
+
+  // ---------------------------------------------------------------- transcripts
+  var FOLD = 600;  // longer values are folded: the first characters, and a button for the rest
+  function valueText(v) {
+    if (typeof v === "string") return v;
+    try { return JSON.stringify(v, null, 2); } catch (e) { return String(v); }
+  }
+  function folded(v, label) {
+    var text = valueText(v);
+    var box = el("div", {"class": "value"});
+    if (label) box.appendChild(el("div", {"class": "label", text: label}));
+    var pre = el("pre", {"class": "value-text"});
+    box.appendChild(pre);
+    if (text.length <= FOLD) { pre.textContent = text; return box; }
+    var open = false;
+    var button = el("button", {type: "button", "class": "fold"});
+    function show() {
+      pre.textContent = open ? text : text.slice(0, FOLD) + "\u2026";
+      button.textContent = open ? "fold" : "show all " + count(text.length) + " characters";
+    }
+    button.addEventListener("click", function (event) { event.stopPropagation(); open = !open; show(); });
+    show();
+    box.appendChild(button);
+    return box;
+  }
+  var TURN_LABEL = {user: "user", model: "model", tool: "tool", error: "error", answer: "final answer"};
+  function ms(v) { return v === null || v === undefined ? "\u2013" : v >= 1000 ? (v / 1000).toFixed(2) + " s" : Number(v).toFixed(0) + " ms"; }
+  function transcriptView(entries) {
+    var list = el("ol", {"class": "transcript"});
+    entries.forEach(function (t) {
+      var kind = TURN_LABEL[t.kind] ? t.kind : "model";
+      var who = el("div", {"class": "who"}, [el("strong", {text: TURN_LABEL[kind]})]);
+      if (t.name) who.appendChild(el("span", {"class": "mono", text: t.name}));
+      who.appendChild(el("span", {text: "at " + ms(t.start_ms) + (t.duration_ms ? ", " + ms(t.duration_ms) : "")}));
+      if (t.span_id) who.appendChild(el("span", {"class": "mono", title: "span id", text: "span " + t.span_id}));
+      var item = el("li", {"class": kind, "data-kind": kind}, [who]);
+      if (t.text !== undefined && t.text !== null) item.appendChild(folded(t.text));
+      (t.calls || []).forEach(function (c) {
+        item.appendChild(folded(c.args === undefined ? {} : c.args, "requests " + c.name + (c.id ? " (" + c.id + ")" : "")));
+      });
+      if (t.kind === "tool") {
+        item.appendChild(t.args === undefined ? el("div", {"class": "note", text: "arguments not recorded"}) : folded(t.args, "arguments"));
+        if (t.output !== undefined) item.appendChild(folded(t.output, "output"));
+        else item.appendChild(el("div", {"class": "note", text: "no output recorded"}));
+      }
+      if (t.recorded === false) item.appendChild(el("div", {"class": "note", text: "the answer of this call was not recorded"}));
+      if (t.error !== undefined && t.error !== null) item.appendChild(folded(t.error, "error"));
+      list.appendChild(item);
+    });
+    return list;
   }
 
   // ---------------------------------------------------------------- the run page
   // A task's verdict from its trials (the report's per_task[t].verdict; older reports: from
   // successes and episodes).
   var VERDICTS = ["pass", "flaky", "fail"];
-  function verdictOf(r) {
-    if (r.verdict) return r.verdict;
-    if (!r.episodes) return "fail";
-    return r.successes === r.episodes ? "pass" : r.successes ? "flaky" : "fail";
-  }
   function statusFilterControl(onChange, labels) {
     var select = el("select", {"aria-label": "status", onchange: function () { onChange(select.value); }},
       labels.map(function (pair) { return el("option", {value: pair[0], text: pair[1]}); }));
@@ -362,31 +432,296 @@
       .map(function (c) { return same && c.key === "success_rate" ? {key: c.key, label: "success (= exact)", kind: c.kind} : c; });
   }
 
+  // ---------------------------------------------------------------- verdicts, failures, CSV, URL state
+  function verdictOf(t) {
+    if (t.verdict === "pass" || t.verdict === "flaky" || t.verdict === "fail") return t.verdict;
+    var n = t.episodes, k = t.successes;
+    if (typeof n !== "number" || typeof k !== "number" || n <= 0) return null;
+    return k >= n ? "pass" : k > 0 ? "flaky" : "fail";
+  }
+  var KIND_LABEL = {};
+  (DATA.failure_kinds || []).forEach(function (pair) { KIND_LABEL[pair[0]] = pair[1]; });
+  function kindLabel(kind) { return KIND_LABEL[kind] || String(kind); }
+  function failureText(f) {
+    var where = f[2] !== null && f[2] !== undefined ? f[1] + "." + f[2] : f[1];
+    var text = kindLabel(f[0]) + (where ? ": " + where : "");
+    if (f[0] === "wrong_tool" && f[3]) text += " (called " + f[3] + ")";
+    return text;
+  }
+
+  // Spreadsheets run cells that start with = + - @ as formulas: such text gets a leading '.
+  function csvCell(v) {
+    if (v === null || v === undefined) return "";
+    var text = typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v);
+    if (typeof v === "string" && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
+    return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+  }
+  function csvText(columns, rows) {
+    var lines = [columns.map(function (c) { return csvCell(c[0]); }).join(",")];
+    rows.forEach(function (row) { lines.push(columns.map(function (c) { return csvCell(c[1](row)); }).join(",")); });
+    return lines.join("\r\n") + "\r\n";
+  }
+  function download(name, text) {
+    var url = URL.createObjectURL(new Blob([text], {type: "text/csv;charset=utf-8"}));
+    var a = el("a", {href: url, download: name});
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+  function csvButton(id, label, make) {
+    return el("button", {type: "button", "class": "csv", id: id, title: "download the rows shown, as CSV (made in the page)",
+      onclick: function () { var made = make(); download(made[0], made[1]); }}, [label]);
+  }
+
+  // The filters and the open episode, in the fragment: #kind=wrong_value&tool=refund&ep=3
+  var STATE_KEYS = ["run", "result", "verdict", "kind", "tool", "arg", "slice", "model", "task", "q", "ep"];
+  function readState() {
+    var state = {};
+    var params = new URLSearchParams(location.hash.replace(/^#/, ""));
+    STATE_KEYS.forEach(function (key) { var v = params.get(key); state[key] = v === null ? "" : v; });
+    return state;
+  }
+  function writeState(state) {
+    var params = new URLSearchParams();
+    STATE_KEYS.forEach(function (key) { if (state[key] !== "" && state[key] !== undefined && state[key] !== null) params.set(key, state[key]); });
+    var text = params.toString();
+    try { history.replaceState(null, "", text ? "#" + text : location.pathname + location.search); }
+    catch (e) { /* some file: pages refuse: the view still works */ }
+  }
+
+  // ---------------------------------------------------------------- the run page
   function runPage() {
+    var STATE = readState();
+    var taskRows = {};
+    DATA.tasks.forEach(function (t) { taskRows[t.task_id] = t; });
+    var runs = DATA.runs || [];
+    var runTaskRows = runs.map(function (r) {
+      var m = {};
+      r.tasks.forEach(function (t) { m[t.task_id] = t; });
+      return m;
+    });
     var byTask = {};
     DATA.episodes.forEach(function (ep, i) {
       ep._i = i;
       (byTask[ep.task_id] = byTask[ep.task_id] || []).push(ep);
     });
-    var runs = DATA.runs || [];
+    function taskOf(ep) {
+      if (runs.length && ep.group !== null && ep.group !== undefined && runTaskRows[ep.group]) {
+        return runTaskRows[ep.group][ep.task_id] || taskRows[ep.task_id] || {};
+      }
+      return taskRows[ep.task_id] || {};
+    }
+    function modelOf(ep) {
+      return DATA.models && DATA.models.length && ep.group !== null && ep.group !== undefined ? DATA.models[ep.group] : null;
+    }
     var run = runs.length ? 0 : null;  // runs that must not be pooled: one at a time
-    // pass@k / pass^k: each run has its own k (from its own trials); the pooled view has DATA.k
+    if (runs.length && STATE.run !== "") run = STATE.run === "all" ? null : Math.max(0, Math.min(runs.length - 1, Number(STATE.run) || 0));
     function kOf(r) { return (r === null ? DATA.k : runs[r].k) || 1; }
     var showK = kOf(null) > 1 || runs.some(function (r, i) { return kOf(i) > 1; });
+
+    // ---- every run, filterable
+    var episodesRoot = document.getElementById("episodes");
+    var episodeTable = null;
+    var episodeControls = {};
+    function keepEpisode(ep) {
+      var s = STATE;
+      if (run !== null && runs.length && ep.group !== run) return false;
+      if (s.result === "pass" && !ep.success) return false;
+      if (s.result === "fail" && ep.success) return false;
+      if (s.verdict && verdictOf(taskOf(ep)) !== s.verdict) return false;
+      if (s.slice && (taskOf(ep).slice || "") !== s.slice) return false;
+      if (s.model && modelOf(ep) !== s.model) return false;
+      if (s.task && ep.task_id !== s.task) return false;
+      if (s.kind || s.tool || s.arg) {
+        var hit = (ep.failures || []).some(function (f) {
+          return (!s.kind || f[0] === s.kind) && (!s.tool || f[1] === s.tool) && (!s.arg || f[2] === s.arg);
+        });
+        if (!hit) return false;
+      }
+      if (s.q) {
+        var q = s.q.toLowerCase();
+        var hay = [ep.task_id, ep.explanation, ep.trace_id].concat((ep.failures || []).map(failureText)).join("\n").toLowerCase();
+        if (hay.indexOf(q) < 0) return false;
+      }
+      return true;
+    }
+    var failureColumn = {key: "failures", label: "failures", kind: "text", value: function (e) {
+      return (e.failures || []).map(failureText).join("; ") || null; }};
+    var allEpisodeColumns = [
+      {key: "_i", label: "#", kind: "num", value: function (e) { return e._i + 1; }},
+      {key: "task_id", label: "task", kind: "text", mono: true},
+      {key: "label", label: "result", kind: "node", value: function (e) { return e.success ? 1 : 0; },
+        cell: function (e) { return pill(e.success ? "pass" : "fail"); }},
+      {key: "verdict", label: "task verdict", kind: "node", value: function (e) { return verdictOf(taskOf(e)); },
+        cell: function (e) { var v = verdictOf(taskOf(e)); return v ? pill(v) : document.createTextNode("\u2013"); }},
+      {key: "slice", label: "slice", kind: "text", value: function (e) { return taskOf(e).slice; }},
+    ];
+    if (DATA.models && DATA.models.length) allEpisodeColumns.push({key: "model", label: "model", kind: "text", value: modelOf});
+    allEpisodeColumns = allEpisodeColumns.concat([
+      failureColumn,
+      {key: "f1", label: "F1", kind: "rate"},
+      {key: "dollars", label: "dollars", kind: "money"},
+    ]);
+    function applyEpisodeFilters(keepOpen) {
+      writeState(STATE);
+      if (!episodeTable) return;
+      var open = episodeTable.open;
+      episodeTable.filter(keepEpisode);
+      if (keepOpen) episodeTable.open = open;
+      Object.keys(episodeControls).forEach(function (key) {
+        var control = episodeControls[key];
+        if (control.value !== STATE[key]) control.value = STATE[key];
+      });
+      var shown = document.getElementById("episodes-shown");
+      if (shown) shown.textContent = count(episodeTable.rows.length) + " of " + count(DATA.episodes.length) + " runs";
+    }
+    function setFilters(changes) {
+      ["kind", "tool", "arg", "task", "result", "verdict", "slice", "model", "q"].forEach(function (key) {
+        if (key in changes) STATE[key] = changes[key];
+      });
+      applyEpisodeFilters();
+      var box = document.getElementById("all-episodes");
+      if (box && box.scrollIntoView) box.scrollIntoView({block: "start"});
+    }
+    if (episodesRoot) {
+      episodeTable = new DataTable(episodesRoot, {rows: DATA.episodes, rowId: function (e) { return "ep:" + e._i; },
+        pageSize: 25, columns: allEpisodeColumns, expand: episodeDetail, empty: "no run matches the filters",
+        onToggle: function (id, isOpen) { STATE.ep = isOpen ? id.slice(3) : ""; writeState(STATE); }});
+      var controls = document.getElementById("episode-controls");
+      function select(key, label, options) {
+        var control = el("select", {id: "ep-" + key, "aria-label": label, onchange: function () {
+          STATE[key] = control.value; STATE.ep = ""; applyEpisodeFilters(); }},
+          options.map(function (o) { return el("option", {value: o[0], text: o[1]}); }));
+        episodeControls[key] = control;
+        controls.appendChild(el("label", null, [label, control]));
+      }
+      var tools = {}, args = {}, slices = {};
+      DATA.episodes.forEach(function (ep) {
+        (ep.failures || []).forEach(function (f) {
+          if (f[1] !== null && f[1] !== undefined) tools[f[1]] = 1;
+          if (f[2] !== null && f[2] !== undefined) args[f[2]] = 1;
+        });
+        var sl = taskOf(ep).slice;
+        if (sl !== null && sl !== undefined) slices[sl] = 1;
+      });
+      function options(all, keys) { return [["", all]].concat(keys.sort().map(function (k) { return [k, k]; })); }
+      select("result", "result", [["", "all runs"], ["pass", "passed"], ["fail", "failed"]]);
+      select("verdict", "task verdict", [["", "any"], ["pass", "pass"], ["flaky", "flaky"], ["fail", "fail"]]);
+      select("kind", "failure", [["", "any"]].concat((DATA.failure_kinds || []).map(function (p) { return [p[0], p[1]]; })));
+      select("tool", "tool", options("any tool", Object.keys(tools)));
+      select("arg", "argument", options("any argument", Object.keys(args)));
+      if (Object.keys(slices).length) select("slice", "slice", options("all slices", Object.keys(slices)));
+      if (DATA.models && DATA.models.length) {
+        var models = [];
+        DATA.models.forEach(function (m) { if (models.indexOf(m) < 0) models.push(m); });
+        select("model", "model", options("all models", models));
+      }
+      var taskIds = Object.keys(byTask);
+      select("task", "task", options("all tasks", taskIds));
+      var episodeSearch = el("input", {type: "search", id: "ep-q", placeholder: "search explanations\u2026", "aria-label": "search",
+        oninput: function () { STATE.q = episodeSearch.value; STATE.ep = ""; applyEpisodeFilters(); }});
+      episodeControls.q = episodeSearch;
+      controls.appendChild(episodeSearch);
+      controls.appendChild(el("button", {type: "button", id: "ep-clear", "class": "csv", onclick: function () {
+        setFilters({kind: "", tool: "", arg: "", task: "", result: "", verdict: "", slice: "", model: "", q: ""}); }}, ["clear filters"]));
+      controls.appendChild(csvButton("csv-episodes", "episodes CSV", function () {
+        return ["episodes.csv", csvText(EPISODE_CSV, episodeTable.rows)];
+      }));
+      controls.appendChild(el("span", {"class": "note", id: "episodes-shown"}));
+      applyEpisodeFilters();
+      if (STATE.ep !== "") episodeTable.reveal("ep:" + STATE.ep);
+    }
+    var EPISODE_CSV = [
+      ["episode", function (e) { return e._i + 1; }],
+      ["task_id", function (e) { return e.task_id; }],
+      ["trace_id", function (e) { return e.trace_id; }],
+      ["root_span_id", function (e) { return e.root_span_id; }],
+      ["slice", function (e) { return taskOf(e).slice; }],
+      ["model", modelOf],
+      ["success", function (e) { return e.success; }],
+      ["exact", function (e) { return e.exact; }],
+      ["f1", function (e) { return e.f1; }],
+      ["input_tokens", function (e) { return costOf(e).input_tokens; }],
+      ["output_tokens", function (e) { return costOf(e).output_tokens; }],
+      ["latency_s", function (e) { return costOf(e).latency_s; }],
+      ["dollars", function (e) { return e.dollars; }],
+      ["failures", function (e) { return (e.failures || []).map(failureText).join("; "); }],
+      ["explanation", function (e) { return e.explanation; }],
+    ];
+
+    // ---- why runs failed: breakdowns, each row a filter of the runs
+    function breakdowns() {
+      var eps = DATA.episodes.filter(function (e) { return run === null || !runs.length || e.group === run; });
+      var failing = eps.filter(function (e) { return e.success === false; }).length;
+      var byKind = {}, byTool = {}, byArg = {};
+      function bump(map, key, ep, extra) {
+        var row = map[key] = map[key] || {key: key, failures: 0, runs: {}, kinds: {}, details: {}};
+        row.failures += 1;
+        row.runs[ep._i] = 1;
+        if (extra) extra(row);
+        return row;
+      }
+      eps.forEach(function (ep) {
+        (ep.failures || []).forEach(function (f) {
+          bump(byKind, f[0], ep);
+          if (f[1] !== null && f[1] !== undefined) bump(byTool, f[1], ep, function (r) { r.tool = f[1]; r.kinds[f[0]] = (r.kinds[f[0]] || 0) + 1; });
+          if (f[2] !== null && f[2] !== undefined) bump(byArg, f[1] + "\u0000" + f[2], ep, function (r) {
+            r.tool = f[1]; r.arg = f[2]; if (f[3]) r.details[String(f[3]).replace("_", " ")] = 1; });
+        });
+      });
+      function rows(map) { return Object.keys(map).map(function (k) { var r = map[k]; r.n_runs = Object.keys(r.runs).length; return r; }); }
+      var share = {key: "share", label: "share of failing runs", kind: "bar", value: function (r) { return failing ? r.n_runs / failing : null; }};
+      function table(id, title, data, columns, filterOf) {
+        var root = document.getElementById(id);
+        if (!root) return;
+        root.replaceChildren(el("h3", {text: title}));
+        var holder = el("div");
+        root.appendChild(holder);
+        new DataTable(holder, {rows: data, rowId: function (r) { return id + ":" + r.key; }, pageSize: 10,
+          sortKey: "failures", sortDir: -1, empty: failing ? "none" : "no run failed", columns: columns,
+          onRow: function (r) { setFilters(filterOf(r)); }});
+      }
+      var none = {kind: "", tool: "", arg: "", task: "", result: "", verdict: "", slice: "", q: ""};
+      function onlyThis(changes) { var out = {}; Object.keys(none).forEach(function (k) { out[k] = none[k]; }); Object.keys(changes).forEach(function (k) { out[k] = changes[k]; }); return out; }
+      table("by-kind", "by kind", rows(byKind), [
+        {key: "key", label: "kind", kind: "text", value: function (r) { return kindLabel(r.key); }},
+        {key: "failures", label: "failures", kind: "num"},
+        {key: "n_runs", label: "runs", kind: "num"}, share], function (r) { return onlyThis({kind: r.key}); });
+      table("by-tool", "by tool", rows(byTool), [
+        {key: "tool", label: "tool", kind: "text", mono: true},
+        {key: "failures", label: "failures", kind: "num"},
+        {key: "n_runs", label: "runs", kind: "num"},
+        {key: "kinds", label: "kinds", kind: "text", sortable: false, value: function (r) {
+          return Object.keys(r.kinds).map(function (k) { return kindLabel(k) + " \u00d7" + r.kinds[k]; }).join(", "); }}],
+        function (r) { return onlyThis({tool: r.tool}); });
+      table("by-arg", "by argument", rows(byArg), [
+        {key: "arg", label: "argument", kind: "text", mono: true, value: function (r) { return r.tool + "." + r.arg; }},
+        {key: "details", label: "difference", kind: "text", sortable: false, value: function (r) { return Object.keys(r.details).join(", "); }},
+        {key: "failures", label: "failures", kind: "num"},
+        {key: "n_runs", label: "runs", kind: "num"}],
+        function (r) { return onlyThis({tool: r.tool, arg: r.arg}); });
+    }
+    breakdowns();
+
+    // ---- slices (a slice's row filters the runs)
     var slicesRoot = document.getElementById("slices");
     var slicesTable = null;
     if (slicesRoot && DATA.slices.length) {
       slicesTable = new DataTable(slicesRoot, {
         rows: run === null ? DATA.slices : runs[run].slices, rowId: function (r) { return r.slice; }, sortKey: "slice",
+        onRow: function (r) { setFilters({slice: r.slice}); },
         columns: [{key: "slice", label: "slice", kind: "text"}, {key: "episodes", label: "episodes", kind: "num"}]
           .concat(figureColumns(DATA.slices))});
     }
+
+    // ---- tasks
     var tasksRoot = document.getElementById("tasks");
     if (!tasksRoot) return;
     var columns = [
       {key: "task_id", label: "task", kind: "text", mono: true},
-      {key: "verdict", label: "verdict", kind: "node", value: function (r) { return VERDICTS.indexOf(verdictOf(r)); },
-        cell: function (r) { return pill(verdictOf(r)); }},
+      {key: "status", label: "verdict", kind: "node", value: function (r) { return ["fail", "flaky", "pass"].indexOf(verdictOf(r)); },
+        cell: function (r) { var v = verdictOf(r); return v ? pill(v) : document.createTextNode("\u2013"); }},
       {key: "slice", label: "slice", kind: "text"},
       {key: "episodes", label: "trials", kind: "num"},
     ].concat(figureColumns(DATA.tasks.concat.apply(DATA.tasks, runs.map(function (r) { return r.tasks; }))));
@@ -435,64 +770,114 @@
     function apply() {
       var text = state.text.toLowerCase();
       table.filter(function (r) {
+        var v = verdictOf(r);
         if (state.slice && r.slice !== state.slice) return false;
-        if (state.status && verdictOf(r) !== state.status) return false;
+        if (state.status === "not-pass" && v === "pass") return false;
+        if (state.status && state.status !== "not-pass" && v !== state.status) return false;
         if (text && String(r.task_id).toLowerCase().indexOf(text) < 0) return false;
         return true;
       });
     }
-    var controls = document.getElementById("task-controls");
+    function showRunLabels() {
+      var shownLabel = run === null ? "all runs pooled (not comparable)" : runs[run].label;
+      var label = document.getElementById("run-shown");
+      if (label) label.textContent = shownLabel;
+      document.querySelectorAll(".run-shown").forEach(function (node) { node.textContent = shownLabel; });
+    }
+    var taskControls = document.getElementById("task-controls");
     var sliceNames = [];
     DATA.tasks.forEach(function (t) { if (t.slice !== null && t.slice !== undefined && sliceNames.indexOf(t.slice) < 0) sliceNames.push(t.slice); });
     sliceNames.sort();
-    if (controls) {
+    if (taskControls) {
       if (runs.length) {
         var runSelect = el("select", {id: "run-filter", "aria-label": "run", onchange: function () {
           run = runSelect.value === "" ? null : Number(runSelect.value);
+          STATE.run = run === null ? "all" : String(run);
           table.setRows(run === null ? DATA.tasks : runs[run].tasks);
           relabelK();
           if (slicesTable) slicesTable.setRows(run === null ? DATA.slices : runs[run].slices);
-          var label = document.getElementById("run-shown");
-          if (label) label.textContent = run === null ? "all runs pooled (not comparable)" : runs[run].label;
+          showRunLabels();
+          breakdowns();
+          applyEpisodeFilters();
         }}, runs.map(function (r, i) { return el("option", {value: String(i), text: r.label}); })
           .concat([el("option", {value: "", text: "all runs pooled (not comparable)"})]));
-        controls.appendChild(el("label", null, ["run", runSelect]));
+        runSelect.value = run === null ? "" : String(run);
+        showRunLabels();
+        var choice = document.getElementById("run-choice");
+        (choice || taskControls).appendChild(el("label", null, ["run shown below", runSelect]));
       }
       if (sliceNames.length) {
         var sliceSelect = el("select", {id: "slice-filter", "aria-label": "slice", onchange: function () { state.slice = sliceSelect.value; apply(); }},
           [el("option", {value: "", text: "all slices"})].concat(sliceNames.map(function (s) { return el("option", {value: s, text: s}); })));
-        controls.appendChild(el("label", null, ["slice", sliceSelect]));
+        taskControls.appendChild(el("label", null, ["slice", sliceSelect]));
       }
       var statusSelect = statusFilterControl(function (v) { state.status = v; apply(); },
-        [["", "all tasks"], ["pass", "pass (every trial)"], ["flaky", "flaky (some trials)"], ["fail", "fail (no trial)"]]);
+        [["", "all tasks"], ["pass", "pass (every trial)"], ["flaky", "flaky (some trials)"], ["fail", "fail (no trial)"],
+         ["not-pass", "not passing (any trial failed)"]]);
       statusSelect.id = "status-filter";
-      controls.appendChild(el("label", null, ["status", statusSelect]));
+      taskControls.appendChild(el("label", null, ["verdict", statusSelect]));
       var search = el("input", {type: "search", id: "task-search", placeholder: "task id contains\u2026",
         oninput: function () { state.text = search.value; apply(); }});
-      controls.appendChild(search);
+      taskControls.appendChild(search);
+      taskControls.appendChild(csvButton("csv-tasks", "tasks CSV", function () {
+        return ["tasks.csv", csvText(TASK_CSV, table.rows)];
+      }));
     }
+    var TASK_CSV = [["task_id", function (t) { return t.task_id; }], ["slice", function (t) { return t.slice; }],
+      ["verdict", verdictOf]].concat(["episodes", "successes", "success_rate", "precision", "recall", "f1",
+      "exact_match", "pass_at_k", "pass_hat_k", "dollars"].map(function (key) { return [key, function (t) { return t[key]; }]; }));
     comparisonTables();
   }
 
+  var CHANGE_ORDER = ["regressed", "improved", "unchanged"];
+  function changeCell(r) {
+    var change = r.change || "unchanged";
+    if (change !== "unchanged") return pill(change);
+    var both = r.candidate.success_rate === 1 ? "unchanged: passes" : r.candidate.success_rate === 0 ? "unchanged: fails" : "unchanged";
+    return pill("neutral", both);
+  }
+  function sideBySide(r) {
+    var box = el("div", {"class": "side"});
+    [["base", "base"], ["candidate", "candidate"]].forEach(function (pair) {
+      var col = el("div", {"class": "side-" + pair[0]});
+      var ids = (r.episodes && r.episodes[pair[0]]) || [];
+      col.appendChild(el("h4", {text: pair[1] + ": " + ids.length + " run" + (ids.length === 1 ? "" : "s") +
+        ", success " + rate(r[pair[0]].success_rate)}));
+      ids.forEach(function (i) {
+        var ep = DATA.episodes[i];
+        var details = el("details", {"class": "run", open: ep.success ? null : "open"}, [
+          el("summary", null, [pill(ep.success ? "pass" : "fail"), " ", ep.explanation || ""])]);
+        details.appendChild(episodeDetail(ep));
+        col.appendChild(details);
+      });
+      if (!ids.length) col.appendChild(el("div", {"class": "empty", text: "no episode in this report"}));
+      box.appendChild(col);
+    });
+    return box;
+  }
   function comparisonTable(root, comparison) {
-    var table = new DataTable(root, {
+    var drill = DATA.kind === "compare" && Array.isArray(DATA.episodes);
+    var columns = [
+      {key: "task_id", label: "task", kind: "text", mono: true},
+      {key: "change", label: "change", kind: "node", value: function (r) { return CHANGE_ORDER.indexOf(r.change); }, cell: changeCell},
+      {key: "slice", label: "slice", kind: "text"},
+      {key: "base_success", label: "base success", kind: "rate", value: function (r) { return r.base.success_rate; }},
+      {key: "cand_success", label: "candidate success", kind: "rate", value: function (r) { return r.candidate.success_rate; }},
+      {key: "success_delta", label: "\u0394 success", kind: "delta"},
+      {key: "f1_delta", label: "\u0394 F1", kind: "delta"},
+    ];
+    if (drill) {
+      columns = columns.concat([
+        {key: "tokens_delta", label: "\u0394 tokens", kind: "num", value: function (r) { return r.delta.tokens; }},
+        {key: "dollars_delta", label: "\u0394 dollars", kind: "money", value: function (r) { return r.delta.dollars; }},
+        {key: "dps_delta", label: "\u0394 $ per solved", kind: "money", value: function (r) { return r.delta.dollars_per_success; }},
+        {key: "latency_delta", label: "\u0394 latency per run", kind: "text", value: function (r) {
+          var d = r.delta.latency_per_run_s; return d === null || d === undefined ? null : (d > 0 ? "+" : "") + d.toFixed(3) + " s"; }},
+      ]);
+    }
+    return new DataTable(root, {
       rows: comparison.tasks, rowId: function (r) { return "cmp:" + r.task_id; }, pageSize: 50,
-      empty: "no shared task",
-      columns: [
-        {key: "task_id", label: "task", kind: "text", mono: true},
-        {key: "status", label: "change", kind: "node", value: function (r) { return ["regressed", "improved", "unchanged"].indexOf(r.status); },
-          cell: function (r) { return pill(r.status === "unchanged" ? "neutral" : r.status, r.status); }},
-        {key: "verdicts", label: "verdict", kind: "node", value: function (r) { return VERDICTS.indexOf(verdictOf(r.base)) * 3 + VERDICTS.indexOf(verdictOf(r.candidate)); },
-          cell: function (r) { return el("span", null, [pill(verdictOf(r.base)), " \u2192 ", pill(verdictOf(r.candidate))]); }},
-        {key: "slice", label: "slice", kind: "text"},
-        {key: "base_success", label: "base success", kind: "rate", value: function (r) { return r.base.success_rate; }},
-        {key: "cand_success", label: "candidate success", kind: "rate", value: function (r) { return r.candidate.success_rate; }},
-        {key: "success_delta", label: "\u0394 success", kind: "delta"},
-        {key: "base_f1", label: "base F1", kind: "rate", value: function (r) { return r.base.f1; }},
-        {key: "cand_f1", label: "candidate F1", kind: "rate", value: function (r) { return r.candidate.f1; }},
-        {key: "f1_delta", label: "\u0394 F1", kind: "delta"},
-      ]});
-    return table;
+      empty: "no shared task", columns: columns, expand: drill ? sideBySide : null});
   }
 
   function comparisonTables() {
@@ -503,6 +888,44 @@
   }
 
   // ---------------------------------------------------------------- BFCL
+  function shown(v) { return v === null || v === undefined ? "\u2013" : typeof v === "string" ? JSON.stringify(v) : json(v); }
+  function answerView(answer) {
+    var box = el("div", {"class": "answer"});
+    if (answer.kind === "multi") {
+      box.appendChild(el("h4", {text: "the model's calls against the possible answer, turn by turn (a call in one and not the other is marked)"}));
+      answer.turns.forEach(function (turn, i) {
+        box.appendChild(el("h4", {text: "turn " + (i + 1)}));
+        var pair = el("div", {"class": "answer-pair", "data-turn": i});
+        [["model", "model's calls"], ["answer", "possible answer"]].forEach(function (side) {
+          var col = el("div", {"class": "side-" + side[0]}, [el("div", {"class": "label", text: side[1]})]);
+          turn[side[0]].forEach(function (c) {
+            col.appendChild(el("div", {"class": "call-line " + (c.matched ? "matched" : "unmatched"), text: c.call}));
+          });
+          if (!turn[side[0]].length) col.appendChild(el("div", {"class": "empty", text: "no call"}));
+          pair.appendChild(col);
+        });
+        box.appendChild(pair);
+      });
+      return box;
+    }
+    box.appendChild(el("h4", {text: "the model's decoded calls against the possible answer"}));
+    answer.calls.forEach(function (c) {
+      var body = el("tbody");
+      c.args.forEach(function (a) {
+        var allowed = a.allowed === null || a.allowed === undefined ? "(not in the answer)"
+          : Array.isArray(a.allowed) ? a.allowed.map(function (v) { return v === "" ? "(left out)" : shown(v); }).join(" | ") : shown(a.allowed);
+        body.appendChild(el("tr", {"data-arg": a.arg}, [
+          el("td", {text: a.arg}),
+          el("td", {"class": "got" + (a.ok ? "" : " bad"), text: a.absent ? "(absent)" : shown(a.got)}),
+          el("td", {"class": "expected", text: allowed})]));
+      });
+      box.appendChild(el("div", {"class": "call", "data-status": c.status}, [
+        el("div", {"class": "head"}, [pill(c.status === "called" ? "neutral" : c.status, c.status), el("span", {"class": "tool", text: c.tool})]),
+        c.args.length ? el("table", {"class": "args"}, [el("thead", null, [el("tr", null, ["argument", "model", "possible answer"].map(function (h) { return el("th", {text: h}); }))]), body])
+          : el("div", {"class": "empty", text: "no arguments"})]));
+    });
+    return box;
+  }
   function bfclPage() {
     var root = document.getElementById("failing");
     if (!root) return;
@@ -517,15 +940,19 @@
         {key: "message", label: "message", kind: "text", value: function (r) { return (r.errors || [])[0] || ""; }},
       ],
       expand: function (r) {
-        var box = el("div");
-        box.appendChild(el("h4", {text: "messages"}));
-        var list = el("ul");
-        (r.errors || []).forEach(function (m) { list.appendChild(el("li", {"class": "mono", text: typeof m === "string" ? m : json(m)})); });
+        var box = el("div", {"class": "bfcl-entry"});
+        box.appendChild(el("p", {"class": "explanation"}, [pill("fail", r.error_type || "failed"), " the checker's messages:"]));
+        var list = el("ul", {"class": "messages"});
+        (r.errors || []).forEach(function (m) { list.appendChild(el("li", null, [el("pre", {"class": "value-text", text: typeof m === "string" ? m : json(m)})])); });
         box.appendChild(list);
+        if (r.answer) box.appendChild(answerView(r.answer));
+        var raw = el("details", {"class": "raw"}, [el("summary", {text: "what the score file prints"})]);
         Object.keys(r.detail || {}).forEach(function (key) {
-          box.appendChild(el("h4", {text: key}));
-          box.appendChild(el("pre", {"class": "mono explanation", text: typeof r.detail[key] === "string" ? r.detail[key] : JSON.stringify(r.detail[key], null, 1)}));
+          raw.appendChild(el("h4", {text: key}));
+          raw.appendChild(folded(r.detail[key]));
         });
+        if (!r.answer) raw.open = true;
+        box.appendChild(raw);
         return box;
       }});
     var controls = document.getElementById("failing-controls");
