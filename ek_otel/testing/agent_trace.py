@@ -63,14 +63,15 @@ TASK_SPAN_SCOPE = "ek_otel.testing"
 @dataclass(frozen=True, repr=False)
 class TraceResult:
     """One episode scored against one task. True when the task succeeded; its ``repr`` is
-    the explanation and the call table (so ``assert result`` fails readably).
+    the verdict and the explanation on one line (so ``assert result`` fails readably; pytest
+    shows a repr on one line), :attr:`text` adds the call table.
 
     Example:
         >>> from ek_otel.core.scores import EpisodeScore
         >>> r = TraceResult(EpisodeScore("t", success=True, explanation="1/1 calls matched exactly"),
         ...                 TaskSpec("t"), Episode("t"))
-        >>> bool(r), r.verdict
-        (True, 'pass')
+        >>> bool(r), r.verdict, r
+        (True, 'pass', <ek-otel pass on task 't': 1/1 calls matched exactly>)
     """
 
     score: EpisodeScore
@@ -93,7 +94,7 @@ class TraceResult:
         return score_text(self.score)
 
     def __repr__(self) -> str:
-        return self.text
+        return f"<ek-otel {self.verdict} on task {self.task.task_id!r}: {self.score.explanation}>"
 
 
 def _episode_key(episode: Episode) -> tuple:
@@ -129,6 +130,7 @@ class AgentTrace:
         self.gold_path = gold if gold is not None else session.options.gold
         self.task_id = task_id
         self.trial = 0
+        self.trials_mode = False  # ek_trials records the trials itself
         self._capture: Optional[Capture] = None
         self._begin()
 
@@ -142,15 +144,21 @@ class AgentTrace:
         self._trial_tasks: dict = {}  # task id -> success in this trial
         self._task_of: dict = {}  # episode key -> task id
 
-    def _end(self) -> None:
+    def _end(self, body_passed: bool = True) -> None:
         capture, self._capture = self._capture, None
         if capture is None:
             return
         capture.__exit__(None, None, None)
         episodes = self._episodes_of(capture)
         self.session.add_captured(episodes, self._task_of)
-        for task_id, success in self._trial_tasks.items():
-            self.session.record_trial(task_id, success)
+        if not self.trials_mode:
+            for task_id, success in self._trial_tasks.items():
+                self.session.record_trial(task_id, success and body_passed)
+
+    @property
+    def trial_tasks(self) -> dict:
+        """task id -> whether every score of it succeeded, in the current trial."""
+        return dict(self._trial_tasks)
 
     def next_trial(self) -> None:
         """End the current trial and start capturing the next (``ek_trials`` calls it)."""
@@ -158,10 +166,10 @@ class AgentTrace:
         self.trial += 1
         self._begin()
 
-    def close(self) -> None:
+    def close(self, body_passed: bool = True) -> None:
         """End the capture and hand its episodes and trials to the session (the fixture's
-        teardown)."""
-        self._end()
+        teardown; a task's trial succeeds when its scores did and the test body passed)."""
+        self._end(body_passed)
 
     def _episodes_of(self, capture: Capture) -> list:
         spans, logs = capture.spans(), capture.logs()
