@@ -39,6 +39,8 @@ Example:
       argument   got       expected   weight   difference
       city       "Paris"   "Lyon"     1        wrong value
     >>> t.close()
+    >>> from ek_otel.testing.capture import uninstall
+    >>> uninstall()
 """
 
 from __future__ import annotations

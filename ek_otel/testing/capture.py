@@ -26,6 +26,7 @@ Example:
     ...         pass
     >>> [e.task_id for e in capture.episodes()], len(capture.spans())
     (['t1'], 1)
+    >>> uninstall()
 """
 
 from __future__ import annotations
@@ -222,6 +223,7 @@ def installed() -> bool:
     Example:
         >>> install(); installed()
         True
+        >>> uninstall()
     """
     return _originals is not None
 
@@ -235,6 +237,7 @@ def install() -> None:
         >>> from opentelemetry.sdk.trace import TracerProvider
         >>> isinstance(trace.get_tracer_provider(), TracerProvider)
         True
+        >>> uninstall()
     """
     global _originals
     from opentelemetry._logs._internal import ProxyLoggerProvider
@@ -275,7 +278,6 @@ def uninstall() -> None:
     Example:
         >>> install(); uninstall(); installed()
         False
-        >>> install()
     """
     global _originals
     with _lock:
