@@ -16,7 +16,7 @@ pytest_plugins = ("pytester",)
 pytest.importorskip("openai")
 
 COMMON = '''
-import dataclasses, json, os, subprocess, sys
+import contextlib, dataclasses, json, os, subprocess, sys
 import pytest
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.episode_dict import episode_to_dict
@@ -50,7 +50,31 @@ def check_identity(ek_trace, tmp_path):
                            capture_output=True, text=True, check=True).stdout.splitlines()
     assert [without_source(json.loads(line)) for line in shown] == [
         without_source(episode_to_dict(e)) for e in mine]
-    return paths
+'''
+
+
+TESTS = '''
+def test_right_calls(ek_trace, tmp_path):
+    with around(ek_trace):
+        run_agent()
+    result = ek_trace.assert_calls(EXPECTED, task_id="weather")
+    check_identity(ek_trace, tmp_path)
+    check_right_calls(result, ek_trace)
+
+def test_wrong_city(ek_trace):
+    with around(ek_trace):
+        run_agent(LYON)
+    ek_trace.assert_calls(EXPECTED, task_id="weather-lyon")
+
+PLAN = [DEFAULT_SCRIPT, LYON, DEFAULT_SCRIPT, DEFAULT_SCRIPT]
+RUNS = []
+
+@pytest.mark.ek_trials(k=4, min_success_rate=0.75)
+def test_flaky_agent(ek_trace):
+    RUNS.append(1)
+    with around(ek_trace):
+        run_agent(PLAN[len(RUNS) - 1])
+    ek_trace.assert_calls(EXPECTED, task_id="weather-trials")
 '''
 
 CHAT = COMMON + '''
@@ -79,30 +103,14 @@ def run_agent(script=DEFAULT_SCRIPT):
         client = openai.OpenAI(base_url=server.base_url, api_key="sk-fake", max_retries=0)
         run_chat_loop(client)
 
-def test_right_calls(ek_trace, tmp_path):
-    with ek_trace.span("weather task"):
-        run_agent()
-    result = ek_trace.assert_calls(EXPECTED, task_id="weather")
+def around(ek_trace):
+    return ek_trace.span("weather task")     # the client makes one trace per call: one span
+
+def check_right_calls(result, ek_trace):
     assert result.score.cost.input_tokens == 590
-    paths = check_identity(ek_trace, tmp_path)
-    if NAME == "openai-v2:event_only":
-        assert [os.path.basename(p) for p in paths] == ["traces.pb", "logs.pb"]
-
-def test_wrong_city(ek_trace):
-    with ek_trace.span("weather task"):
-        run_agent(LYON)
-    ek_trace.assert_calls(EXPECTED, task_id="weather-lyon")
-
-PLAN = [DEFAULT_SCRIPT, LYON, DEFAULT_SCRIPT, DEFAULT_SCRIPT]
-RUNS = []
-
-@pytest.mark.ek_trials(k=4, min_success_rate=0.75)
-def test_flaky_agent(ek_trace):
-    RUNS.append(1)
-    with ek_trace.span("weather task"):
-        run_agent(PLAN[len(RUNS) - 1])
-    ek_trace.assert_calls(EXPECTED, task_id="weather-trials")
-'''
+    if NAME == "openai-v2:event_only":        # the messages are log records
+        assert ek_trace.logs
+''' + TESTS
 
 AGENTS = COMMON + '''
 import agents
@@ -144,24 +152,12 @@ def run_agent(script=DEFAULT_SCRIPT):
                       model_settings=ModelSettings(temperature=0.2))
         Runner.run_sync(agent, "Weather and time in Paris, in Fahrenheit?")   # an asyncio loop
 
-def test_right_calls(ek_trace, tmp_path):
-    run_agent()                      # the Agents SDK makes the root span itself
-    ek_trace.assert_calls(EXPECTED, task_id="weather")
-    check_identity(ek_trace, tmp_path)
+def around(ek_trace):
+    return contextlib.nullcontext()            # the Agents SDK makes the root span itself
 
-def test_wrong_city(ek_trace):
-    run_agent(LYON)
-    ek_trace.assert_calls(EXPECTED, task_id="weather-lyon")
-
-PLAN = [DEFAULT_SCRIPT, LYON, DEFAULT_SCRIPT, DEFAULT_SCRIPT]
-RUNS = []
-
-@pytest.mark.ek_trials(k=4, min_success_rate=0.75)
-def test_flaky_agent(ek_trace):
-    RUNS.append(1)
-    run_agent(PLAN[len(RUNS) - 1])
-    ek_trace.assert_calls(EXPECTED, task_id="weather-trials")
-'''
+def check_right_calls(result, ek_trace):
+    assert [s.agent for s in result.episode.trajectory] == ["WeatherAgent"] * 3
+''' + TESTS
 
 
 def check_run(result) -> None:
