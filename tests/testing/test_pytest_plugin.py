@@ -494,3 +494,41 @@ def test_model_call(ek_trace):
     result = run_inline(project, "--ek-pricing", "pricing.yaml")
     assert outcomes(result) == {"passed": 1}
     assert summary_line(result) == "ek-otel: 1 task: 1 pass, 0 flaky, 0 fail (1 trial); $0.75 for 1 scored episode(s)"
+
+
+def test_a_report_on_the_gold_file_compares_with_ek_otel_score(project, tmp_path):
+    gold = project.makefile(".jsonl", gold=(
+        '{"task_id": "refund-a1", "calls": [{"refund": {"order_id": ["A1"], "amount": [10]}}], "ignore_tools": ["lookup_*"]}\n'
+        '{"task_id": "refund-b2", "calls": [{"refund": {"order_id": ["B2"], "amount": [5]}}], "ignore_tools": ["lookup_*"]}\n'))
+    dumps = tmp_path / "dumps"
+    project._monkeypatch.setenv("DUMPS", str(dumps))
+    project.makepyfile(test_gold_report='''
+import os
+from agent import refund_agent
+
+def test_a1(ek_trace):
+    refund_agent(10, task_id="refund-a1")
+    ek_trace.assert_task("refund-a1")
+    ek_trace.write_dump(os.path.join(os.environ["DUMPS"], "a1"))
+
+def test_b2(ek_trace):
+    refund_agent(7, order="B2", task_id="refund-b2")
+    ek_trace.write_dump(os.path.join(os.environ["DUMPS"], "b2"))
+    assert not ek_trace.score()          # the agent refunds 7, the task says 5
+''')
+    report_dir = tmp_path / "report"
+    result = run_inline(project, "--ek-gold", str(gold), "--ek-report", str(report_dir))
+    assert outcomes(result) == {"passed": 2}
+    assert summary_line(result) == "ek-otel: 2 tasks: 1 pass, 0 flaky, 1 fail (2 trials)"
+    from ek_otel.scoring.settings import file_sha256
+
+    mine = read_json(report_dir / "report.json")
+    assert mine["provenance"]["gold_sha256"] == file_sha256(str(gold))
+    scored = tmp_path / "score.json"
+    run = ek_otel_cli("score", str(dumps), "--gold", str(gold), "--json", str(scored))
+    assert run.returncode == 0, run.stderr
+    theirs = read_json(scored)
+    assert theirs["per_task"] == mine["per_task"]
+    compared = ek_otel_cli("compare", str(scored), str(report_dir / "report.json"), "--json", "-")
+    assert compared.returncode == 0, compared.stderr
+    assert json.loads(compared.stdout)["shared_tasks"] == 2
