@@ -172,8 +172,9 @@ def pytest_runtest_makereport(item: Any, call: Any) -> Any:
         outcome = item.stash.get(_TRIALS, None)
         if outcome is not None:
             report.ek_verdict = outcome.verdict
-            report.user_properties.append(
-                ("ek_trials", f"{outcome.verdict}: {outcome.passed} of {outcome.rule.k} passed"))
+            prop = ("ek_trials", f"{outcome.verdict}: {outcome.passed} of {outcome.rule.k} passed")
+            item.user_properties.append(prop)  # JUnit XML: a property of the test case
+            report.user_properties.append(prop)
     return report
 
 

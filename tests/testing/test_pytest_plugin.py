@@ -272,7 +272,7 @@ def test_without_the_fixture():
 
 def test_trials_with_a_scripted_flaky_agent(project):
     project.makepyfile(test_flaky=FLAKY)
-    result = run_inline(project, "-v")
+    result = run_inline(project, "-v", "--junitxml=junit.xml")
     assert outcomes(result) == {"passed": 1, "flaky": 2, "failed": 4}
     result.stdout.fnmatch_lines([
         "*test_accepted_flaky FLAKY*",
@@ -296,6 +296,13 @@ def test_trials_with_a_scripted_flaky_agent(project):
                                  "trials), needs at least 0.5"])
     result.stdout.fnmatch_lines(["ek_trials: fail, 0 of 3 trials passed; pass^3 = 0.000, needs*"])
     assert summary_line(result) == "ek-otel: 7 tasks: 1 pass, 5 flaky, 1 fail (30 trials)"
+    import xml.etree.ElementTree as ET
+
+    cases = {case.get("name"): case for case in ET.parse(project.path / "junit.xml").iter("testcase")}
+    prop = cases["test_accepted_flaky"].find("properties/property")
+    assert (prop.get("name"), prop.get("value")) == ("ek_trials", "flaky: 3 of 5 passed")
+    assert cases["test_accepted_flaky"].find("failure") is None
+    assert cases["test_strict_flaky"].find("failure") is not None
 
 
 def test_a_trial_that_fails_before_scoring_fails_its_task(project):
