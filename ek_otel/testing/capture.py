@@ -252,14 +252,30 @@ def install() -> None:
         if _no_global(_logs.get_logger_provider(), ProxyLoggerProvider):
             _logs.set_logger_provider(LoggerProvider(resource=Resource.create()))
         _attach_logger(_logs.get_logger_provider())
-        for obj in gc.get_objects():  # providers an application made without making them global
-            if isinstance(obj, TracerProvider):
-                _attach_tracer(obj)
-            elif isinstance(obj, LoggerProvider):
-                _attach_logger(obj)
+        for provider in _live_providers():
+            _attach_tracer(provider)
+            _attach_logger(provider)
         for cls, attach in ((TracerProvider, _attach_tracer), (LoggerProvider, _attach_logger)):
             _originals[cls] = original = cls.__dict__["__init__"]
             cls.__init__ = _attaching_init(original, attach)
+
+
+def _live_providers() -> list:
+    """The SDK providers alive now (an application may make one without making it global).
+
+    By the exact type of each object the GC tracks, one ``issubclass`` per type: never
+    ``isinstance`` on an object, whose ``__class__`` may be a lazy proxy's property.
+    """
+    kinds: dict = {}
+    found = []
+    for obj in gc.get_objects():
+        cls = type(obj)
+        kind = kinds.get(cls)
+        if kind is None:
+            kind = kinds[cls] = issubclass(cls, (TracerProvider, LoggerProvider))
+        if kind:
+            found.append(obj)
+    return found
 
 
 def _attaching_init(original: Any, attach: Any) -> Any:

@@ -62,3 +62,24 @@ def test_an_empty_capture_writes_no_dump(tmp_path):
     with Capture() as empty:
         pass
     assert empty.bodies() == (b"", b"") and empty.write_dump(str(tmp_path)) == []
+
+
+class _LazyProxy:
+    """Like the lazy proxies some clients export: reading ``__class__`` has side effects."""
+
+    touched = False
+
+    @property
+    def __class__(self):  # noqa: D401
+        _LazyProxy.touched = True
+        raise RuntimeError("a lazy proxy was loaded")
+
+
+def test_the_scan_for_providers_touches_no_other_object():
+    proxy = _LazyProxy()
+    install()
+    try:
+        assert not _LazyProxy.touched
+    finally:
+        uninstall()
+    del proxy
