@@ -34,6 +34,7 @@ __all__ = ["ek_trace"]
 _SESSION = pytest.StashKey()
 _CALL_PASSED = pytest.StashKey()
 _TRIALS = pytest.StashKey()
+_REPORT_ERROR = pytest.StashKey()
 
 
 class _Options(NamedTuple):
@@ -194,23 +195,23 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
 
     try:
         _session(config).write_report()
-    except EkOtelError as exc:
-        config.stash[_SESSION].report_error = str(exc)
+    except EkOtelError as exc:  # a pricing or gold file that cannot be used, a directory
+        config.stash[_REPORT_ERROR] = str(exc)
         if session.exitstatus == 0:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: Any, config: Any) -> None:
+    error = config.stash.get(_REPORT_ERROR, None)
+    if error:
+        terminalreporter.write_line(f"ek-otel: error: no report written: {error}", red=True)
     session = config.stash.get(_SESSION, None)
     if session is None:
         return
     line = session.summary_line()
     if line is not None:
         terminalreporter.write_line(line)
-    error = getattr(session, "report_error", None)
-    if error:
-        terminalreporter.write_line(f"ek-otel: error: {error}", red=True)
-    elif session.report_written:
+    if session.report_written:
         what = "" if session.captured else " (no episode was captured in this session: it is empty)"
         terminalreporter.write_line(f"ek-otel: report in {session.report_written}: report.json, "
                                     f"report.html, gold.jsonl{what}")

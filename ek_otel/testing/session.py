@@ -78,7 +78,6 @@ class Session:
         self.captured: list = []  # (episode, task id or None), for the report
         self.bad_input = BadInputReport()
         self.report_written: Optional[str] = None
-        self.report_error: Optional[str] = None
 
     # -- settings and gold ------------------------------------------------------------------
 

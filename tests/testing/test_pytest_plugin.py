@@ -539,3 +539,25 @@ def test_b2(ek_trace):
     compared = ek_otel_cli("compare", str(scored), str(report_dir / "report.json"), "--json", "-")
     assert compared.returncode == 0, compared.stderr
     assert json.loads(compared.stdout)["shared_tasks"] == 2
+
+
+def test_a_report_that_cannot_be_written_is_said_and_fails_the_run(project, tmp_path):
+    project.makefile(".yaml", pricing="models: [not, a, table]\n")
+    project.makepyfile(test_fine='''
+def test_fine():
+    pass
+''')
+    result = run_inline(project, "--ek-pricing", "pricing.yaml", "--ek-report", str(tmp_path / "r"))
+    assert outcomes(result) == {"passed": 1}
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["ek-otel: error: no report written: *pricing.yaml*"])
+    assert not (tmp_path / "r" / "report.json").exists()
+
+
+def test_an_empty_session_report_says_it_is_empty(project, tmp_path):
+    project.makepyfile(test_plain='def test_plain():\n    pass\n')
+    result = run_inline(project, "--ek-report", str(tmp_path / "r"))
+    assert outcomes(result) == {"passed": 1} and result.ret == 0
+    result.stdout.fnmatch_lines(["ek-otel: report in *: report.json, report.html, gold.jsonl "
+                                 "(no episode was captured in this session: it is empty)"])
+    assert read_json(tmp_path / "r" / "report.json")["aggregate"]["episodes"] == 0
