@@ -47,7 +47,8 @@ from .scoring.link import LATE_EVICTED, Unmatched
 from .scoring.run import DEFAULT_BATCH, ScoreRun, score_episodes
 from .scoring.settings import ScoreSettings
 
-__all__ = ["read_episodes", "trace_groups", "score_dump", "open_scoring", "diagnose_dumps"]
+__all__ = ["read_episodes", "episodes_of_records", "groups_of_records", "trace_groups", "score_dump",
+           "open_scoring", "diagnose_dumps"]
 
 
 def read_episodes(
@@ -143,27 +144,82 @@ def trace_groups(paths: Sequence[str], report: Any, *, keep_closed: int = KEEP_C
         >>> len(list(groups)) > 0, late.evicted
         (True, [])
     """
-    from .ingest.assemble import LateRecords, group_traces
     from .ingest.dumps import read_dump
+
+    return groups_of_records(read_dump(paths, report=report, shard=shard),
+                             keep_closed=keep_closed, close_after=close_after,
+                             on_own_output=on_own_output)
+
+
+def groups_of_records(records: Iterable[Any], *, keep_closed: int = KEEP_CLOSED_TRACES,
+                      close_after: Optional[int] = None,
+                      on_own_output: Optional[Callable[[Any], None]] = None) -> tuple:
+    """``(groups, late)`` of decoded records (see :func:`trace_groups`, which reads them
+    from dump files): ek-otel's own output dropped, grouped by trace, late groups merged.
+
+    Example:
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> groups, late = groups_of_records([SpanRecord("1" * 32, "a" * 16)])
+        >>> [len(g.spans) for g in groups], late.evicted
+        ([1], [])
+    """
+    from .ingest.assemble import LateRecords, group_traces
 
     grouping = {} if close_after is None else {"close_after": close_after}
     late = LateRecords(keep_closed)
-    records = _not_ours(read_dump(paths, report=report, shard=shard), on_own_output)
-    return late.merge(group_traces(records, **grouping)), late
+    return late.merge(group_traces(_not_ours(records, on_own_output), **grouping)), late
 
 
-def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
-                       evicted, on_own_output, read_request=False, transcripts=False) -> Iterator[Episode]:
+def episodes_of_records(
+    records: Iterable[Any],
+    *,
+    report: Any,
+    group_by: str = "trace",
+    task_id_keys: Sequence[str] = DEFAULT_TASK_ID_KEYS,
+    source: str = "",
+    keep_closed: int = KEEP_CLOSED_TRACES,
+    close_after: Optional[int] = None,
+    evicted: Optional[list] = None,
+    on_own_output: Optional[Callable[[Any], None]] = None,
+    read_request: bool = False,
+    transcripts: bool = False,
+) -> Iterator[Episode]:
+    """The episodes of decoded records, built as :func:`read_episodes` builds those of dump
+    files (the same steps: this is its one-process path after the reading); ``source`` goes
+    to each episode's ``provenance.source``. The pytest plugin (:mod:`ek_otel.testing`) reads
+    the spans a test recorded through it.
+
+    Example:
+        >>> from ek_otel.ingest.bad_input import BadInputReport
+        >>> from ek_otel.ingest.records import SpanRecord
+        >>> [e.provenance.span_count for e in episodes_of_records(
+        ...     [SpanRecord("1" * 32, "a" * 16)], report=BadInputReport(), source="test")]
+        [1]
+    """
     from .ingest.episodes import build_episodes
 
-    groups, late = trace_groups(paths, report, keep_closed=keep_closed, close_after=close_after,
-                                on_own_output=on_own_output)
-    episodes = build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
-                              source=", ".join(paths), report=report, read_request=read_request,
+    if group_by not in GROUP_BY_CHOICES:
+        raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
+    groups, late = groups_of_records(records, keep_closed=keep_closed, close_after=close_after,
+                                     on_own_output=on_own_output)
+    episodes = build_episodes(groups, group_by=group_by, task_id_keys=tuple(task_id_keys),
+                              source=source, report=report, read_request=read_request,
                               transcripts=transcripts)
     yield from _real_episodes(episodes)
     if evicted is not None:
         evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in late.evicted)
+
+
+def _episodes_of_dumps(paths, report, group_by, task_id_keys, keep_closed, close_after,
+                       evicted, on_own_output, read_request=False, transcripts=False) -> Iterator[Episode]:
+    from .ingest.dumps import read_dump
+
+    return episodes_of_records(read_dump(paths, report=report), report=report,
+                               group_by=group_by, task_id_keys=task_id_keys,
+                               source=", ".join(paths), keep_closed=keep_closed,
+                               close_after=close_after, evicted=evicted,
+                               on_own_output=on_own_output, read_request=read_request,
+                               transcripts=transcripts)
 
 
 def score_dump(

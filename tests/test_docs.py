@@ -86,6 +86,8 @@ def test_python_blocks_run(doc, tmp_path, monkeypatch):
         (tmp_path / name).symlink_to(ROOT / name)
     monkeypatch.chdir(tmp_path)
     for block in code_blocks("python", DOCS[doc]):
+        if block.startswith("# test_"):
+            continue  # a test file for pytest: tests/testing/test_readme_example.py runs it
         exec(compile(block, doc, "exec"), {"__name__": "docs"})
 
 
