@@ -7,6 +7,7 @@
 | ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients until every run is scored (wall, and CPU of all the server's processes) | the decode floor of the same spans, and offline ``ek-otel score`` of the same dump |
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
+| one large OTLP JSON request (10k traces, ~130 MB): ``ek-otel score`` wall, CPU, peak RSS; ``agentevals-cli`` on the same file and gold (its own venv) | the decode floor of that file; ``ek-otel score`` |
 | growth: ``ek-otel score --json`` over 10k, 100k, 1M spans of JSON Lines (10M with ``--huge``): CPU and wall per span, peak RSS | the 10k run |
 
 Whole-process figures are the best of ``--repeat`` runs of each side, alternated, so both sides see the
@@ -47,7 +48,7 @@ sys.path.insert(0, HERE)
 import ingest  # noqa: E402  (bench/ingest.py: the generator and the decode floor)
 
 REPO = Path(HERE).parent
-SECTIONS = ("startup", "score", "serve", "serve-scoring", "bfcl", "growth")
+SECTIONS = ("startup", "score", "bigjson", "serve", "serve-scoring", "bfcl", "growth")
 
 
 def ek_otel_cmd() -> list:
@@ -390,6 +391,11 @@ def main(argv=None) -> int:
             report["startup"] = bench_startup(args)
         if "score" in only:
             report["score"] = bench_score(args, work)
+        if "bigjson" in only:
+            import bigjson  # bench/bigjson.py: one large OTLP JSON request, and agentevals-cli
+
+            report["bigjson"] = bigjson.bench_bigjson(args, work, row, load, ek_otel_cmd(),
+                                                      before_cmd(args) if args.before else None)
         if "serve" in only:
             report["serve"] = bench_serve(args, work)
         if "serve-scoring" in only:
