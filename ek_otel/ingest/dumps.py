@@ -49,6 +49,7 @@ import zstandard
 from ..errors import DecodeError, InputError
 from .bad_input import UNDECODABLE_PROTOBUF, UNREADABLE_FILE, BadInputReport
 from .formats import FRAMES, JSON, PROTOBUF, SNIFF_BYTES, content_kind
+from .json_document import check_json, decode_document
 from .otlp import Record, decode, parse_json
 from .records import Origin
 
@@ -222,7 +223,7 @@ def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport, s
     else:
         return
     try:
-        parse_json(stripped)
+        check_json(stripped)  # parse_json, without Python objects for a large single request
     except DecodeError:
         # Not one JSON document per line: maybe one pretty-printed object (or array).
         head = [line]
@@ -235,14 +236,14 @@ def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport, s
         else:
             whole = b"".join(head)
             try:
-                parse_json(whole)
+                check_json(whole)
             except DecodeError:
                 pass
             else:
-                yield from decode(whole, JSON, origin=Origin(source), report=report, strict=False, shard=shard)
+                yield from decode_document(whole, Origin(source), report, shard)
                 return
         lines = itertools.chain(head[1:], lines)
-    yield from decode(stripped, JSON, origin=Origin(source, number), report=report, strict=False, shard=shard)
+    yield from decode_document(stripped, Origin(source, number), report, shard)
     for line in lines:
         number += 1
         stripped = line.strip()
