@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -131,7 +130,7 @@ def test_without_simdjson_the_plain_path_is_taken(monkeypatch):
     check_json(body)
 
 
-def _dump_records(path: str, jobs_shard=None) -> tuple:
+def _dump_records(path: str) -> tuple:
     report = BadInputReport()
     groups = [(g.trace_id, [repr(s) for s in g.spans]) for g in group_traces(read_dump([path], report=report))]
     return groups, report.counts, [str(c) for c in report.cases]
