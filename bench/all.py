@@ -8,6 +8,7 @@
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
 | the Collector tier (``bench/collector.py``): SDK exporters straight into one serve, through the Collector into one, through the load-balancing Collector into three: spans/s accepted and scored, zero loss, p99 export latency, CPU per span of the Collector and of the instances | the direct phase of the same run, same clients and spans |
+| one large OTLP JSON request (10k traces, ~130 MB): ``ek-otel score`` wall, CPU, peak RSS; ``agentevals-cli`` on the same file and gold (its own venv) | the decode floor of that file; ``ek-otel score`` |
 | growth: ``ek-otel score --json`` over 10k, 100k, 1M spans of JSON Lines (10M with ``--huge``): CPU and wall per span, peak RSS | the 10k run |
 
 Whole-process figures are the best of ``--repeat`` runs of each side, alternated, so both sides see the
@@ -48,7 +49,7 @@ sys.path.insert(0, HERE)
 import ingest  # noqa: E402  (bench/ingest.py: the generator and the decode floor)
 
 REPO = Path(HERE).parent
-SECTIONS = ("startup", "score", "serve", "serve-scoring", "collector", "bfcl", "growth")
+SECTIONS = ("startup", "score", "bigjson", "serve", "serve-scoring", "collector", "bfcl", "growth")
 
 
 def ek_otel_cmd() -> list:
@@ -416,6 +417,11 @@ def main(argv=None) -> int:
             report["startup"] = bench_startup(args)
         if "score" in only:
             report["score"] = bench_score(args, work)
+        if "bigjson" in only:
+            import bigjson  # bench/bigjson.py: one large OTLP JSON request, and agentevals-cli
+
+            report["bigjson"] = bigjson.bench_bigjson(args, work, row, load, ek_otel_cmd(),
+                                                      before_cmd(args) if args.before else None)
         if "serve" in only:
             report["serve"] = bench_serve(args, work)
         if "serve-scoring" in only:

@@ -207,6 +207,10 @@ def _skip(report: Optional[BadInputReport], exc: Exception, what: str, origin) -
 
 def _batches(request: Any, outer: tuple, inner: tuple, records: tuple) -> Iterator[tuple]:
     """Yield (resource attributes source, scope dict, records list) per scope batch."""
+    lazy = getattr(request, "otlp_batches", None)  # a large document read lazily (json_document)
+    if lazy is not None:
+        yield from lazy(outer, inner, records)
+        return
     if not isinstance(request, dict):
         raise BadValue(f"the request is a {type(request).__name__}, not an object")
     for batch in _list(request, *outer):

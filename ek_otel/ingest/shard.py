@@ -125,12 +125,21 @@ class Shard:
         shard's (decode it in full, build it), and then its cases are this shard's."""
         self.clock += 1
         self.seq = 0
-        if trace_id:
-            mine = self._low <= _crc32(trace_id.encode()) % BUCKETS < self._high
-        else:
-            mine = self.index == 0
+        mine = self.owns(trace_id)
         self.active = mine
         return mine
+
+    def owns(self, trace_id: str) -> bool:
+        """True when the records of ``trace_id`` are this shard's (what :meth:`item` will
+        say of it), without a tick: for readers that must know before the record is built.
+
+        Example:
+            >>> Shard(0, 2).owns(""), Shard(1, 2).owns("")
+            (True, False)
+        """
+        if trace_id:
+            return self._low <= _crc32(trace_id.encode()) % BUCKETS < self._high
+        return self.index == 0
 
     def add(self, reason: str, detail: str = "", origin: Optional[Any] = None) -> None:
         """A bad-input case (the :meth:`BadInputReport.add` of one process), kept only when
