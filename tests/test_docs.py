@@ -62,13 +62,24 @@ def test_every_command_is_in_the_readme(path):
     assert f"ek-otel {' '.join(path)}" in README, f"README.md never mentions `ek-otel {' '.join(path)}`"
 
 
-def test_readme_starts_with_the_two_commands():
-    first_lines = README.splitlines()[:4]
-    assert first_lines[0].startswith("```")
-    assert first_lines[3] == "```"
-    install_and_run, install_and_test = first_lines[1], first_lines[2]
+def test_readme_starts_with_its_title_then_the_two_commands():
+    lines = README.splitlines()
+    assert lines[0] == "# ek-otel"
+    fence = lines.index("```sh")
+    assert all(not line.startswith("```") for line in lines[1:fence])  # a paragraph, no code
+    install_and_run, install_and_test, end = lines[fence + 1:fence + 4]
     assert install_and_run.startswith("pip install -e . && ek-otel ")
     assert install_and_test == "pip install -e '.[test]' && bash .ci/run"
+    assert end == "```"
+
+
+def test_readme_is_short_and_links_every_guide_page():
+    assert len(README.splitlines()) <= 250
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert f"docs/{page.name}" in README or page.name == "README.md" and "docs/README.md" in README, page
+    index = DOCS["docs/README.md"]
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        assert page.name == "README.md" or f"({page.name}" in index, f"docs/README.md lacks {page.name}"
 
 
 def test_ci_installs_the_test_extra_and_runs_the_whole_suite():
@@ -91,14 +102,14 @@ def test_python_blocks_run(doc, tmp_path, monkeypatch):
         exec(compile(block, doc, "exec"), {"__name__": "docs"})
 
 
-def test_readme_gold_example_is_a_valid_task():
-    (block,) = code_blocks("json")
+def test_the_gold_example_is_a_valid_task():
+    (block,) = code_blocks("json", DOCS["docs/gold-files.md"])
     task = task_from_dict(json.loads(block))
     assert task.grammar().field_cost("refund", "amount") == 20.0
 
 
-def test_readme_pricing_example_is_a_valid_pricing_file():
-    (block,) = code_blocks("yaml")
+def test_the_pricing_example_is_a_valid_pricing_file():
+    (block,) = code_blocks("yaml", DOCS["docs/gold-files.md"])
     obj = yaml.safe_load(block.replace("https://...", "https://example.com"))
     assert pricing_from_dict(obj).table.price_of("gpt-4o-2024-08-06").input == 2.5
 
@@ -142,7 +153,7 @@ def readme_commands(text: str = README) -> list[str]:
 def test_readme_has_shell_commands_to_run():
     commands = readme_commands()
     assert commands[0] == "ek-otel score examples/traces.jsonl --gold examples/tasks.jsonl"
-    assert any("--emit-file" in c for c in commands)
+    assert any("--emit-file" in c for c in readme_commands(DOCS["docs/scoring.md"]))
 
 
 #: Every runnable block of the README and the guide: (page, block number, its commands).
@@ -184,7 +195,7 @@ def test_readme_names_the_json_report_keys_that_exist(tmp_path):
                           capture_output=True, text=True, check=False, cwd=str(ROOT))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
-    section = README.split("`--json OUT` writes", 1)[1].split("When the runs differ", 1)[0]
+    section = DOCS["docs/scoring.md"].split("`--json OUT` writes", 1)[1].split("When the runs differ", 1)[0]
     aggregate = section.split('"aggregate": {', 1)[1].split("}", 1)[0]
     for key in re.findall(r"[a-z_][a-z_0-9]*", aggregate):
         assert key in report["aggregate"], f"README names aggregate key {key!r}"

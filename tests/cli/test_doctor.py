@@ -128,8 +128,8 @@ def test_group_by_conversation_diagnoses_one_episode_per_conversation(tmp_path):
     assert only["framework"] == "pydantic-ai"
 
 
-def test_the_readme_shows_what_doctor_prints():
-    readme = (CORPUS.parents[2] / "README.md").read_text(encoding="utf-8")
+def test_the_guide_shows_what_doctor_prints():
+    readme = (CORPUS.parents[2] / "docs" / "scoring.md").read_text(encoding="utf-8")
     shown = readme.split("```text\ntrace ", 1)[1].split("```", 1)[0]
     printed = run(str(CORPUS / "openai-v2-2.4b0-no_content" / "traces.pb")).stdout
     assert "trace " + shown == printed.split("\n\n", 1)[0] + "\n"
