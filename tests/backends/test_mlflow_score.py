@@ -55,7 +55,7 @@ def test_score_writes_feedback_assessments_and_updates_them(mlflow_server, tmp_p
         (feedback,) = _ours(info)
         assert feedback["assessment_name"] == "ek.tool_call"
         assert feedback["source"]["source_type"] == "CODE"
-        assert feedback["feedback"]["value"] == pytest.approx(episode["f1"])
+        assert feedback["feedback"]["value"] == pytest.approx(_score_value(episode))
         assert feedback["metadata"]["label"] == episode["label"]
         assert feedback["span_id"] == episode["root_span_id"]
         assert feedback["rationale"]
@@ -68,4 +68,10 @@ def test_score_writes_feedback_assessments_and_updates_them(mlflow_server, tmp_p
     for episode in again["episodes"]:
         (feedback,) = _ours(mlflow_server.trace(episode["trace_id"]))  # updated, not doubled
         assert feedback["metadata"]["level"] == "arg"
-        assert feedback["feedback"]["value"] == pytest.approx(episode["f1"])
+        assert feedback["feedback"]["value"] == pytest.approx(_score_value(episode))
+
+
+def _score_value(episode: dict) -> float:
+    """The value written back: the F1, or the verdict (1.0 / 0.0) where the F1 is undefined
+    (no call expected, none made: ``null`` in the report)."""
+    return episode["f1"] if episode["f1"] is not None else float(bool(episode["success"]))

@@ -54,7 +54,7 @@ def _check_annotation(annotation, episode) -> None:
     assert annotation["annotator_kind"] == "CODE"
     assert annotation["identifier"] == "ek-otel"
     result = annotation["result"]
-    assert result["score"] == pytest.approx(episode["f1"])
+    assert result["score"] == pytest.approx(_score_value(episode))
     assert result["label"] == episode["label"]
     assert result["explanation"]
     meta = annotation["metadata"]
@@ -203,10 +203,13 @@ def test_runs_of_real_instrumentations_get_their_annotations(phoenix, tmp_path):
     projects = [p["name"] for p in phoenix.get("/v1/projects")["data"]]
     by_span, by_trace = {}, {}
     for project in projects:
+        # ek-otel's own (another test of the same server labels these runs by hand)
         for a in phoenix.span_annotations([e["root_span_id"] for e in episodes], project):
-            by_span.setdefault(a["span_id"], []).append(a)
+            if a.get("name") == "ek.tool_call":
+                by_span.setdefault(a["span_id"], []).append(a)
         for a in phoenix.trace_annotations([e["trace_id"] for e in episodes], project):
-            by_trace.setdefault(a["trace_id"], []).append(a)
+            if a.get("name") == "ek.tool_call":
+                by_trace.setdefault(a["trace_id"], []).append(a)
     for episode in episodes:
         (span_annotation,) = by_span[episode["root_span_id"]]
         (trace_annotation,) = by_trace[episode["trace_id"]]
@@ -217,3 +220,9 @@ def test_runs_of_real_instrumentations_get_their_annotations(phoenix, tmp_path):
     after = windows()
     for trace_id in sent:
         assert after[trace_id] == before[trace_id], trace_id
+
+
+def _score_value(episode: dict) -> float:
+    """The value written back: the F1, or the verdict (1.0 / 0.0) where the F1 is undefined
+    (no call expected, none made: ``null`` in the report)."""
+    return episode["f1"] if episode["f1"] is not None else float(bool(episode["success"]))
