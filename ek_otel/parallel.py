@@ -170,7 +170,7 @@ class _ShardRun:
 
     def __iter__(self) -> Iterator[tuple]:
         from .ingest.episodes import build_episodes
-        from .pipeline import _real_episodes, trace_groups
+        from .dump_flow import real_episodes, trace_groups
 
         shard = self.shard
         groups, late = trace_groups(self.paths, shard, keep_closed=self.keep_closed,
@@ -185,7 +185,7 @@ class _ShardRun:
                 if shard.item(group.trace_id):  # a tick: building it reports as its owner
                     yield group
 
-        episodes = _real_episodes(build_episodes(own_groups(), group_by=GROUP_BY_TRACE,
+        episodes = real_episodes(build_episodes(own_groups(), group_by=GROUP_BY_TRACE,
                                                  task_id_keys=self.task_id_keys,
                                                  source=", ".join(self.paths), report=shard,
                                                  transcripts=self.transcripts))

@@ -39,7 +39,7 @@ from typing import Any, Optional, Union
 
 from .core.episode import Episode, TaskSpec
 from .emit.envelope import ScoreEnvelope
-from .ingest.own_output import is_own_output
+from .dump_flow import groups_of_records, not_ours, real_episodes, trace_groups  # noqa: F401 (pipeline API)
 from .ingest.assemble import KEEP_CLOSED_TRACES
 from .ingest.episodes import GROUP_BY_CHOICES
 from .ingest.semconv import DEFAULT_TASK_ID_KEYS
@@ -128,48 +128,6 @@ def _parallel_episodes(paths, report, jobs, task_id_keys, keep_closed, close_aft
             evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in run.evicted)
 
 
-def trace_groups(paths: Sequence[str], report: Any, *, keep_closed: int = KEEP_CLOSED_TRACES,
-                 close_after: Optional[int] = None,
-                 on_own_output: Optional[Callable[[Any], None]] = None,
-                 shard: Any = None) -> tuple:
-    """``(groups, late)``: the trace groups of dump files, late ones merged with the kept
-    records of their trace (an iterator of :class:`~ek_otel.ingest.assemble.TraceGroup`),
-    and the :class:`~ek_otel.ingest.assemble.LateRecords` that merges them (its ``evicted``
-    is complete once the groups are). The id-level flow that one process and each process
-    of a parallel run (``shard``: see :func:`~ek_otel.ingest.dumps.read_dump`) share.
-
-    Example:
-        >>> from ek_otel.ingest.bad_input import BadInputReport
-        >>> groups, late = trace_groups(["examples/traces.jsonl"], BadInputReport())
-        >>> len(list(groups)) > 0, late.evicted
-        (True, [])
-    """
-    from .ingest.dumps import read_dump
-
-    return groups_of_records(read_dump(paths, report=report, shard=shard),
-                             keep_closed=keep_closed, close_after=close_after,
-                             on_own_output=on_own_output)
-
-
-def groups_of_records(records: Iterable[Any], *, keep_closed: int = KEEP_CLOSED_TRACES,
-                      close_after: Optional[int] = None,
-                      on_own_output: Optional[Callable[[Any], None]] = None) -> tuple:
-    """``(groups, late)`` of decoded records (see :func:`trace_groups`, which reads them
-    from dump files): ek-otel's own output dropped, grouped by trace, late groups merged.
-
-    Example:
-        >>> from ek_otel.ingest.records import SpanRecord
-        >>> groups, late = groups_of_records([SpanRecord("1" * 32, "a" * 16)])
-        >>> [len(g.spans) for g in groups], late.evicted
-        ([1], [])
-    """
-    from .ingest.assemble import LateRecords, group_traces
-
-    grouping = {} if close_after is None else {"close_after": close_after}
-    late = LateRecords(keep_closed)
-    return late.merge(group_traces(_not_ours(records, on_own_output), **grouping)), late
-
-
 def episodes_of_records(
     records: Iterable[Any],
     *,
@@ -205,7 +163,7 @@ def episodes_of_records(
     episodes = build_episodes(groups, group_by=group_by, task_id_keys=tuple(task_id_keys),
                               source=source, report=report, read_request=read_request,
                               transcripts=transcripts)
-    yield from _real_episodes(episodes)
+    yield from real_episodes(episodes)
     if evicted is not None:
         evicted.extend(Unmatched(trace_id, "", LATE_EVICTED) for trace_id in late.evicted)
 
@@ -363,9 +321,9 @@ def diagnose_dumps(
     if group_by not in GROUP_BY_CHOICES:
         raise ValueError(f"group_by must be one of {', '.join(GROUP_BY_CHOICES)}; got {group_by!r}")
     expand_paths(paths)
-    groups = list(group_traces(_not_ours(read_dump(paths, report=report)), close_after=None))
+    groups = list(group_traces(not_ours(read_dump(paths, report=report)), close_after=None))
     by_trace = {group.trace_id: group for group in groups}
-    episodes = _real_episodes(build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
+    episodes = real_episodes(build_episodes(groups, group_by=group_by, task_id_keys=task_id_keys,
                                              source=", ".join(paths), report=report))
 
     def records(episode: Episode) -> tuple:
@@ -381,22 +339,3 @@ def diagnose_dumps(
         return episode, spans, logs
 
     return diagnose(records(episode) for episode in episodes)
-
-
-def _not_ours(records: Iterable[Any], on_own: Optional[Callable[[Any], None]] = None) -> Iterator[Any]:
-    """Drop ek-otel's own output (scores written back), so it never re-scores a trace."""
-    for record in records:
-        if not is_own_output(record.resource, record.scope_name):
-            yield record
-        elif on_own is not None:
-            on_own(record)
-
-
-def _real_episodes(episodes: Iterable[Episode]) -> Iterator[Episode]:
-    """Skip the pseudo-episodes of log records that belong to no trace and no span."""
-    for episode in episodes:
-        provenance = episode.provenance
-        if provenance is not None and not provenance.trace_id and not provenance.span_count \
-                and not episode.trajectory.steps:
-            continue
-        yield episode
