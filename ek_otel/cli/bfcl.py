@@ -276,7 +276,7 @@ def from_bfcl(data_path: Optional[str], categories: tuple, out: str) -> None:
         ek-otel gold from-bfcl --category simple_python --category parallel --out bfcl.jsonl
     """
     from ..bfcl.data import BfclData
-    from ..gold.bfcl import bfcl_tasks
+    from ..bfcl.gold import bfcl_tasks
     from ..gold.native import dump_tasks
 
     data = BfclData.locate(data_path)

@@ -8,7 +8,7 @@ import pytest
 from ek_otel.bfcl.categories import SINGLE_TURN, checker_kind
 from ek_otel.bfcl.matcher import bfcl_verdict_for_episode, episode_from_result
 from ek_otel.bfcl.runner import ResultFile, find_result_files, score_category
-from ek_otel.gold.bfcl import bfcl_tasks
+from ek_otel.bfcl.gold import bfcl_tasks
 from ek_otel.gold.native import dump_tasks, load_tasks
 
 
@@ -59,7 +59,7 @@ def test_episodes_scored_against_bfcl_gold_match_ek_otel_bfcl(bfcl_data, bfcl_re
                                       "live_relevance", "multi_turn_miss_func", "memory_rec_sum",
                                       "web_search_base"])
 def test_from_bfcl_loses_nothing(bfcl_data, tmp_path, category):
-    from ek_otel.gold.bfcl import task_dict_from_entry
+    from ek_otel.bfcl.gold import task_dict_from_entry
     from ek_otel.gold.native import task_to_dict
 
     entries = bfcl_data.entries(category)

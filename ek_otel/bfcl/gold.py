@@ -38,12 +38,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..bfcl.categories import is_agentic, is_multi_turn, is_relevance
-from ..bfcl.data import BfclData, BfclEntry
-from ..bfcl.decode import DecodeError, parse_call
+from .categories import is_agentic, is_multi_turn, is_relevance
+from .data import BfclData, BfclEntry
+from .decode import DecodeError, parse_call
 from ..core.episode import TaskSpec
 from ..errors import BfclDataError
-from .native import task_from_dict
+from ..gold.native import task_from_dict
 
 __all__ = ["task_dict_from_entry", "task_from_entry", "bfcl_tasks", "TOOL_KEYS_KEPT"]
 
