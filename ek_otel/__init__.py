@@ -63,7 +63,7 @@ _EXPORTS: dict = {
     "trajectory_similarity": ".core.trajectory",
     "EvaluationReport": ".core.evaluate",
     "aggregate_scores": ".core.evaluate",
-    "evaluate": ".core.evaluate",
+    "evaluate": ".scoring.run",
     "pass_at_k": ".core.evaluate",
     "pass_hat_k": ".core.evaluate",
     "score_episode": ".core.evaluate",

@@ -14,6 +14,7 @@ Example:
     >>> bad = Episode("t1", Trajectory([Step("search", {"q": "dogs"})]))
     >>> score_episode(bad, task).explanation
     "0/1 calls matched; search.q: expected 'cats', got 'dogs'"
+    >>> from ek_otel import evaluate  # the corpus loop over score_episode (ek_otel.scoring)
     >>> r = evaluate([ok, bad], [task], k=1)
     >>> r.exact_rate, r.f1, r.pass_at_k["t1"]
     (0.5, 0.5, 0.5)
@@ -45,7 +46,6 @@ __all__ = [
     "pass_hat_k",
     "default_k",
     "score_episode",
-    "evaluate",
     "aggregate_scores",
     "CutFigures",
     "ProvenanceGroup",
@@ -406,6 +406,7 @@ class ProvenanceGroup:
 
     Example:
         >>> from ek_otel.core.episode import Episode, RunProvenance, TaskSpec
+        >>> from ek_otel import evaluate
         >>> r = evaluate([Episode("t", run=RunProvenance(model="a"))], [TaskSpec("t")],
         ...              group_by_provenance=True)
         >>> r.groups[0].key, r.groups[0].report.n_episodes
@@ -455,6 +456,7 @@ class EvaluationReport:
     Example:
         >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
         >>> task = TaskSpec("t", gold=[("a", {})], slice="easy", value=2.0)
+        >>> from ek_otel import evaluate
         >>> r = evaluate([Episode("t", Trajectory([Step("a")])), Episode("t")], [task], k=2)
         >>> r.n_episodes, r.exact_rate, r.per_slice["easy"].successes, r.pass_at_k["t"]
         (2, 0.5, 1, 1.0)
@@ -495,22 +497,6 @@ class EvaluationReport:
     value_weighted_success = _of_overall("value_weighted_success",
                                          "Task value won over task value attempted.")
 
-    def to_dict(self) -> dict:
-        """The JSON report, in the one shape ``ek-otel score --json`` writes too
-        (:func:`ek_otel.scoring.report.report_to_dict`; NaN becomes null).
-
-        Example:
-            >>> import json
-            >>> from ek_otel.core.episode import Episode, TaskSpec
-            >>> d = evaluate([Episode("t")], [TaskSpec("t")], k=2).to_dict()
-            >>> d["pass_at_k"], d["aggregate"]["f1"], d["aggregate"]["episodes"]
-            ({'t': None}, None, 1)
-            >>> json.loads(json.dumps(d, allow_nan=False)) == d
-            True
-        """
-        from ..scoring.report import report_to_dict
-
-        return report_to_dict(self)
 
 
 def to_jsonable(x: Any) -> Any:
@@ -747,66 +733,6 @@ class _ReportTally:
             task_cost_incomplete={t: dollars.incomplete for t, (_, dollars) in self.by_task.items()
                                   if dollars.incomplete},
         )
-
-
-def evaluate(
-    episodes: Iterable[Any],
-    tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]],
-    *,
-    level: str = "call",
-    strategy: str = "optimal",
-    prices: Prices = None,
-    k: Optional[int] = None,
-    group_by_provenance: bool = False,
-    canonicalizer: Any = None,
-    ignore_tools: Sequence[str] = (),
-) -> EvaluationReport:
-    """Score a corpus of episodes against their tasks and aggregate.
-
-    Each episode is scored with :func:`score_episode`. Figures are micro-averaged (summed
-    TP/FP/FN), overall, per task and per slice. pass@k and pass^k use each task's episodes
-    as its trials (``k`` defaults to :func:`default_k`: the fewest trials of any repeated
-    task). ``dollars_per_success`` divides the total dollars by
-    the number of successful episodes.
-
-    Args:
-        episodes: The episodes (any order; several per task are repeated trials).
-        tasks: TaskSpecs, or a mapping task_id -> TaskSpec.
-        level, strategy, canonicalizer, ignore_tools: As in :func:`score_episode`
-            (``ignore_tools`` adds to each task's own; the report's ``settings`` records it).
-        prices: A :class:`PriceTable` (or a mapping model -> ModelPrice) for dollars.
-        k: The k of pass@k and pass^k (default: :func:`default_k`).
-        group_by_provenance: Allow episodes with different ``run.comparability_key()``;
-            the report then carries one :class:`ProvenanceGroup` per key (the top-level
-            figures pool them, as asked).
-
-    Raises:
-        ComparabilityError: when the scored episodes have more than one provenance key and
-            ``group_by_provenance`` is False.
-
-    Example:
-        >>> from ek_otel.core.episode import Episode, RunProvenance, TaskSpec
-        >>> eps = [Episode("t", run=RunProvenance(model="a")),
-        ...        Episode("t", run=RunProvenance(model="b")), Episode("zzz")]
-        >>> evaluate(eps, [TaskSpec("t")])
-        Traceback (most recent call last):
-        ...
-        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys ...
-        >>> r = evaluate(eps, [TaskSpec("t")], group_by_provenance=True)
-        >>> [g.report.n_episodes for g in r.groups], tuple(u.task_id for u in r.unmatched)
-        ([1, 1], ('zzz',))
-        >>> from ek_otel.core.episode import Step, Trajectory
-        >>> run = Episode("t", Trajectory([Step("search"), Step("transfer_to_billing")]))
-        >>> r = evaluate([run], [TaskSpec("t", gold=[("search", {})])],
-        ...              ignore_tools=["transfer_to_*"])
-        >>> r.f1, r.settings["ignore_tools"]
-        (1.0, ['transfer_to_*'])
-    """
-    from ..scoring.run import evaluate_corpus  # the one corpus loop, shared with `score`
-
-    return evaluate_corpus(episodes, tasks, level=level, strategy=strategy, prices=prices, k=k,
-                           group_by_provenance=group_by_provenance, canonicalizer=canonicalizer,
-                           ignore_tools=ignore_tools)
 
 
 def aggregate_scores(

@@ -1,5 +1,5 @@
 """The one JSON report shape: what ``ek-otel score --json`` and ``ek-otel report --json``
-write, and what :meth:`ek_otel.core.evaluate.EvaluationReport.to_dict` returns.
+write, and what :meth:`CorpusReport.to_dict` (the report of ``ek_otel.evaluate``) returns.
 
 Keys: ``aggregate`` (precision, recall, f1, exact_match, success_rate, episodes, unmatched,
 revisions, k, mean pass@k / pass^k, cost, dollars, dollars_per_success), ``episodes`` (one
@@ -19,7 +19,7 @@ with no call expected, and F1 with neither (:func:`~ek_otel.core.fields.defined_
 
 Example:
     >>> from ek_otel.core.episode import Episode, TaskSpec
-    >>> from ek_otel.core.evaluate import evaluate
+    >>> from ek_otel import evaluate
     >>> d = report_to_dict(evaluate([Episode("t"), Episode("lost")], [TaskSpec("t")]))
     >>> d["aggregate"]["episodes"], d["aggregate"]["f1"], d["unmatched"][0]["task_id"]
     (1, None, 'lost')
@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Optional
 
@@ -38,7 +39,7 @@ from ..core.verdicts import headline_of, task_verdict
 from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
 __all__ = ["report_to_dict", "run_to_dict", "episode_dict", "dollars_of", "dollars_by_task",
-           "EpisodeStream"]
+           "EpisodeStream", "CorpusReport"]
 
 
 def _figures(cut: Any) -> dict:
@@ -311,7 +312,7 @@ def report_to_dict(report: EvaluationReport) -> dict:
     """The JSON report of a library evaluation (no write-back: no root span, no provenance).
 
     Example:
-        >>> from ek_otel.core.evaluate import evaluate
+        >>> from ek_otel import evaluate
         >>> report_to_dict(evaluate([], []))["episodes"]
         []
     """
@@ -335,3 +336,28 @@ def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
     """
     return _report(run.report, run.envelopes, _envelope_head, run.unmatched, run.revisions,
                    run.provenance, run.task_dollars, lazy=lazy_episodes)
+
+
+@dataclass(frozen=True)
+class CorpusReport(EvaluationReport):
+    """What :func:`ek_otel.evaluate` returns: an
+    :class:`~ek_otel.core.evaluate.EvaluationReport` that also writes the one JSON report
+    (the core's report knows no JSON shape: that is this module's).
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, TaskSpec
+        >>> from ek_otel import evaluate
+        >>> d = evaluate([Episode("t")], [TaskSpec("t")], k=2).to_dict()
+        >>> d["pass_at_k"], d["aggregate"]["f1"], d["aggregate"]["episodes"]
+        ({'t': None}, None, 1)
+    """
+
+    @classmethod
+    def of(cls, report: EvaluationReport) -> "CorpusReport":
+        """The same report (its fields shared, not copied), as a :class:`CorpusReport`."""
+        return cls(**{f.name: getattr(report, f.name) for f in fields(report)})
+
+    def to_dict(self) -> dict:
+        """The JSON report, in the one shape ``ek-otel score --json`` writes too
+        (:func:`report_to_dict`; NaN becomes null)."""
+        return report_to_dict(self)

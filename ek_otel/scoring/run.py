@@ -1,9 +1,9 @@
 """Scoring a stream of episodes and aggregating the corpus: the one corpus loop, behind
-``ek-otel score``, ``ek-otel report`` and :func:`ek_otel.core.evaluate.evaluate`.
+``ek-otel score``, ``ek-otel report`` and :func:`evaluate` (``ek_otel.evaluate``).
 
 - :func:`score_episodes` links and scores each episode (:mod:`~ek_otel.scoring.link`),
   sends the envelopes to a sink in batches, and aggregates a :class:`ScoreRun`.
-- :func:`evaluate_corpus` is the library's :func:`~ek_otel.core.evaluate.evaluate`: the
+- :func:`evaluate_corpus` is the library's :func:`evaluate`: the
   same loop, linking by task id only and writing nothing back.
 - :func:`aggregate` makes the corpus report of scores made elsewhere (the server's store).
 
@@ -50,11 +50,12 @@ from ..core.evaluate import (
 from ..emit.delivery import SendResult
 from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
-from .report import dollars_by_task, run_to_dict
+from .report import CorpusReport, dollars_by_task, run_to_dict
 from .settings import ScoreSettings
 from .spool import AppendRows, EpisodeRows, ignored_calls_of
 
 __all__ = [
+    "evaluate",
     "DEFAULT_BATCH",
     "REVISION_MEMORY",
     "Outcome",
@@ -404,7 +405,7 @@ def evaluate_corpus(
     group_by_provenance: bool = False,
     **scoring: Any,
 ) -> EvaluationReport:
-    """:func:`ek_otel.core.evaluate.evaluate` (documented there): every episode is its own
+    """:func:`evaluate` (documented there): every episode is its own
     trial, linked by its task id alone; nothing is written back. ``scoring`` holds the
     keyword arguments of :func:`~ek_otel.core.evaluate.score_episode` (``level``,
     ``strategy``, ``prices``, ``canonicalizer``, ``ignore_tools``).
@@ -445,3 +446,62 @@ def evaluate_corpus(
                                 scores=rows.scores)
     return aggregate_scores(list(rows.facts()), by_id, k=k, unmatched=_held(done.unmatched),
                             settings=settings, group_by_provenance=group_by_provenance)
+
+
+def evaluate(
+    episodes: Iterable[Any],
+    tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]],
+    *,
+    level: str = "call",
+    strategy: str = "optimal",
+    prices: Any = None,
+    k: Optional[int] = None,
+    group_by_provenance: bool = False,
+    canonicalizer: Any = None,
+    ignore_tools: Sequence[str] = (),
+) -> CorpusReport:
+    """Score a corpus of episodes against their tasks and aggregate.
+
+    Each episode is scored with :func:`~ek_otel.core.evaluate.score_episode`. Figures are micro-averaged (summed
+    TP/FP/FN), overall, per task and per slice. pass@k and pass^k use each task's episodes
+    as its trials (``k`` defaults to :func:`~ek_otel.core.passk.default_k`: the fewest trials of any repeated
+    task). ``dollars_per_success`` divides the total dollars by
+    the number of successful episodes.
+
+    Args:
+        episodes: The episodes (any order; several per task are repeated trials).
+        tasks: TaskSpecs, or a mapping task_id -> TaskSpec.
+        level, strategy, canonicalizer, ignore_tools: As in :func:`~ek_otel.core.evaluate.score_episode`
+            (``ignore_tools`` adds to each task's own; the report's ``settings`` records it).
+        prices: A :class:`~ek_otel.core.cost.PriceTable` (or a mapping model -> ModelPrice) for dollars.
+        k: The k of pass@k and pass^k (default: :func:`~ek_otel.core.passk.default_k`).
+        group_by_provenance: Allow episodes with different ``run.comparability_key()``;
+            the report then carries one :class:`~ek_otel.core.evaluate.ProvenanceGroup` per key (the top-level
+            figures pool them, as asked).
+
+    Raises:
+        ComparabilityError: when the scored episodes have more than one provenance key and
+            ``group_by_provenance`` is False.
+
+    Example:
+        >>> from ek_otel.core.episode import Episode, RunProvenance, TaskSpec
+        >>> eps = [Episode("t", run=RunProvenance(model="a")),
+        ...        Episode("t", run=RunProvenance(model="b")), Episode("zzz")]
+        >>> evaluate(eps, [TaskSpec("t")])
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys ...
+        >>> r = evaluate(eps, [TaskSpec("t")], group_by_provenance=True)
+        >>> [g.report.n_episodes for g in r.groups], tuple(u.task_id for u in r.unmatched)
+        ([1, 1], ('zzz',))
+        >>> from ek_otel.core.episode import Step, Trajectory
+        >>> run = Episode("t", Trajectory([Step("search"), Step("transfer_to_billing")]))
+        >>> r = evaluate([run], [TaskSpec("t", gold=[("search", {})])],
+        ...              ignore_tools=["transfer_to_*"])
+        >>> r.f1, r.settings["ignore_tools"]
+        (1.0, ['transfer_to_*'])
+    """
+    return CorpusReport.of(evaluate_corpus(
+        episodes, tasks, level=level, strategy=strategy, prices=prices, k=k,
+        group_by_provenance=group_by_provenance, canonicalizer=canonicalizer,
+        ignore_tools=ignore_tools))

@@ -24,10 +24,10 @@ from ek_otel.core.episode import (
     ToolSpec,
     Trajectory,
 )
+from ek_otel import evaluate  # the corpus loop (scoring) over core's score_episode
 from ek_otel.core.evaluate import (
     CutFigures,
     EvaluationReport,
-    evaluate,
     pass_at_k,
     pass_hat_k,
     score_episode,

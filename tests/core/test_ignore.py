@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
-from ek_otel.core.evaluate import evaluate, score_episode
+from ek_otel import evaluate
+from ek_otel.core.evaluate import score_episode
 from ek_otel.core.ignore import check_ignore_patterns, is_ignored, without_ignored
 
 TASK = TaskSpec("t", gold=[("search", {"q": "cats"})])

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from ek_otel.cli import cli
 from ek_otel.core.correctness import ModelTestCase, ToolCall, ToolCorrectnessMetric
 from ek_otel.core.episode import AnyOf, Episode, Step, TaskSpec, ToolSpec, Trajectory
-from ek_otel.core.evaluate import evaluate, score_episode
+from ek_otel import evaluate
+from ek_otel.core.evaluate import score_episode
 from ek_otel.core.fields import defined_precision_recall_f1, precision_recall_f1
 from ek_otel.core.grammar import FieldSpec
 from ek_otel.core.toolcalls import ToolCallMetric

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 from ek_otel.cli import cli
 from ek_otel.core.cost import ModelPrice
 from ek_otel.core.episode import Cost, Episode, RunProvenance, Step, TaskSpec, Trajectory
-from ek_otel.core.evaluate import evaluate, score_episode
+from ek_otel import evaluate
+from ek_otel.core.evaluate import score_episode
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.pipeline import read_episodes
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
-from ek_otel.core.evaluate import evaluate
+from ek_otel import evaluate
 from ek_otel.core.verdicts import VERDICTS, Headline, headline_of, task_verdict
 from ek_otel.scoring.report import report_to_dict
 

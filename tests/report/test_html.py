@@ -162,7 +162,7 @@ def test_the_run_page_shows_the_headline_and_why_a_figure_has_no_interval():
     assert data["tasks"][0]["verdict"] == "flaky"
 def test_undefined_corpus_figures_read_n_a_with_why_and_no_interval():
     from ek_otel.core.episode import Episode, TaskSpec
-    from ek_otel.core.evaluate import evaluate
+    from ek_otel import evaluate
     from ek_otel.report.html import render_run
     from ek_otel.report.model import report_from_dict
 

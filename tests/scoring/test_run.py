@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ek_otel.core.episode import Episode, Provenance, RunProvenance, Step, TaskSpec, Trajectory
-from ek_otel.core.evaluate import evaluate
+from ek_otel import evaluate
 from ek_otel.errors import ComparabilityError
 from ek_otel.scoring import ScoreSettings, Unmatched, score_episodes
 from ek_otel.scoring.report import report_to_dict, run_to_dict

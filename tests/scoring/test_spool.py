@@ -18,7 +18,7 @@ from ek_otel.cli._common import write_json
 from ek_otel.core.cost import ModelPrice, PriceTable
 from ek_otel.core.episode import (Cost, Episode, Provenance, RunProvenance, Step, TaskSpec,
                                   Trajectory)
-from ek_otel.core.evaluate import evaluate
+from ek_otel import evaluate
 from ek_otel.core.tally import CutTally, RunningSum
 from ek_otel.scoring import ScoreSettings, score_episodes
 from ek_otel.scoring.spool import EpisodeRows
