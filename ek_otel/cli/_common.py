@@ -206,7 +206,7 @@ def wrote(what: str, path: str) -> None:
 
 def write_json(data: Any, out: str) -> None:
     """Write ``data`` as indented JSON to the file ``out``, or to stdout when ``out`` is ``-``
-    (streamed in chunks: :mod:`ek_otel.cli._indented_json`).
+    (streamed in chunks: :mod:`ek_otel.scoring.report_json`).
 
     Raises:
         InputError: the file cannot be written (one line, exit 2).
@@ -227,19 +227,13 @@ def write_json(data: Any, out: str) -> None:
         ...
         ek_otel.errors.InputError: /no/such/dir/r.json: cannot write the JSON report: No such file or directory
     """
-    from ._indented_json import indented_json_chunks
+    from ..scoring.report_json import indented_json_chunks, write_json_file
 
     if out == "-":
         for chunk in indented_json_chunks(data):  # each chunk is whole UTF-8 text
             click.echo(chunk.decode("utf-8"), nl=False)
         return
-    # Streamed to the file, in chunks: the same text without holding it whole (a report of
-    # 100k episodes is some 150 MB of JSON, which took 400 MB at its peak when built whole).
-    try:
-        with open(out, "wb") as f:
-            f.writelines(indented_json_chunks(data))
-    except OSError as exc:
-        raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=out) from None
+    write_json_file(data, out)
 
 
 def _apply(options: list, command: Callable) -> Callable:

@@ -188,7 +188,7 @@ def _per_task(report: EvaluationReport, task_dollars: Callable[[str], Optional[f
 
 class EpisodeStream:
     """The JSON report's ``episodes`` made one at a time, for a report too large to hold
-    whole: iterable (again and again) and sized; :func:`~ek_otel.cli._indented_json`
+    whole: iterable (again and again) and sized; :mod:`~ek_otel.scoring.report_json`
     writes it in blocks, as it writes a long list.
 
     Example:

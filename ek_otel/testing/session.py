@@ -190,7 +190,7 @@ class Session:
         directory = self.options.report_dir
         if directory is None:
             return None
-        from ..cli._common import write_json
+        from ..scoring.report_json import write_json_file as write_json
         from ..gold.native import dump_tasks
         from ..report.html import write_run_page
         from ..scoring.run import score_episodes

@@ -39,7 +39,7 @@ def test_the_baseline_covers_late_spans_bad_input_and_own_output():
 
 
 def test_report_chunks_are_the_stdlib_text():
-    from ek_otel.cli._indented_json import indented_json_chunks
+    from ek_otel.scoring.report_json import indented_json_chunks
 
     rng = random.Random(3)
     special = ["\x00\x1f\x7f\u2028\"\\/é😀", 1e-05, -2.5e-7, 1e16, 1.5e-10, -0.0, 10**20, {1: 2},

@@ -242,13 +242,27 @@ def http(examples: int) -> None:
 HARNESSES = {"dump": dump, "gold": gold, "bfcl": bfcl, "http": http}
 
 
+def peak_rss_mib() -> float:
+    """This process's own peak resident memory, in MiB: ``VmHWM`` of /proc/self/status.
+    ``ru_maxrss`` is not it: Linux keeps it across the fork and exec that started the process,
+    so a harness started by a large pytest process would report that process's memory."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def main(argv: list) -> int:
     name, examples = argv[0], int(argv[1])
     started = time.time()
     try:
         HARNESSES[name](examples)
     finally:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak = peak_rss_mib()
         print(json.dumps({"harness": name, "inputs": _STATS["inputs"],
                           "max_cpu_s": round(_STATS["max_cpu_s"], 3),
                           "peak_rss_mib": round(peak, 1), "seconds": round(time.time() - started, 1)}))

@@ -56,7 +56,7 @@ def _path(name: str, data: bytes) -> str:
 def run_dump(data: bytes, *, html: bool = False) -> dict:
     """One dump file through ``score`` (JSON report, tables, optionally the HTML page),
     ``episodes`` (JSON lines) and ``doctor``, in process; the bad-input counts."""
-    from ek_otel.cli._indented_json import indented_json_chunks
+    from ek_otel.scoring.report_json import indented_json_chunks
     from ek_otel.ingest.bad_input import BadInputReport
     from ek_otel.ingest.episode_dict import episode_to_json
     from ek_otel.pipeline import diagnose_dumps, read_episodes, score_dump

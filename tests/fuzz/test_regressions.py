@@ -85,7 +85,7 @@ def _bases() -> list:
 def _every_path(poison: str):
     """(key, base) -> the outcome of one poisoned trace through episodes, scoring and the
     JSON writers, in process."""
-    from ek_otel.cli._indented_json import indented_json_chunks
+    from ek_otel.scoring.report_json import indented_json_chunks
     from ek_otel.ingest.episode_dict import episode_to_dict, episode_to_json
     from ek_otel.ingest.episodes import build_episodes
     from ek_otel.ingest.otlp import decode
@@ -329,8 +329,8 @@ for name, (text, language) in outputs.items():
             outcomes[name + "/" + how] = "decoded"
         except DecodeError as exc:
             outcomes[name + "/" + how] = "DecodeError"
-print(json.dumps({"outcomes": outcomes,
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+from tests.fuzz.harness import peak_rss_mib  # VmHWM: ru_maxrss keeps the parent's across exec
+print(json.dumps({"outcomes": outcomes, "peak_rss_mib": peak_rss_mib()}))
 """
 
 

@@ -95,7 +95,7 @@ def _corpus(n: int = 60):
 
 
 def _dumps(run) -> bytes:
-    from ek_otel.cli._indented_json import indented_json_chunks
+    from ek_otel.scoring.report_json import indented_json_chunks
 
     return b"".join(indented_json_chunks(run.to_dict(lazy_episodes=True)))
 

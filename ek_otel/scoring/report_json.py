@@ -1,4 +1,4 @@
-"""The JSON report's text: exactly ``json.dumps(data, indent=2, ensure_ascii=False) + "\\n"``,
+"""The JSON report's text, and the file it goes to: exactly ``json.dumps(data, indent=2, ensure_ascii=False) + "\\n"``,
 encoded with orjson.
 
 orjson writes the same indented text as the stdlib (two spaces, ``", "`` never used with an
@@ -135,3 +135,30 @@ def indented_json_chunks(data: Any, block: int = BLOCK) -> Iterator[bytes]:
             yield _encode(value, 1)
         yield b",\n" if i < last else b"\n"
     yield b"}\n"
+
+
+def write_json_file(data: Any, path: str) -> None:
+    """Write ``data`` as the JSON report's text (:func:`indented_json_chunks`) to ``path``,
+    streamed in chunks: the text of a report of 100k episodes (some 150 MB) is never held whole.
+
+    Raises:
+        InputError: the file cannot be written (named, with why).
+
+    Example:
+        >>> import json, os, tempfile
+        >>> p = os.path.join(tempfile.mkdtemp(), "r.json")
+        >>> write_json_file({"f1": None}, p)
+        >>> json.load(open(p))
+        {'f1': None}
+        >>> write_json_file({}, "/no/such/dir/r.json")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: /no/such/dir/r.json: cannot write the JSON report: No such file or directory
+    """
+    from ..errors import InputError
+
+    try:
+        with open(path, "wb") as f:
+            f.writelines(indented_json_chunks(data))
+    except OSError as exc:
+        raise InputError(f"cannot write the JSON report: {exc.strerror or exc}", path=path) from None
