@@ -68,29 +68,3 @@ def default_k_of_trials(trials: Mapping[str, int]) -> int:
     """
     repeated = [n for n in trials.values() if n >= 2]
     return min(repeated) if repeated else 1
-
-
-# ---------------------------------------------------------------------------
-# One episode
-# ---------------------------------------------------------------------------
-
-
-#: The words of a task's verdict from its trials (``ek-otel score`` and the pytest plugin).
-VERDICTS = ("pass", "flaky", "fail")
-
-
-def trial_verdict(n: int, c: int) -> str:
-    """A task's verdict from ``c`` successes in ``n`` trials: ``"pass"`` when every trial
-    succeeded, ``"flaky"`` when some did, ``"fail"`` when none did.
-
-    Example:
-        >>> trial_verdict(5, 5), trial_verdict(5, 3), trial_verdict(5, 0)
-        ('pass', 'flaky', 'fail')
-        >>> trial_verdict(0, 0)
-        Traceback (most recent call last):
-        ...
-        ValueError: a verdict needs at least one trial (got n=0, c=0)
-    """
-    if n < 1 or c < 0 or c > n:
-        raise ValueError(f"a verdict needs at least one trial (got n={n}, c={c})")
-    return "pass" if c == n else "fail" if c == 0 else "flaky"

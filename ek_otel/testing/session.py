@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from ..core.episode import Episode, TaskSpec
-from ..core.passk import trial_verdict
+from ..core.verdicts import task_verdict
 from ..errors import InputError
 from ..ingest.bad_input import BadInputReport
 from ..ingest.semconv import DEFAULT_TASK_ID_KEYS
@@ -156,7 +156,7 @@ class Session:
 
     def verdicts(self) -> dict:
         """task id -> ``pass``/``flaky``/``fail`` from its trials, in the order first seen."""
-        return {task_id: trial_verdict(n, c) for task_id, (n, c) in self._trials.items()}
+        return {task_id: task_verdict(n, c) for task_id, (n, c) in self._trials.items()}
 
     def summary_line(self) -> Optional[str]:
         """The terminal summary's line, or None when no test scored anything.

@@ -36,7 +36,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..core.passk import pass_hat_k, trial_verdict
+from ..core.passk import pass_hat_k
+from ..core.verdicts import task_verdict
 
 __all__ = ["TrialRule", "TrialsOutcome", "rule_of_marker", "run_trials"]
 
@@ -139,7 +140,7 @@ class TrialsOutcome:
     @property
     def verdict(self) -> str:
         """``pass``, ``flaky`` or ``fail``."""
-        return trial_verdict(self.rule.k, self.passed)
+        return task_verdict(self.rule.k, self.passed)
 
     def message(self) -> str:
         """Why the test failed: the verdict, the rule's figure, and the failed trials (the

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from ek_otel.core.passk import trial_verdict
+from ek_otel.core.verdicts import task_verdict
 from ek_otel.testing.trials import TrialRule, TrialsOutcome, rule_of_marker
 
 
@@ -22,7 +22,7 @@ def test_every_rule_at_every_count(k):
     for passed in range(k + 1):
         outcomes = (True,) * passed + (False,) * (k - passed)
         assert TrialRule(k).judge(passed) is (passed == k)
-        assert trial_verdict(k, passed) == ("pass" if passed == k else "fail" if passed == 0
+        assert task_verdict(k, passed) == ("pass" if passed == k else "fail" if passed == 0
                                             else "flaky")
         for rate in (0.5, 0.6, 0.75, 0.8, 1.0):
             # the share, not a rounded one: 4 of 5 meets 0.8, 3 of 5 does not meet 0.75
