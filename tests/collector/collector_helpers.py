@@ -44,6 +44,26 @@ def otelcol() -> str:
     return path
 
 
+def listen_port() -> int:
+    """A free loopback port below Linux's ephemeral range (32768-60999) for the Collector to
+    listen on: a port from ``bind(0)`` is an ephemeral one, which the many outgoing connections
+    of a test run (and of the Collector itself) may take as their local port before the
+    Collector binds it ("address already in use")."""
+    import random
+    import socket
+
+    rng = random.SystemRandom()
+    for _ in range(200):
+        port = rng.randint(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return free_port()
+
+
 class Collector:
     """The real Collector as a child process, on ports the test picks (all loopback)."""
 
@@ -51,7 +71,8 @@ class Collector:
 
     def __init__(self, binary: str, config: Path, env: dict, log_path: str, *,
                  start: bool = True):
-        self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
+        self.grpc_port, self.http_port, self.metrics_port = (listen_port(), listen_port(),
+                                                             listen_port())
         self.binary, self.config, self.log_path = binary, config, log_path
         self.env = {**os.environ, "COLLECTOR_GRPC_ENDPOINT": f"127.0.0.1:{self.grpc_port}",
                     "COLLECTOR_HTTP_ENDPOINT": f"127.0.0.1:{self.http_port}",
