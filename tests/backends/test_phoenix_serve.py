@@ -69,10 +69,12 @@ def test_serve_annotations_survive_phoenix_down_and_kill_9(tmp_path, phoenix_exe
         first = start_server(1)
         trace_ids, recorded = _record_runs()
         _export(recorded, phoenix.url)
+        # every run's root span, not just some span of it: Phoenix ingests a trace's spans apart
         spans = wait_until(
-            lambda: (lambda s: s if {x["context"]["trace_id"] for x in s} >= set(trace_ids)
+            lambda: (lambda s: s if {x["context"]["trace_id"] for x in s
+                                     if x["parent_id"] is None} >= set(trace_ids)
                      else None)(phoenix.spans()),
-            120, "Phoenix to ingest the runs")
+            120, "Phoenix to ingest the runs with their root spans")
         roots = {s["context"]["trace_id"]: s["context"]["span_id"] for s in spans
                  if s["parent_id"] is None}
         phoenix.stop()  # Phoenix goes away before a single score is written there
