@@ -26,7 +26,7 @@ from typing import Any, Iterator, Optional
 
 from .bad_input import BadInputReport
 from .otlp import JSON, Origin, Record, _json_request, decode, parse_json
-from .otlp_json import _TRACE_OF, _scope_of, _object, _get
+from .otlp_json import _TRACE_OF, _list, _object, _scope_of
 from .anyvalue import BadValue
 
 
@@ -169,15 +169,7 @@ def _type_name(value: Any) -> str:
 
 def _proxy_list(obj: dict, camel: str, snake: str, *aliases: str) -> Any:
     """:func:`~ek_otel.ingest.otlp_json._list` over a shallow dict: a proxy array or a list."""
-    value = _get(obj, camel, snake)
-    for alias in aliases:
-        if value is None:
-            value = obj.get(alias)
-    if value is None:
-        return []
-    if not isinstance(value, (list, _simdjson.Array)):
-        raise BadValue(f"{camel} is a {type(value).__name__}, not a list")
-    return value
+    return _list(obj, camel, snake, *aliases, kinds=(list, _simdjson.Array))
 
 
 class _LazyRequest:

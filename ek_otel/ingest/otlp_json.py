@@ -71,14 +71,16 @@ def _get(obj: dict, camel: str, snake: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def _list(obj: dict, camel: str, snake: str, *aliases: str) -> list:
+def _list(obj: dict, camel: str, snake: str, *aliases: str, kinds: tuple = (list,)) -> list:
+    """The list under a key (camelCase, snake_case, or an alias), ``[]`` when absent;
+    ``kinds``: what counts as a list (the large-document reader adds simdjson's arrays)."""
     value = _get(obj, camel, snake)
     for alias in aliases:
         if value is None:
             value = obj.get(alias)
     if value is None:
         return []
-    if not isinstance(value, list):
+    if not isinstance(value, kinds):
         raise BadValue(f"{camel} is a {type(value).__name__}, not a list")
     return value
 
