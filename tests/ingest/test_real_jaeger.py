@@ -211,3 +211,23 @@ def test_the_jaeger_form_gives_the_same_spans(jaeger, scenario):
         assert [e.name for e in b.events] == [e.name for e in a.events]
         assert dict(b.attributes) == span_attributes_through_jaeger(a), k
         assert b.resource == a.resource, k
+
+
+def test_the_shipped_config_is_valid_for_the_built_jaeger(jaeger_binary, tmp_path):
+    env = {**os.environ, **{name: "127.0.0.1:1" for name in
+                            ("JAEGER_QUERY_HTTP", "JAEGER_QUERY_GRPC", "JAEGER_OTLP_GRPC",
+                             "JAEGER_OTLP_HTTP")}}
+    done = subprocess.run([jaeger_binary, "validate", "--config", str(CONFIG)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    wrong = tmp_path / "wrong.yaml"  # validate does refuse: a storage the build does not have
+    wrong.write_text(CONFIG.read_text().replace("memory:", "no_such_storage:"))
+    broken = subprocess.run([jaeger_binary, "validate", "--config", str(wrong)], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert broken.returncode != 0
+
+
+def test_the_build_script_refuses_arguments():
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "jaeger.sh"), "--update-sum"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "no arguments are taken" in done.stderr
