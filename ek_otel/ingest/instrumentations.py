@@ -317,6 +317,8 @@ INSTRUMENTATIONS: tuple = (
     Instrumentation(("com.anthropic.sdk*",), "anthropic (the SDK's own telemetry)", "OTel GenAI",
                     "Anthropic client", CLIENT,
                     fixes=_content("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content")),
+    Instrumentation(("logfire.mcp",), "logfire (instrument_mcp; the MCP servers of "
+                    "instrument_openai_agents)", "Logfire", "MCP", FRAMEWORK),
     Instrumentation(("logfire.openai", "logfire.anthropic", "logfire*"),
                     "logfire (instrument_openai / instrument_anthropic)", "Logfire",
                     "OpenAI client", CLIENT),

@@ -156,8 +156,7 @@ def _other_output(attributes: Mapping) -> ModelOutput:
     ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text``."""
     events = sc.json_value(attributes.get(sc.EVENTS_JSON))
     if isinstance(events, list):
-        choices = [e for e in events if isinstance(e, Mapping)
-                   and e.get(sc.EVENT_NAME_KEY) == sc.CHOICE_EVENT]
+        choices = [e for e in events if isinstance(e, Mapping) and _is_choice(e)]
         calls: list = []
         texts: list = []
         for event in choices:
@@ -168,6 +167,9 @@ def _other_output(attributes: Mapping) -> ModelOutput:
                 texts.append(output.text)
         if choices:
             return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
+        answer = _events_answer(events)
+        if answer:
+            return answer
     response = sc.json_value(attributes.get(sc.VERTEX_LLM_RESPONSE))
     content = response.get(sc.VERTEX_RESPONSE_CONTENT) if isinstance(response, Mapping) else None
     if isinstance(content, Mapping):
@@ -180,6 +182,44 @@ def _other_output(attributes: Mapping) -> ModelOutput:
     return EMPTY_OUTPUT
 
 
+def _is_choice(event: Mapping) -> bool:
+    """A choice of a JSON ``events`` list: named ``gen_ai.choice``, or (Logfire's
+    google-genai events, whose bodies carry no name) unnamed with ``index`` and
+    ``finish_reason``."""
+    name = event.get(sc.EVENT_NAME_KEY)
+    if name is None:
+        return sc.LOGFIRE_CHOICE_KEYS <= event.keys()
+    return name == sc.CHOICE_EVENT
+
+
+def _events_answer(events: list) -> ModelOutput:
+    """The answer of a JSON ``events`` list without choices (Logfire's OpenAI Agents
+    integration: the conversation as events, the answer's items after the last input
+    message): assistant messages, and ``gen_ai.unknown`` items (hosted calls) by their
+    ``data``.
+
+    Example:
+        >>> _events_answer([{"event.name": "gen_ai.user.message", "content": "q"},
+        ...     {"event.name": "gen_ai.unknown", "data": {"type": "web_search_call",
+        ...      "id": "ws_1", "action": {"type": "search", "query": "q"}}},
+        ...     {"event.name": "gen_ai.assistant.message", "content": "a"}]).text
+        'a'
+    """
+    items: list = []
+    for event in events:
+        if not isinstance(event, Mapping):
+            continue
+        name = event.get(sc.EVENT_NAME_KEY)
+        if name in sc.EVENT_INPUT_NAMES:
+            items = []  # an input message: what came before was history
+        elif name in sc.HISTORY_EVENTS:
+            items.append({key: value for key, value in event.items()
+                          if key != sc.EVENT_NAME_KEY})
+        elif name == sc.UNKNOWN_EVENT and isinstance(event.get("data"), Mapping):
+            items.append(event["data"])
+    return output_of_messages(items) if items else EMPTY_OUTPUT
+
+
 def _choice_output(message: Any, event_body: Any) -> ModelOutput:
     message = sc.json_value(message)  # span-event attributes hold it as a JSON string
     if isinstance(message, list):  # Bedrock-style content blocks (Strands)
@@ -189,6 +229,12 @@ def _choice_output(message: Any, event_body: Any) -> ModelOutput:
         if isinstance(content, Mapping) and isinstance(content.get("parts"), list):
             # google-genai instrumentor before 1.x: {"index", "content": <a Gemini Content>}
             message = {"role": "assistant", "parts": content["parts"]}
+        elif (isinstance(content, list) and content
+              and all(type(p) is str or (isinstance(p, Mapping) and "type" not in p)
+                      for p in content)):
+            # Logfire's form of those Gemini parts: a text part as its text, others whole
+            message = {"role": "assistant",
+                       "parts": [{"text": p} if type(p) is str else p for p in content]}
         message = dict(message)
         message.setdefault("role", "assistant")
         if isinstance(event_body, Mapping) and sc.CHOICE_TOOL_CALLS in event_body:
