@@ -253,7 +253,8 @@ def _long(value: dict) -> int:
 def protobufjs_plain(value, path: str, liberties: list):
     """Buffers -> hex, Longs -> int, as OTLP JSON writes them."""
     if isinstance(value, dict):
-        if value.get("type") == "Buffer" and isinstance(value.get("data"), list):
+        if (set(value) in ({"type", "data"}, {"data"}) and value.get("type", "Buffer") == "Buffer"
+                and isinstance(value.get("data"), list)):
             return bytes(value["data"]).hex()
         if set(value) >= {"low", "high"} and set(value) <= {"low", "high", "unsigned"}:
             return str(_long(value))
@@ -270,18 +271,59 @@ def protobufjs_plain(value, path: str, liberties: list):
     return value
 
 
-def otlp_js_request(text: str, name: str, liberties: list) -> dict:
+def _closing(text: str, start: int) -> int:
+    """The index of the bracket closing the one at ``start`` (strings skipped)."""
+    depth, i, quote = 0, start, None
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"'`":
+            quote = c
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise ConversionError("unbalanced brackets")
+
+
+def js_literal(text: str, name: str, liberties: list):
+    """A JavaScript literal (json5), with ``JSON.stringify(<literal>)`` evaluated as
+    JavaScript does (compact JSON)."""
     import json5
 
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end < start:
-        raise ConversionError(f"{name}: no object literal in the extract")
+    call = "JSON.stringify("
+    while call in text:
+        at = text.index(call)
+        end = _closing(text, at + len(call) - 1)
+        inner = js_literal(text[at + len(call):end], name, liberties)
+        text = (text[:at] + json.dumps(json.dumps(inner, ensure_ascii=False,
+                                                  separators=(",", ":")), ensure_ascii=False)
+                + text[end + 1:])
+        liberties.append("JSON.stringify(...) of a literal evaluated (compact JSON, as "
+                         "JavaScript writes it)")
     try:
-        value = json5.loads(text[start:end + 1])
+        return json5.loads(text)
     except ValueError as exc:
         raise ConversionError(f"{name}: {exc}") from None
+
+
+def otlp_js_request(text: str, name: str, liberties: list) -> dict:
+    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+    if not starts:
+        raise ConversionError(f"{name}: no object literal in the extract")
+    start = min(starts)
+    value = js_literal(text[start:_closing(text, start) + 1], name, liberties)
     value = protobufjs_plain(value, "", liberties)
-    if "resourceSpans" not in value:
+    if isinstance(value, list):  # a list of resourceSpans entries
+        value = {"resourceSpans": value}
+    elif "resourceSpans" not in value:
         value = {"resourceSpans": [value]}
     for rs in value["resourceSpans"]:
         for ss in rs.get("scopeSpans", []):

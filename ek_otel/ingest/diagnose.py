@@ -68,6 +68,10 @@ from .records import SpanRecord
 __all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "NotARun", "Total", "Diagnosis",
            "diagnose_episode", "diagnose"]
 
+#: The token kinds every model call has; a call recorded without any count may have used no
+#: cached or reasoning tokens, so those gaps are only possible.
+_EVERY_CALL_TOKENS = frozenset({"input_tokens", "output_tokens"})
+
 
 @dataclass(frozen=True)
 class ScopeSeen:
@@ -444,7 +448,7 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
         if read.tool_calls:  # tools were called, so a model chose them: its calls are untraced
             for item in TOKEN_ITEMS:
                 add(item, "no model call is traced (yet tools were called), and no span "
-                          "carries a token count")
+                          "carries a token count", certain=item in _EVERY_CALL_TOKENS)
         # no model call and no tool call (a guardrail tripwire, say): no token is missing
     elif not tokens and read.model_calls_without_usage:
         streamed = read.streamed_without_usage
@@ -454,7 +458,8 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
             if streamed:
                 what += f" ({streamed} streamed" + (
                     ", the request asked for usage)" if read.stream_usage_asked else ")")
-            add(item, what, fix=_stream_fix(read, known, provider) if streamed else None)
+            add(item, what, fix=_stream_fix(read, known, provider) if streamed else None,
+                certain=item in _EVERY_CALL_TOKENS)
     elif not tokens:
         pass  # every model call failed: nothing was billed that a span could show
     else:

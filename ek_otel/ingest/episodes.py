@@ -387,6 +387,8 @@ def _root_output(root: Optional[Node]) -> Optional[str]:
     output = model_output_of_span(root.span)
     if output.text:
         return output.text
+    if output.calls:  # a model call's answer of calls only: its raw response is no text
+        return None
     value = root.span.attributes.get(sc.ROOT_OUTPUT_KEY)
     return value if isinstance(value, str) and value else None
 

@@ -244,6 +244,15 @@ INSTRUMENTATIONS: tuple = (
                     limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
                                          "Semantic Kernel records input and output tokens only: "
                                          "add an OpenAI client instrumentor")),
+    Instrumentation(("Microsoft.SemanticKernel*",), "Microsoft.SemanticKernel (.NET)", "OTel GenAI",
+                    "Semantic Kernel", FRAMEWORK,
+                    fixes={"arguments": "AppContext switch Microsoft.SemanticKernel.Experimental"
+                                        ".GenAI.EnableOTelDiagnosticsSensitive (or the env var "
+                                        "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
+                                        "_SENSITIVE=true)"},
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "Semantic Kernel records input and output tokens only: "
+                                         "add an OpenAI client instrumentor")),
     Instrumentation(("autogen-core", "autogen*"), "autogen-agentchat / autogen-core", "OTel GenAI",
                     "AutoGen", FRAMEWORK,
                     fixes=dict.fromkeys(SUPPORT_ITEMS, "AutoGen traces no model call: " + _ADD_CLIENT)),
@@ -319,9 +328,12 @@ INSTRUMENTATIONS: tuple = (
                     fixes=_content("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content")),
     Instrumentation(("logfire.mcp",), "logfire (instrument_mcp; the MCP servers of "
                     "instrument_openai_agents)", "Logfire", "MCP", FRAMEWORK),
-    Instrumentation(("logfire.openai", "logfire.anthropic", "logfire*"),
-                    "logfire (instrument_openai / instrument_anthropic)", "Logfire",
-                    "OpenAI client", CLIENT),
+    Instrumentation(("logfire.claude_agent_sdk",), "logfire (instrument_claude_agent_sdk)",
+                    "OTel GenAI", "Claude Agent SDK", FRAMEWORK),
+    Instrumentation(("logfire.anthropic",), "logfire (instrument_anthropic)", "Logfire",
+                    "Anthropic client", CLIENT),
+    Instrumentation(("logfire.openai", "logfire*"),
+                    "logfire (instrument_openai)", "Logfire", "OpenAI client", CLIENT),
     Instrumentation(("litellm",), "litellm (OpenTelemetry callback)", "OpenLLMetry-like",
                     "LiteLLM", CLIENT,
                     fixes={"arguments": "litellm.turn_off_message_logging=False (the default)"},
