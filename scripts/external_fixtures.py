@@ -123,8 +123,9 @@ def request(resource: dict, scope: dict, spans: list, by_name: list = ()) -> dic
 class Placeholder:
     """A dirty-equals matcher of a snapshot (``IsStr()``): the value it stood for is unknown."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, known=None):
         self.text = text
+        self.known = known  # IsPartialDict({...}): the part the matcher names
 
     def __repr__(self):
         return self.text
@@ -143,7 +144,10 @@ def python_literal(node, source: str):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -python_literal(node.operand, source)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("Is"):
-        return Placeholder(ast.get_source_segment(source, node))
+        known = None
+        if node.func.id == "IsPartialDict" and len(node.args) == 1 and not node.keywords:
+            known = python_literal(node.args[0], source)
+        return Placeholder(ast.get_source_segment(source, node), known)
     raise ConversionError(f"line {node.lineno}: not a literal: {ast.get_source_segment(source, node)}")
 
 
@@ -180,6 +184,11 @@ def logfire_spans(text: str, name: str, liberties: list) -> list:
         kept = {}
         for key, value in (attributes or {}).items():
             if isinstance(value, Placeholder):
+                if isinstance(value.known, dict):
+                    liberties.append(f"{where}: attribute {key} is IsPartialDict({{...}}) in "
+                                     "the snapshot; the keys it names written")
+                    kept[key] = filled(value.known, f"{where}: attribute {key}")
+                    continue
                 if value.text.startswith("IsPartialDict") or value.text.startswith("IsList"):
                     liberties.append(f"{where}: attribute {key} is {value} in the snapshot; left out")
                     continue
@@ -204,6 +213,10 @@ def logfire_spans(text: str, name: str, liberties: list) -> list:
             return {k: filled(v, where, f"{path}.{k}") for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return type(value)(filled(v, where, f"{path}[{i}]") for i, v in enumerate(value))
+        if isinstance(value, Placeholder) and isinstance(value.known, dict):
+            liberties.append(f"{where}: {path.lstrip('.')} is IsPartialDict({{...}}) in the "
+                             "snapshot; the keys it names written")
+            return filled(value.known, where, path)
         if isinstance(value, Placeholder):
             stand_in = ({} if value.text.startswith("IsPartialDict") else
                         [] if value.text.startswith("IsList") else
