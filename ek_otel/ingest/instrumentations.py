@@ -228,6 +228,10 @@ INSTRUMENTATIONS: tuple = (
                                          "(OpenInference, OpenLLMetry)")),
     Instrumentation(("logfire.openai_agents",), "logfire (instrument_openai_agents)", "Logfire",
                     "OpenAI Agents SDK", FRAMEWORK),
+    Instrumentation(("logfire.claude_agent_sdk",), "logfire (instrument_claude_agent_sdk)",
+                    "OTel GenAI", "Claude Agent SDK", FRAMEWORK),
+    Instrumentation(("logfire.mcp",), "logfire (instrument_mcp; the MCP servers of "
+                    "instrument_openai_agents)", "Logfire", "MCP", FRAMEWORK),
     Instrumentation(("openinference.instrumentation.langchain",),
                     "openinference-instrumentation-langchain", "OpenInference",
                     "LangChain / LangGraph", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
@@ -326,10 +330,6 @@ INSTRUMENTATIONS: tuple = (
     Instrumentation(("com.anthropic.sdk*",), "anthropic (the SDK's own telemetry)", "OTel GenAI",
                     "Anthropic client", CLIENT,
                     fixes=_content("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content")),
-    Instrumentation(("logfire.mcp",), "logfire (instrument_mcp; the MCP servers of "
-                    "instrument_openai_agents)", "Logfire", "MCP", FRAMEWORK),
-    Instrumentation(("logfire.claude_agent_sdk",), "logfire (instrument_claude_agent_sdk)",
-                    "OTel GenAI", "Claude Agent SDK", FRAMEWORK),
     Instrumentation(("logfire.anthropic",), "logfire (instrument_anthropic)", "Logfire",
                     "Anthropic client", CLIENT),
     Instrumentation(("logfire.openai", "logfire*"),
