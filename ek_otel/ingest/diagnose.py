@@ -397,8 +397,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _counted(spans: Sequence[Any]) -> frozenset:
+    """The token kinds (cached, reasoning) some model-call span records a count of, zero
+    included: a recorded 0 is no gap, whatever the package's known limits.
+
+    Example:
+        >>> _counted([SpanRecord("a" * 32, "b" * 16, attributes={
+        ...     "gen_ai.operation.name": "chat", "gen_ai.usage.reasoning_tokens": 0})])
+        frozenset({'reasoning_tokens'})
+    """
+    found = set()
+    for span in spans:
+        attributes = span.attributes if isinstance(span.attributes, Mapping) else {}
+        if sc.span_role(span) != sc.MODEL:
+            continue
+        for item, keys in (("cached_tokens", sc.CACHED_TOKEN_KEYS),
+                           ("reasoning_tokens", sc.REASONING_TOKEN_KEYS)):
+            if any(isinstance(attributes.get(key), (int, float)) for key in keys):
+                found.add(item)
+    return frozenset(found)
+
+
 def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
-          versions: Optional[Mapping] = None) -> tuple:
+          versions: Optional[Mapping] = None, counted: frozenset = frozenset()) -> tuple:
     gaps: list = []
     lacks = PROVIDER_LACKS.get(provider, frozenset())  # what the provider never gives
 
@@ -464,7 +485,7 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
         pass  # every model call failed: nothing was billed that a span could show
     else:
         for item in ("cached_tokens", "reasoning_tokens"):
-            if getattr(read, item):
+            if getattr(read, item) or item in counted:
                 continue
             for instrumentation in known:
                 limits = instrumentation.limits_of((versions or {}).get(id(instrumentation), ""))
@@ -527,7 +548,7 @@ def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = (
         spans=len(spans),
         logs=len(logs),
         read=read,
-        gaps=_gaps(read, known, provider, versions) + _task_id_gap(episode),
+        gaps=_gaps(read, known, provider, versions, _counted(spans)) + _task_id_gap(episode),
         unread_spans=_unread(episode, spans),
     )
 

@@ -119,7 +119,7 @@ def test_source_names_its_repository_path_commit_and_lines(name):
     assert len(meta["commit"]) == 40 and int(meta["commit"], 16) >= 0
     first, last = meta["lines"]
     extract = (EXTERNAL / name / _converter().SOURCE_NAMES[meta["format"]]).read_text()
-    assert 0 < first <= last and extract.count("\n") == last - first + 1
+    assert 0 < first <= last and len(extract.splitlines()) == last - first + 1
 
 
 @pytest.mark.parametrize("name", FIXTURES)
