@@ -28,6 +28,9 @@ Formats (``SOURCE.json`` ``format``):
     times, no parents.
 ``otlp-json``
     a file that already is OTLP JSON: written again in this script's layout.
+``span-attributes``
+    one span's attributes as a JSON object (OpenInference's converter fixtures): the span's
+    name, ids and times are not in the source (``SOURCE.json`` names the span).
 ``jaeger-json``, ``tempo-json``
     a Jaeger JSON or Tempo ``batches`` export, which ek-otel reads itself: converted by
     ``ek_otel.ingest.jaeger`` / ``ek_otel.ingest.tempo``.
@@ -56,7 +59,8 @@ EXTERNAL = ROOT / "tests" / "ingest" / "external"
 #: The file name of each format's raw extract.
 SOURCE_NAMES = {"logfire-snapshot": "source.py", "otlp-js": "source.ts",
                 "vitest-snapshot": "source.snap", "otlp-json": "source.json",
-                "jaeger-json": "source.json", "tempo-json": "source.json"}
+                "jaeger-json": "source.json", "tempo-json": "source.json",
+                "span-attributes": "source.json"}
 
 
 class ConversionError(ValueError):
@@ -484,6 +488,20 @@ def convert(directory: Path) -> tuple:
                        vitest_spans(text, name, seed, liberties))
     elif fmt == "otlp-js":
         body = otlp_js_request(text, name, liberties)
+    elif fmt == "span-attributes":
+        seed = f"{meta['repository']}:{meta['path']}"
+        start = 1_700_000_000_000_000_000
+        span = {"traceId": derived_id(seed, 32), "spanId": derived_id(seed + "#0", 16),
+                "name": meta["span_name"], "startTimeUnixNano": str(start),
+                "endTimeUnixNano": str(start + 1_000_000_000),
+                "attributes": key_values(json.loads(text))}
+        body = request(meta.get("resource", {}), meta.get("scope", {}), [span])
+        liberties.extend([
+            "the source holds one span's attributes only: trace and span ids derived from "
+            "the source's sha256, a 1 s span at a fixed time, no parent",
+            f"span name {meta['span_name']!r}: {meta['span_name_note']}",
+            "span kind and status: not in the source; left unset",
+            "resource and scope: not in the source; none written"])
     elif fmt in ("jaeger-json", "tempo-json"):
         # formats ek-otel reads itself: converted by its own reader (the episode and the gaps
         # in expected.json are still written by hand from the spans)

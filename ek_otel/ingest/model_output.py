@@ -93,6 +93,10 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
         output = output_of_chunks(chunks)
         if output.calls or output.text:
             return output
+    if sc.LEGACY_COMPLETION_ATTRIBUTE in attributes:  # the same, as a span attribute
+        output = _completion_attribute(attributes[sc.LEGACY_COMPLETION_ATTRIBUTE])
+        if output:
+            return output
     for key in sc.OUTPUT_VALUE_KEYS:
         if key in attributes:
             output = output_of_messages(attributes[key])
@@ -100,6 +104,25 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
     output = _other_output(attributes)
     return output if output or empty is None else empty
+
+
+def _completion_attribute(value: Any) -> ModelOutput:
+    """The deprecated GenAI ``gen_ai.completion`` span attribute: messages, a
+    ``{"text": ...}`` object, or plain text.
+
+    Example:
+        >>> _completion_attribute('{"text": "It is rainy.", "finish_reason": "stop"}').text
+        'It is rainy.'
+    """
+    output = output_of_messages(value)
+    if output.calls or output.text is not None:
+        return output
+    parsed = sc.json_value(value)
+    if isinstance(parsed, Mapping) and type(parsed.get("text")) is str and parsed["text"]:
+        return ModelOutput((), parsed["text"], True)
+    if _plain_completion(value):
+        return ModelOutput((), value, True)
+    return EMPTY_OUTPUT
 
 
 def _plain_completion(value: Any) -> bool:

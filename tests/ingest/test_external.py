@@ -155,6 +155,19 @@ def test_each_episode_is_the_one_written_by_hand_from_the_raw_spans(name):
                     for trace, run in expected["runs"].items()}
 
 
+def test_one_call_in_three_conventions_is_one_episode():
+    """openinference-genai's fixtures: the same chat call as OTel GenAI messages, as the
+    deprecated gen_ai.prompt / gen_ai.completion attributes, and as OpenInference."""
+    views = []
+    for name in ("openinference-genai-chat-tool-history",
+                 "openinference-genai-deprecated-chat-tool-history",
+                 "openinference-llm-span-tool-history"):
+        (episode,) = read_episodes(_traces(name), report=BadInputReport())
+        views.append(episode_view(episode))
+    assert views[0] == views[1] == views[2]
+    assert views[0]["answer"] and views[0]["tokens"]["input"] == 97
+
+
 @pytest.mark.parametrize("name", FIXTURES)
 def test_doctor_reports_exactly_the_real_gaps(name):
     false, missed = gap_errors(name)
