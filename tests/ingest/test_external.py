@@ -112,6 +112,12 @@ def test_there_are_the_named_sources_and_more_than_ten_others():
     assert len(FIXTURES) >= 3 + 10
 
 
+def test_the_doc_lists_every_fixture():
+    doc = (ROOT / "docs" / "traces-from-elsewhere.md").read_text()
+    assert [name for name in FIXTURES if f"| `{name}` |" not in doc] == []
+    assert f"the {len(FIXTURES)} external fixtures" in doc
+
+
 @pytest.mark.parametrize("name", FIXTURES)
 def test_source_names_its_repository_path_commit_and_lines(name):
     meta = json.loads((EXTERNAL / name / "SOURCE.json").read_text())
