@@ -335,11 +335,36 @@ def js_literal(text: str, name: str, liberties: list):
         raise ConversionError(f"{name}: {exc}") from None
 
 
+_CONST_STRING = re.compile(r'const (\w+) = ("(?:[^"\\]|\\.)*");')
+_CONST_OBJECT = re.compile(r"const \w+ = ([\[{])")
+_BUFFER_FROM = re.compile(r'Buffer\.from\(\s*(\w+|"[0-9a-fA-F]*")\s*,\s*"hex"\s*\)')
+
+
 def otlp_js_request(text: str, name: str, liberties: list) -> dict:
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if not starts:
-        raise ConversionError(f"{name}: no object literal in the extract")
-    start = min(starts)
+    # the test's string constants, and Buffer.from(<hex>, "hex") as the hex it is
+    strings = {m.group(1): m.group(2) for m in _CONST_STRING.finditer(text)}
+
+    def hex_of(match):
+        arg = match.group(1)
+        if arg.startswith('"'):
+            return arg
+        if arg not in strings:
+            raise ConversionError(f"{name}: Buffer.from({arg}): {arg} is not a string constant "
+                                  "of the extract")
+        return strings[arg]
+
+    if _BUFFER_FROM.search(text):
+        text = _BUFFER_FROM.sub(hex_of, text)
+        liberties.append('Buffer.from(<hex>, "hex") written as the hex (the test\'s string '
+                         "constants resolved)")
+    declared = _CONST_OBJECT.search(text)
+    if declared:
+        start = declared.start(1)
+    else:
+        starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
+        if not starts:
+            raise ConversionError(f"{name}: no object literal in the extract")
+        start = min(starts)
     value = js_literal(text[start:_closing(text, start) + 1], name, liberties)
     value = protobufjs_plain(value, "", liberties)
     if isinstance(value, list):  # a list of resourceSpans entries

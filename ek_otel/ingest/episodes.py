@@ -382,7 +382,7 @@ def _first(nodes: Sequence[Node], read) -> Any:
 
 def _root_output(root: Optional[Node]) -> Optional[str]:
     """The answer text the root span recorded (when no model answer had text)."""
-    if root is None:
+    if root is None or root.role == sc.TOOL:  # a tool's result is no answer of the run
         return None
     output = model_output_of_span(root.span)
     if output.text:
