@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXTERNAL = ROOT / "tests" / "ingest" / "external"
 
 #: The file name of each format's raw extract.
-SOURCE_NAMES = {"logfire-snapshot": "source.py", "otlp-js": "source.ts",
+SOURCE_NAMES = {"logfire-snapshot": "source.py.txt", "otlp-js": "source.ts.txt",
                 "vitest-snapshot": "source.snap", "otlp-json": "source.json",
                 "jaeger-json": "source.json", "tempo-json": "source.json",
                 "span-attributes": "source.json"}

@@ -140,7 +140,7 @@ def test_a_source_the_converter_cannot_read_faithfully_is_refused(tmp_path):
     converter = _converter()
     (tmp_path / "SOURCE.json").write_text(json.dumps({"format": "logfire-snapshot",
                                                       "scope": {"name": "x"}}))
-    (tmp_path / "source.py").write_text("snapshot([{'name': f(x)}])\n")
+    (tmp_path / "source.py.txt").write_text("snapshot([{'name': f(x)}])\n")
     with pytest.raises(converter.ConversionError, match="line 1: not a literal: f"):
         converter.convert(tmp_path)
     (tmp_path / "SOURCE.json").write_text(json.dumps({"format": "nope"}))
