@@ -26,8 +26,6 @@ Formats (``SOURCE.json`` ``format``):
     a vitest ``__snapshots__`` entry of recorded spans (``name``, ``attributes``, ``events``;
     strings printed unescaped), as the Vercel AI SDK's telemetry tests write them: no ids, no
     times, no parents.
-``otlp-json``
-    a file that already is OTLP JSON: written again in this script's layout.
 ``span-attributes``
     one span's attributes as a JSON object (OpenInference's converter fixtures): the span's
     name, ids and times are not in the source (``SOURCE.json`` names the span).
@@ -58,7 +56,7 @@ EXTERNAL = ROOT / "tests" / "ingest" / "external"
 
 #: The file name of each format's raw extract.
 SOURCE_NAMES = {"logfire-snapshot": "source.py.txt", "otlp-js": "source.ts.txt",
-                "vitest-snapshot": "source.snap", "otlp-json": "source.json",
+                "vitest-snapshot": "source.snap",
                 "jaeger-json": "source.json", "tempo-json": "source.json",
                 "span-attributes": "source.json"}
 
@@ -537,8 +535,6 @@ def convert(directory: Path) -> tuple:
         body = (jaeger_to_otlp if fmt == "jaeger-json" else tempo_to_otlp)(json.loads(text))
         liberties.append(f"converted by ek_otel.ingest.{fmt.split('-')[0]} (the mapping "
                          "docs/traces-from-elsewhere.md describes)")
-    else:
-        body = json.loads(text)
     if not meta.get("resource") and fmt in ("logfire-snapshot", "vitest-snapshot"):
         liberties.append("resource: not in the snapshot; no resource attributes written")
     if "scope_note" in meta:
