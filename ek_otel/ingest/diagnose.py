@@ -375,6 +375,9 @@ def _stream_fix(read: Read, known: Sequence[Instrumentation], provider: str) -> 
     """``(fix, package)`` of streamed calls without usage, in the package's words, else the
     provider's; when the request asked for usage, that the instrumentation dropped it."""
     package = known[0].package if known else ""
+    for instrumentation in known:  # recorded apart from the call's span, asked or not
+        if instrumentation.stream_elsewhere:
+            return instrumentation.stream_elsewhere, instrumentation.package
     if read.stream_usage_asked:
         return STREAM_USAGE_ASKED, package
     for instrumentation in known:

@@ -174,6 +174,17 @@ def test_one_call_in_three_conventions_is_one_episode():
     assert views[0]["answer"] and views[0]["tokens"]["input"] == 97
 
 
+def test_a_logfire_stream_read_outside_the_trace_is_advised_as_such():
+    """The request asked for usage, yet logfire did not drop it: it wrote the answer and the
+    usage into the 'streaming response' log, in another trace."""
+    diagnosis = diagnose_dumps(_traces("logfire-openai-chat-tool-call-stream"),
+                               report=BadInputReport())
+    first = next(t for t in diagnosis.traces if t.trace_id.endswith("1"))
+    fixes = {gap.item: gap.fix for gap in first.gaps}
+    assert "'streaming response from ...' log" in fixes["input_tokens"]
+    assert fixes["arguments"] == fixes["input_tokens"]
+
+
 @pytest.mark.parametrize("name", FIXTURES)
 def test_doctor_reports_exactly_the_real_gaps(name):
     false, missed = gap_errors(name)
