@@ -26,6 +26,11 @@ Formats (``SOURCE.json`` ``format``):
     a vitest ``__snapshots__`` entry of recorded spans (``name``, ``attributes``, ``events``;
     strings printed unescaped), as the Vercel AI SDK's telemetry tests write them: no ids, no
     times, no parents.
+``vitest-inline``
+    ``toMatchInlineSnapshot`` templates of a vitest file (the Vercel AI SDK 7's
+    ``@ai-sdk/otel`` tests), composed into spans as ``SOURCE.json`` ``compose`` says: each
+    span from one or more snapshots (a serialized span: ``name``, ``initAttributes``,
+    ``runtimeAttributes``; or a plain attribute object), with its parent.
 ``span-attributes``
     one span's attributes as a JSON object (OpenInference's converter fixtures): the span's
     name, ids and times are not in the source (``SOURCE.json`` names the span).
@@ -58,7 +63,7 @@ EXTERNAL = ROOT / "tests" / "ingest" / "external"
 SOURCE_NAMES = {"logfire-snapshot": "source.py.txt", "otlp-js": "source.ts.txt",
                 "vitest-snapshot": "source.snap",
                 "jaeger-json": "source.json", "tempo-json": "source.json",
-                "span-attributes": "source.json"}
+                "span-attributes": "source.json", "vitest-inline": "source.ts.txt"}
 
 
 class ConversionError(ValueError):
@@ -454,6 +459,55 @@ def pretty_format(text: str, name: str):
     return root[0] if len(root) == 1 else root
 
 
+_INLINE = re.compile(r"toMatchInlineSnapshot\(`\n(.*?)\n\s*`\)", re.S)
+
+
+def vitest_inline_spans(text: str, name: str, seed: str, compose: list,
+                        liberties: list) -> list:
+    """Spans composed from a test file's inline snapshots (see the module doc)."""
+    snapshots = [pretty_format(body, name) for body in _INLINE.findall(text)]
+    trace_id = derived_id(seed, 32)
+    base, ms, n = 1_700_000_000_000_000_000, 1_000_000, len(compose)
+    out = []
+    for index, part in enumerate(compose):
+        span_name, attributes = None, {}
+        for k in part["snapshots"]:
+            if k >= len(snapshots):
+                raise ConversionError(f"{name}: no inline snapshot {k} (found {len(snapshots)})")
+            snap = snapshots[k]
+            if isinstance(snap, dict) and "initAttributes" in snap:
+                span_name = snap.get("name")
+                attributes.update(snap.get("initAttributes") or {})
+                attributes.update(snap.get("runtimeAttributes") or {})
+            elif isinstance(snap, dict):
+                for key, value in snap.items():
+                    if isinstance(value, (list, dict)):
+                        liberties.append(f"snapshot {k}: {key} is parsed JSON in the snapshot "
+                                         "(the test's parseJsonAttributes); written as JSON text")
+                        value = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+                    attributes[key] = value
+            else:
+                raise ConversionError(f"{name}: inline snapshot {k} is not an object")
+        if span_name is None:
+            raise ConversionError(f"{name}: span {index} has no serialized snapshot (no name)")
+        otlp = {"traceId": trace_id, "spanId": derived_id(f"{seed}#{index}", 16)}
+        if part.get("parent") is not None:
+            otlp["parentSpanId"] = derived_id(f"{seed}#{part['parent']}", 16)
+        otlp.update({"name": span_name, "startTimeUnixNano": str(base + index * ms),
+                     "endTimeUnixNano": str(base + (2 * n - index) * ms),
+                     "attributes": key_values(attributes)})
+        out.append(otlp)
+        liberties.append(f"span {span_name!r}: from inline snapshots {part['snapshots']}; "
+                         f"parent: {part.get('parent_note', 'none')}")
+    liberties.extend([
+        "ids: none in the snapshots; trace id and span ids derived from the source's sha256",
+        "times: none in the snapshots; span i starts i ms after a fixed epoch, a parent "
+        "ends after its children",
+        "span kind and status: not in the snapshots; left unset",
+    ])
+    return out
+
+
 def vitest_spans(text: str, name: str, seed: str, liberties: list) -> list:
     m = re.search(r"^exports\[`(.*)`\] = `\n(.*)\n`;\s*$", text, re.S | re.M)
     if not m:
@@ -509,6 +563,10 @@ def convert(directory: Path) -> tuple:
         seed = f"{meta['repository']}:{meta['path']}:{meta['case']}"
         body = request(meta.get("resource", {}), meta["scope"],
                        vitest_spans(text, name, seed, liberties))
+    elif fmt == "vitest-inline":
+        seed = f"{meta['repository']}:{meta['path']}:{meta['case']}"
+        body = request(meta.get("resource", {}), meta["scope"],
+                       vitest_inline_spans(text, name, seed, meta["compose"], liberties))
     elif fmt == "otlp-js":
         body = otlp_js_request(text, name, liberties)
     elif fmt == "span-attributes":
@@ -535,7 +593,8 @@ def convert(directory: Path) -> tuple:
         body = (jaeger_to_otlp if fmt == "jaeger-json" else tempo_to_otlp)(json.loads(text))
         liberties.append(f"converted by ek_otel.ingest.{fmt.split('-')[0]} (the mapping "
                          "docs/traces-from-elsewhere.md describes)")
-    if not meta.get("resource") and fmt in ("logfire-snapshot", "vitest-snapshot"):
+    if not meta.get("resource") and fmt in ("logfire-snapshot", "vitest-snapshot",
+                                            "vitest-inline"):
         liberties.append("resource: not in the snapshot; no resource attributes written")
     if "scope_note" in meta:
         names = [meta["scope"]] + [s for _, s in meta.get("scope_by_span_name", ())]
@@ -559,9 +618,10 @@ def extract(directory: Path, mirrors: Path) -> None:
     text = subprocess.run(["git", "--git-dir", str(git_dir), "show",
                            f"{meta['commit']}:{meta['path']}"],
                           check=True, capture_output=True, text=True).stdout
-    first, last = meta["lines"]
-    lines = text.splitlines(keepends=True)[first - 1:last]
-    (directory / SOURCE_NAMES[meta["format"]]).write_text("".join(lines))
+    lines = text.splitlines(keepends=True)
+    ranges = meta["lines"] if isinstance(meta["lines"][0], list) else [meta["lines"]]
+    (directory / SOURCE_NAMES[meta["format"]]).write_text(
+        "".join("".join(lines[first - 1:last]) for first, last in ranges))
 
 
 def main(argv=None) -> int:

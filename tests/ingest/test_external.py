@@ -123,9 +123,10 @@ def test_source_names_its_repository_path_commit_and_lines(name):
     meta = json.loads((EXTERNAL / name / "SOURCE.json").read_text())
     assert meta["repository"].count("/") == 1 and meta["path"] and meta["case"]
     assert len(meta["commit"]) == 40 and int(meta["commit"], 16) >= 0
-    first, last = meta["lines"]
+    ranges = meta["lines"] if isinstance(meta["lines"][0], list) else [meta["lines"]]
     extract = (EXTERNAL / name / _converter().SOURCE_NAMES[meta["format"]]).read_text()
-    assert 0 < first <= last and len(extract.splitlines()) == last - first + 1
+    assert all(0 < first <= last for first, last in ranges)
+    assert len(extract.splitlines()) == sum(last - first + 1 for first, last in ranges)
 
 
 @pytest.mark.parametrize("name", FIXTURES)
