@@ -68,6 +68,10 @@ from .records import SpanRecord
 __all__ = ["ScopeSeen", "Read", "Gap", "TraceDiagnosis", "NotARun", "Total", "Diagnosis",
            "diagnose_episode", "diagnose"]
 
+#: The token kinds every model call has; a call recorded without any count may have used no
+#: cached or reasoning tokens, so those gaps are only possible.
+_EVERY_CALL_TOKENS = frozenset({"input_tokens", "output_tokens"})
+
 
 @dataclass(frozen=True)
 class ScopeSeen:
@@ -371,6 +375,9 @@ def _stream_fix(read: Read, known: Sequence[Instrumentation], provider: str) -> 
     """``(fix, package)`` of streamed calls without usage, in the package's words, else the
     provider's; when the request asked for usage, that the instrumentation dropped it."""
     package = known[0].package if known else ""
+    for instrumentation in known:  # recorded apart from the call's span, asked or not
+        if instrumentation.stream_elsewhere:
+            return instrumentation.stream_elsewhere, instrumentation.package
     if read.stream_usage_asked:
         return STREAM_USAGE_ASKED, package
     for instrumentation in known:
@@ -393,8 +400,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _counted(spans: Sequence[Any]) -> frozenset:
+    """The token kinds (cached, reasoning) some model-call span records a count of, zero
+    included: a recorded 0 is no gap, whatever the package's known limits.
+
+    Example:
+        >>> _counted([SpanRecord("a" * 32, "b" * 16, attributes={
+        ...     "gen_ai.operation.name": "chat", "gen_ai.usage.reasoning_tokens": 0})])
+        frozenset({'reasoning_tokens'})
+    """
+    found = set()
+    for span in spans:
+        attributes = span.attributes if isinstance(span.attributes, Mapping) else {}
+        if sc.span_role(span) != sc.MODEL:
+            continue
+        for item, keys in (("cached_tokens", sc.CACHED_TOKEN_KEYS),
+                           ("reasoning_tokens", sc.REASONING_TOKEN_KEYS)):
+            if any(isinstance(attributes.get(key), (int, float)) for key in keys):
+                found.add(item)
+    return frozenset(found)
+
+
 def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
-          versions: Optional[Mapping] = None) -> tuple:
+          versions: Optional[Mapping] = None, counted: frozenset = frozenset()) -> tuple:
     gaps: list = []
     lacks = PROVIDER_LACKS.get(provider, frozenset())  # what the provider never gives
 
@@ -444,7 +472,7 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
         if read.tool_calls:  # tools were called, so a model chose them: its calls are untraced
             for item in TOKEN_ITEMS:
                 add(item, "no model call is traced (yet tools were called), and no span "
-                          "carries a token count")
+                          "carries a token count", certain=item in _EVERY_CALL_TOKENS)
         # no model call and no tool call (a guardrail tripwire, say): no token is missing
     elif not tokens and read.model_calls_without_usage:
         streamed = read.streamed_without_usage
@@ -454,12 +482,13 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
             if streamed:
                 what += f" ({streamed} streamed" + (
                     ", the request asked for usage)" if read.stream_usage_asked else ")")
-            add(item, what, fix=_stream_fix(read, known, provider) if streamed else None)
+            add(item, what, fix=_stream_fix(read, known, provider) if streamed else None,
+                certain=item in _EVERY_CALL_TOKENS)
     elif not tokens:
         pass  # every model call failed: nothing was billed that a span could show
     else:
         for item in ("cached_tokens", "reasoning_tokens"):
-            if getattr(read, item):
+            if getattr(read, item) or item in counted:
                 continue
             for instrumentation in known:
                 limits = instrumentation.limits_of((versions or {}).get(id(instrumentation), ""))
@@ -522,7 +551,7 @@ def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = (
         spans=len(spans),
         logs=len(logs),
         read=read,
-        gaps=_gaps(read, known, provider, versions) + _task_id_gap(episode),
+        gaps=_gaps(read, known, provider, versions, _counted(spans)) + _task_id_gap(episode),
         unread_spans=_unread(episode, spans),
     )
 

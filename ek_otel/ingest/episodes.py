@@ -382,11 +382,13 @@ def _first(nodes: Sequence[Node], read) -> Any:
 
 def _root_output(root: Optional[Node]) -> Optional[str]:
     """The answer text the root span recorded (when no model answer had text)."""
-    if root is None:
+    if root is None or root.role == sc.TOOL:  # a tool's result is no answer of the run
         return None
     output = model_output_of_span(root.span)
     if output.text:
         return output.text
+    if output.calls:  # a model call's answer of calls only: its raw response is no text
+        return None
     value = root.span.attributes.get(sc.ROOT_OUTPUT_KEY)
     return value if isinstance(value, str) and value else None
 

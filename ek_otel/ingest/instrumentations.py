@@ -19,6 +19,8 @@ spans carry (the ``scope.name`` of OTLP; a trailing ``*`` matches a prefix), and
 - ``limits_before``: ``limits`` of releases before a version (``{item: (version, text)}``);
 - ``stream_usage``: the package's own words for a streamed call without usage (else the
   provider's, :data:`STREAM_USAGE_FIXES`);
+- ``stream_elsewhere``: where the package records a streamed call's answer and usage apart
+  from the call's span (said first, whatever the request asked);
 - ``carriers``: where the package puts what is not in the common places (``arguments``,
   ``results``, ``answer``, ``hosted``, ``tokens``), as :mod:`ek_otel.ingest.semconv` reads it.
 
@@ -94,6 +96,7 @@ class Instrumentation:
     limits: Mapping[str, str] = field(default_factory=dict)
     carriers: Mapping[str, str] = field(default_factory=dict)
     stream_usage: str = ""
+    stream_elsewhere: str = ""
     limits_before: Mapping[str, tuple] = field(default_factory=dict)
     opaque: bool = False
 
@@ -156,6 +159,11 @@ _STREAM_USAGE = ('streaming without usage: pass stream_options={"include_usage":
                  "OpenAI call (or do not stream)")
 _LITELLM_STREAM = ('streaming without usage: pass stream_options={"include_usage": True} to '
                    "litellm.completion / litellm.acompletion (or do not stream)")
+#: logfire's instrument_openai / instrument_anthropic record every answer (response_data);
+#: a streamed one, when the stream is consumed, in a log span of its own.
+_LOGFIRE_STREAM = ("logfire records a streamed call's answer and usage in its 'streaming "
+                   "response from ...' log, written where the stream is consumed: consume it "
+                   "inside the trace of the call (within the run's span, e.g. a logfire.span)")
 _ADD_CLIENT = ("add a model-client instrumentor (opentelemetry-instrumentation-openai-v2, "
                "openinference-instrumentation-openai, ...): its spans carry the model calls")
 _GEMINI_IDS = ("none: Gemini models give no tool-call ids (calls are joined by name and "
@@ -228,6 +236,10 @@ INSTRUMENTATIONS: tuple = (
                                          "(OpenInference, OpenLLMetry)")),
     Instrumentation(("logfire.openai_agents",), "logfire (instrument_openai_agents)", "Logfire",
                     "OpenAI Agents SDK", FRAMEWORK),
+    Instrumentation(("logfire.claude_agent_sdk",), "logfire (instrument_claude_agent_sdk)",
+                    "OTel GenAI", "Claude Agent SDK", FRAMEWORK),
+    Instrumentation(("logfire.mcp",), "logfire (instrument_mcp; the MCP servers of "
+                    "instrument_openai_agents)", "Logfire", "MCP", FRAMEWORK),
     Instrumentation(("openinference.instrumentation.langchain",),
                     "openinference-instrumentation-langchain", "OpenInference",
                     "LangChain / LangGraph", FRAMEWORK, fixes=_content(_OPENINFERENCE_CONTENT)),
@@ -241,6 +253,15 @@ INSTRUMENTATIONS: tuple = (
                     FRAMEWORK,
                     fixes={"arguments": "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
                                         "_SENSITIVE=true"},
+                    limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
+                                         "Semantic Kernel records input and output tokens only: "
+                                         "add an OpenAI client instrumentor")),
+    Instrumentation(("Microsoft.SemanticKernel*",), "Microsoft.SemanticKernel (.NET)", "OTel GenAI",
+                    "Semantic Kernel", FRAMEWORK,
+                    fixes={"arguments": "AppContext switch Microsoft.SemanticKernel.Experimental"
+                                        ".GenAI.EnableOTelDiagnosticsSensitive (or the env var "
+                                        "SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"
+                                        "_SENSITIVE=true)"},
                     limits=dict.fromkeys(("cached_tokens", "reasoning_tokens"),
                                          "Semantic Kernel records input and output tokens only: "
                                          "add an OpenAI client instrumentor")),
@@ -317,9 +338,14 @@ INSTRUMENTATIONS: tuple = (
     Instrumentation(("com.anthropic.sdk*",), "anthropic (the SDK's own telemetry)", "OTel GenAI",
                     "Anthropic client", CLIENT,
                     fixes=_content("ANTHROPIC_OPEN_TELEMETRY_TRACES_CONTENT_MODE=content")),
-    Instrumentation(("logfire.openai", "logfire.anthropic", "logfire*"),
-                    "logfire (instrument_openai / instrument_anthropic)", "Logfire",
-                    "OpenAI client", CLIENT),
+    Instrumentation(("logfire.anthropic",), "logfire (instrument_anthropic)", "Logfire",
+                    "Anthropic client", CLIENT, fixes=_content(_LOGFIRE_STREAM),
+                    stream_elsewhere=_LOGFIRE_STREAM),
+    Instrumentation(("logfire.openai",), "logfire (instrument_openai)", "Logfire",
+                    "OpenAI client", CLIENT, fixes=_content(_LOGFIRE_STREAM),
+                    stream_elsewhere=_LOGFIRE_STREAM),
+    Instrumentation(("logfire*",), "logfire (another of its integrations)", "Logfire",
+                    "Logfire", CLIENT),
     Instrumentation(("litellm",), "litellm (OpenTelemetry callback)", "OpenLLMetry-like",
                     "LiteLLM", CLIENT,
                     fixes={"arguments": "litellm.turn_off_message_logging=False (the default)"},

@@ -93,6 +93,10 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
         output = output_of_chunks(chunks)
         if output.calls or output.text:
             return output
+    if sc.LEGACY_COMPLETION_ATTRIBUTE in attributes:  # the same, as a span attribute
+        output = _completion_attribute(attributes[sc.LEGACY_COMPLETION_ATTRIBUTE])
+        if output:
+            return output
     for key in sc.OUTPUT_VALUE_KEYS:
         if key in attributes:
             output = output_of_messages(attributes[key])
@@ -100,6 +104,25 @@ def model_output_of_span(span: SpanRecord) -> ModelOutput:
                 return output
     output = _other_output(attributes)
     return output if output or empty is None else empty
+
+
+def _completion_attribute(value: Any) -> ModelOutput:
+    """The deprecated GenAI ``gen_ai.completion`` span attribute: messages, a
+    ``{"text": ...}`` object, or plain text.
+
+    Example:
+        >>> _completion_attribute('{"text": "It is rainy.", "finish_reason": "stop"}').text
+        'It is rainy.'
+    """
+    output = output_of_messages(value)
+    if output.calls or output.text is not None:
+        return output
+    parsed = sc.json_value(value)
+    if isinstance(parsed, Mapping) and type(parsed.get("text")) is str and parsed["text"]:
+        return ModelOutput((), parsed["text"], True)
+    if _plain_completion(value):
+        return ModelOutput((), value, True)
+    return EMPTY_OUTPUT
 
 
 def _plain_completion(value: Any) -> bool:
@@ -156,8 +179,7 @@ def _other_output(attributes: Mapping) -> ModelOutput:
     ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text``."""
     events = sc.json_value(attributes.get(sc.EVENTS_JSON))
     if isinstance(events, list):
-        choices = [e for e in events if isinstance(e, Mapping)
-                   and e.get(sc.EVENT_NAME_KEY) == sc.CHOICE_EVENT]
+        choices = [e for e in events if isinstance(e, Mapping) and _is_choice(e)]
         calls: list = []
         texts: list = []
         for event in choices:
@@ -168,6 +190,9 @@ def _other_output(attributes: Mapping) -> ModelOutput:
                 texts.append(output.text)
         if choices:
             return ModelOutput(tuple(calls), "\n".join(texts) or None, True)
+        answer = _events_answer(events)
+        if answer:
+            return answer
     response = sc.json_value(attributes.get(sc.VERTEX_LLM_RESPONSE))
     content = response.get(sc.VERTEX_RESPONSE_CONTENT) if isinstance(response, Mapping) else None
     if isinstance(content, Mapping):
@@ -180,6 +205,44 @@ def _other_output(attributes: Mapping) -> ModelOutput:
     return EMPTY_OUTPUT
 
 
+def _is_choice(event: Mapping) -> bool:
+    """A choice of a JSON ``events`` list: named ``gen_ai.choice``, or (Logfire's
+    google-genai events, whose bodies carry no name) unnamed with ``index`` and
+    ``finish_reason``."""
+    name = event.get(sc.EVENT_NAME_KEY)
+    if name is None:
+        return sc.LOGFIRE_CHOICE_KEYS <= event.keys()
+    return name == sc.CHOICE_EVENT
+
+
+def _events_answer(events: list) -> ModelOutput:
+    """The answer of a JSON ``events`` list without choices (Logfire's OpenAI Agents
+    integration: the conversation as events, the answer's items after the last input
+    message): assistant messages, and ``gen_ai.unknown`` items (hosted calls) by their
+    ``data``.
+
+    Example:
+        >>> _events_answer([{"event.name": "gen_ai.user.message", "content": "q"},
+        ...     {"event.name": "gen_ai.unknown", "data": {"type": "web_search_call",
+        ...      "id": "ws_1", "action": {"type": "search", "query": "q"}}},
+        ...     {"event.name": "gen_ai.assistant.message", "content": "a"}]).text
+        'a'
+    """
+    items: list = []
+    for event in events:
+        if not isinstance(event, Mapping):
+            continue
+        name = event.get(sc.EVENT_NAME_KEY)
+        if name in sc.EVENT_INPUT_NAMES:
+            items = []  # an input message: what came before was history
+        elif name in sc.HISTORY_EVENTS:
+            items.append({key: value for key, value in event.items()
+                          if key != sc.EVENT_NAME_KEY})
+        elif name == sc.UNKNOWN_EVENT and isinstance(event.get("data"), Mapping):
+            items.append(event["data"])
+    return output_of_messages(items) if items else EMPTY_OUTPUT
+
+
 def _choice_output(message: Any, event_body: Any) -> ModelOutput:
     message = sc.json_value(message)  # span-event attributes hold it as a JSON string
     if isinstance(message, list):  # Bedrock-style content blocks (Strands)
@@ -189,6 +252,12 @@ def _choice_output(message: Any, event_body: Any) -> ModelOutput:
         if isinstance(content, Mapping) and isinstance(content.get("parts"), list):
             # google-genai instrumentor before 1.x: {"index", "content": <a Gemini Content>}
             message = {"role": "assistant", "parts": content["parts"]}
+        elif (isinstance(content, list) and content
+              and all(type(p) is str or (isinstance(p, Mapping) and "type" not in p)
+                      for p in content)):
+            # Logfire's form of those Gemini parts: a text part as its text, others whole
+            message = {"role": "assistant",
+                       "parts": [{"text": p} if type(p) is str else p for p in content]}
         message = dict(message)
         message.setdefault("role", "assistant")
         if isinstance(event_body, Mapping) and sc.CHOICE_TOOL_CALLS in event_body:

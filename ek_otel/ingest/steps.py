@@ -1,8 +1,11 @@
 """Steps: the tool calls models asked for, joined to the tool executions that ran them.
 
 A requested call that was then executed is **one** step: joined by tool-call id, else by
-name and order (a hosted call, run by the model provider, is never joined: it is a step of
-its own, ``hosted``, its result the one the answer carries) (agent instrumentors leave the id off their tool spans; in multi-agent
+name and order (a hosted call, run by the model provider, is never joined to a tool of the
+application: it is a step of its own, ``hosted``, its result the one the answer carries; a
+tool span with the hosted call's own id is that call as the SDK saw the provider run it, as
+the Vercel AI SDK 7 records provider-executed tools, and adds its result and error to the
+hosted step) (agent instrumentors leave the id off their tool spans; in multi-agent
 traces the tool's own agent is tried first). Steps are ordered by time: a requested call
 at the end of its model call, an unrequested execution at its start.
 
@@ -81,6 +84,8 @@ def merge_steps(requested: list, tools: list) -> list:
     hosted = [i for i, r in enumerate(requested) if r.call.hosted]
     by_id = {r.call.call_id: i for i, r in enumerate(requested)
              if r.call.call_id and not r.call.hosted}
+    hosted_by_id = {requested[i].call.call_id: i for i in hosted if requested[i].call.call_id}
+    observed: dict = {}  # hosted call -> the tool span that saw the provider run it
     timed: list = []
     agents: dict = {}  # agent node -> (name, span id)
     for node in tools:
@@ -90,6 +95,9 @@ def merge_steps(requested: list, tools: list) -> list:
         match = by_id.get(call_id) if call_id else None
         if match is not None and match not in unmatched:
             match = None
+        if match is None and call_id in hosted_by_id and hosted_by_id[call_id] not in observed:
+            observed[hosted_by_id[call_id]] = node
+            continue
         name = None  # the executed tool's name: needed unless joined by id
         if match is None:
             name = sc.tool_name_of(span)
@@ -123,7 +131,13 @@ def merge_steps(requested: list, tools: list) -> list:
         req = requested[i]
         call = req.call
         span_id = req.node.span_id if req.node is not None else None
-        step = Step(call.name, call.args, call.result, None, call.call_id, span_id,
+        result, error = call.result, None
+        seen = observed.get(i)
+        if seen is not None:  # the provider's run of a hosted call, as the SDK recorded it
+            if result is None:
+                result = sc.tool_result_of(seen.span.attributes)
+            error = seen.error
+        step = Step(call.name, call.args, result, error, call.call_id, span_id,
                     *_agent_of(req.node, agents), call.args_captured, call.hosted)
         timed.append(((req.time_ns, call.index), step))
     timed.sort(key=lambda t: t[0])

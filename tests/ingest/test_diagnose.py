@@ -135,3 +135,33 @@ def test_the_table_recognises_by_exact_name_or_prefix_and_agent_frameworks_come_
 def test_an_empty_input_has_an_empty_total():
     result = diagnose([])
     assert (result.total.traces, result.total.gaps, result.to_dict()["traces"]) == (0, (), [])
+
+
+def _one_span_dump(tmp_path, attributes: dict, scope: str) -> list:
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "openai.chat",
+            "startTimeUnixNano": "1000", "endTimeUnixNano": "2000",
+            "attributes": [{"key": k, "value": {"intValue": str(v)} if isinstance(v, int)
+                            else {"stringValue": v}} for k, v in attributes.items()]}
+    path = tmp_path / "dump.json"
+    path.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [
+        {"scope": {"name": scope, "version": "0.47.3"}, "spans": [span]}]}]}))
+    (trace,) = diagnose_dumps([str(path)], report=BadInputReport()).traces
+    return {gap.item: gap.certain for gap in trace.gaps}
+
+
+def test_a_recorded_zero_is_no_possible_gap_whatever_the_packages_known_limits(tmp_path):
+    base = {"gen_ai.system": "openai", "llm.request.type": "chat",
+            "gen_ai.usage.prompt_tokens": 1820, "gen_ai.usage.completion_tokens": 13}
+    scope = "opentelemetry.instrumentation.openai.v1"  # its row: reasoning not recorded
+    assert _one_span_dump(tmp_path, base, scope).get("reasoning_tokens") is False  # possible
+    recorded = _one_span_dump(tmp_path, {**base, "gen_ai.usage.reasoning_tokens": 0}, scope)
+    assert "reasoning_tokens" not in recorded
+
+
+def test_a_model_call_without_any_count_lacks_input_and_output_surely_the_rest_possibly(tmp_path):
+    gaps = _one_span_dump(tmp_path, {"gen_ai.operation.name": "chat",
+                                     "gen_ai.response.model": "gpt-4-0613"}, "some.scope")
+    assert {k: gaps[k] for k in ("input_tokens", "output_tokens", "cached_tokens",
+                                 "reasoning_tokens")} == {
+        "input_tokens": True, "output_tokens": True, "cached_tokens": False,
+        "reasoning_tokens": False}

@@ -90,10 +90,31 @@ def test_every_reported_gap_is_real_and_every_real_gap_is_reported(scenario):
     assert real - reported == set(), "missed gaps"
 
 
-if __name__ == "__main__":  # the counts for the closing note
+def external_tally() -> tuple:
+    """``(fixtures, false, missed)`` over the external fixtures (``test_external.tally``)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent / "test_external.py"
+    spec = importlib.util.spec_from_file_location("test_external", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.tally()
+
+
+if __name__ == "__main__":  # the counts for the closing note: corpus and external fixtures
     false, missed = tally()
-    print(f"{len(SCENARIOS)} scenarios: {len(false)} false gaps, {len(missed)} missed gaps")
+    print(f"corpus: {len(SCENARIOS)} scenarios: {len(false)} false gaps, {len(missed)} missed gaps")
     for scenario, item in false:
         print("  false:", scenario, item)
     for scenario, item in missed:
         print("  missed:", scenario, item)
+    fixtures, external_false, external_missed = external_tally()
+    print(f"external: {fixtures} fixtures: {len(external_false)} false gaps, "
+          f"{len(external_missed)} missed gaps")
+    for row in external_false:
+        print("  false:", *row)
+    for row in external_missed:
+        print("  missed:", *row)
+    print(f"together: {len(SCENARIOS) + fixtures} trace sets: "
+          f"{len(false) + len(external_false)} false gaps, "
+          f"{len(missed) + len(external_missed)} missed gaps")

@@ -83,6 +83,31 @@ def test_requested_then_executed_call_is_one_step_joined_by_id():
     assert (step.call_id, step.span_id, step.observation) == ("c1", sid(3), {"hits": 3})
 
 
+def _hosted_chat(span_id, parent, start, end, call_id):
+    parts = [{"type": "tool_call", "id": call_id, "name": "mcp.ask", "arguments": {"q": "x"}},
+             {"type": "tool_call_response", "id": call_id, "response": {"a": "y"}}]
+    return make("chat gpt-4", span_id, parent, start, end, **{
+        "gen_ai.operation.name": "chat",
+        "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": parts}])})
+
+
+def test_a_tool_span_with_a_hosted_calls_own_id_is_that_hosted_step():
+    """AI SDK 7 records a provider-executed call as an execute_tool span too (type extension)."""
+    spans = [agent(1, "A"), _hosted_chat(2, 1, 10, 40, "h1"),
+             tool(3, "mcp.ask", 2, 20, 30, args='{"q": "x"}', status=STATUS_ERROR,
+                  **{"gen_ai.tool.call.id": "h1", "gen_ai.tool.type": "extension"})]
+    (step,) = build_episode(spans).trajectory
+    assert (step.tool, step.hosted, step.call_id, step.observation, step.error is not None) == (
+        "mcp.ask", True, "h1", {"a": "y"}, True)
+
+
+def test_an_application_tool_of_a_hosted_calls_name_is_not_joined_to_it():
+    spans = [agent(1, "A"), _hosted_chat(2, 1, 10, 40, "h1"),
+             tool(3, "mcp.ask", 1, 50, 60, args='{"q": "z"}', **{"gen_ai.tool.call.id": "c9"})]
+    steps = build_episode(spans).trajectory
+    assert [(s.hosted, s.call_id) for s in steps] == [(True, "h1"), (False, "c9")]
+
+
 def test_join_by_name_and_order_when_tool_spans_have_no_call_id():
     spans = [agent(1, "A"),
              chat(2, 1, 10, 20, calls=[("weather", {"city": "Paris"}, "c1"),

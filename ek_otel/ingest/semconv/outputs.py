@@ -33,6 +33,9 @@ __all__ = [
     "OUTPUT_VALUE_KEYS",
     "EVENTS_JSON",
     "EVENT_NAME_KEY",
+    "LOGFIRE_CHOICE_KEYS",
+    "EVENT_INPUT_NAMES",
+    "UNKNOWN_EVENT",
     "VERTEX_LLM_RESPONSE",
     "VERTEX_RESPONSE_CONTENT",
     "AI_RESPONSE_TEXT",
@@ -99,6 +102,14 @@ MASTRA_RESPONSE_BODY = "mastra.metadata.body"
 #: A JSON list of events (Logfire / Pydantic AI), each naming itself under ``event.name``.
 EVENTS_JSON = "events"
 EVENT_NAME_KEY = "event.name"
+#: Logfire's google-genai events carry only their bodies: a choice is the one with these keys.
+LOGFIRE_CHOICE_KEYS = frozenset({"index", "finish_reason"})
+#: Events of such a list that are input: the answer is what follows the last of them.
+EVENT_INPUT_NAMES = frozenset({"gen_ai.user.message", "gen_ai.tool.message",
+                               "gen_ai.system.message"})
+#: Logfire's event for an item it has no message form for (a hosted call: the item is
+#: its ``data``).
+UNKNOWN_EVENT = "gen_ai.unknown"
 #: Google ADK's recorded response, and its field holding the answer message.
 VERTEX_LLM_RESPONSE = "gcp.vertex.agent.llm_response"
 VERTEX_RESPONSE_CONTENT = "content"

@@ -50,6 +50,9 @@ _ROLE_BY_ATTRIBUTE: tuple = (
     (MLFLOW_SPAN_TYPE, str, {'"LLM"': MODEL, '"CHAT_MODEL"': MODEL, '"TOOL"': TOOL,
                              '"AGENT"': AGENT}),
 )
+#: The model that answered: only a model call has it (Semantic Kernel's spans as Langfuse's
+#: tests keep them carry nothing else).
+RESPONSE_MODEL = "gen_ai.response.model"
 _MODEL_SPAN_NAMES = frozenset({"openai.chat", "openai.completion", "openai.response"})
 #: The Vercel AI SDK's ``ai.*`` root spans: its loop of model and tool calls (the GenAI
 #: integration of ``ai`` 7 names the same span ``invoke_agent``).
@@ -86,6 +89,8 @@ def span_role(span: Any) -> str:
         >>> span_role({"gen_ai.operation.name": "execute_tool",
         ...            "gen_ai.tool.name": "(merged tools)"})  # Google ADK, parallel calls
         'other'
+        >>> span_role({"gen_ai.response.model": "gpt-4-0613"})
+        'model'
         >>> span_role(SpanRecord("a" * 32, "b" * 16, name="OpenAI._prepare_chat_with_tools",
         ...                      attributes={"openinference.span.kind": "LLM"}))
         'other'
@@ -123,4 +128,6 @@ def span_role(span: Any) -> str:
         return MODEL
     if TOOL_NAME in attributes:  # a tool span whose operation name is missing
         return TOOL
+    if RESPONSE_MODEL in attributes:  # a model's response: a model call whatever its name
+        return MODEL
     return OTHER
