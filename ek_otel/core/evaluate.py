@@ -39,7 +39,8 @@ from .rules import Rule
 from .passk import default_k, default_k_of_trials, pass_at_k, pass_hat_k
 from .scores import EpisodeScore
 from .tally import CutTally, DollarTally
-from .toolcalls import LEVELS, STRATEGIES, align_calls, calls_of, explain_alignment
+from .pairing import check_strategy
+from .toolcalls import align_calls, calls_of, check_level, explain_alignment
 
 __all__ = [
     "pass_at_k",
@@ -163,8 +164,7 @@ def score_episode(
         >>> s.fp, s.exact, s.explanation
         (0.0, True, '2/2 calls matched exactly; ignored: final_answer')
     """
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    check_level(level)
     if len(task.alternatives) > 1:
         return _score_alternatives(episode, task, level=level, canonicalizer=canonicalizer,
                                    strategy=strategy, prices=prices,
@@ -172,8 +172,7 @@ def score_episode(
                                    ignore_tools=ignore_tools)
     if ignore_tools:
         ignore_tools = check_ignore_patterns(ignore_tools)
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    check_strategy(strategy)
     grammar, gold_calls, has_types = _task_parts(task)
     used_strategy = "ordered" if task.ordered else strategy
     ignore = merge_ignore_patterns(ignore_tools, task.ignore_tools) if (
