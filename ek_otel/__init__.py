@@ -61,7 +61,7 @@ _EXPORTS: dict = {
     "ToolCorrectnessMetric": ".core.correctness",
     "TrajectoryMetric": ".core.trajectory",
     "trajectory_similarity": ".core.trajectory",
-    "EvaluationReport": ".core.evaluate",
+    "EvaluationReport": ".core.reports",
     "aggregate_scores": ".core.evaluate",
     "evaluate": ".scoring.run",
     "pass_at_k": ".core.evaluate",

@@ -38,8 +38,8 @@ from typing import Any, Optional, Union
 
 from ..core.episode import TaskSpec
 from ..core.ignore import check_ignore_patterns
+from ..core.reports import EvaluationReport
 from ..core.evaluate import (
-    EvaluationReport,
     aggregate_scores,
     canonicalizer_name,
     check_comparable,
@@ -86,7 +86,7 @@ class ScoreRun:
             from a temporary file).
         unmatched: The episodes that were not scored, and why (a tuple; for a large run, a
             sequence read from a temporary file: :class:`~ek_otel.scoring.spool.AppendRows`).
-        report: The corpus :class:`~ek_otel.core.evaluate.EvaluationReport` over
+        report: The corpus :class:`~ek_otel.core.reports.EvaluationReport` over
             ``envelopes`` (pass^k uses each task's episodes as its trials).
         revisions: How many re-scores (late spans) were made.
         emitted: How many envelopes were sent to the sink (revisions included).
@@ -476,7 +476,7 @@ def evaluate(
         prices: A :class:`~ek_otel.core.cost.PriceTable` (or a mapping model -> ModelPrice) for dollars.
         k: The k of pass@k and pass^k (default: :func:`~ek_otel.core.passk.default_k`).
         group_by_provenance: Allow episodes with different ``run.comparability_key()``;
-            the report then carries one :class:`~ek_otel.core.evaluate.ProvenanceGroup` per key (the top-level
+            the report then carries one :class:`~ek_otel.core.reports.ProvenanceGroup` per key (the top-level
             figures pool them, as asked).
 
     Raises:
