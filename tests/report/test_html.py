@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from ek_otel.cli import cli
 from ek_otel.errors import InputError
-from ek_otel.report.html import render_comparison, render_run, validate_trace_url
+from ek_otel.report.html import render_comparison, render_run
+from ek_otel.report.page_data import validate_trace_url
 from ek_otel.report.compare import compare_tasks
 from ek_otel.report.model import report_from_dict
 
