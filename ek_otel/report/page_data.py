@@ -85,14 +85,38 @@ def headline(aggregate: Mapping[str, Any], tasks: Sequence[Any]) -> dict:
         verdict = verdict_of(task.figures)
         if verdict is not None:
             counts[verdict] += 1
+    noun = "run" if runs == 1 else "runs"
     if not runs:
         text = "no run was scored"
     elif passed is None:
-        text = f"{runs:,} runs scored"
+        text = f"{runs:,} {noun} scored"
     else:
-        text = f"{passed:,} of {runs:,} runs passed ({100 * passed / runs:.1f}%)"
+        text = f"{passed:,} of {runs:,} {noun} passed ({100 * passed / runs:.1f}%)"
     worst = "fail" if counts["fail"] else "flaky" if counts["flaky"] else "pass" if counts["pass"] else None
-    return {"text": text, "tasks": counts, "worst": worst, "report": None}
+    return {"text": text, "tasks": counts, "worst": worst, "report": None, "runs": runs,
+            "runs_passed": passed}
+
+
+def _disagreeing_headline(data: Mapping[str, Any], shown: Mapping[str, Any]) -> Optional[str]:
+    """The report's own headline when its counts differ from the page's ``shown`` headline
+    (made from the report's tasks), else None: the counts are shown once.
+
+    Example:
+        >>> shown = {"runs": 2, "runs_passed": 1, "tasks": {"pass": 0, "flaky": 1, "fail": 0}}
+        >>> mine = {"runs": 2, "runs_passed": 1, "pass": 0, "flaky": 1, "fail": 0, "text": "1 of 2"}
+        >>> _disagreeing_headline({"headline": mine}, shown) is None
+        True
+        >>> _disagreeing_headline({"headline": dict(mine, fail=1, text="other")}, shown)
+        'other'
+        >>> _disagreeing_headline({"headline": "a text only"}, shown)
+        'a text only'
+    """
+    given = data.get("headline")
+    if isinstance(given, Mapping) and all(
+            given.get(key) == shown["tasks"][key] for key in VERDICTS) and (
+            given.get("runs"), given.get("runs_passed")) == (shown.get("runs"), shown.get("runs_passed")):
+        return None
+    return _report_headline(data)
 
 
 def _report_headline(data: Mapping[str, Any]) -> Optional[str]:
@@ -165,16 +189,6 @@ def _task_rows(tasks: Sequence[Any]) -> list:
     return [dict(t.figures, task_id=t.task_id, passed=t.counts.passed,
                  verdict=t.figures.get("verdict") or t.counts.verdict)
             for t in tasks]
-
-
-def _headline(data: Mapping[str, Any], tasks: Sequence[Any]) -> dict:
-    """The report's ``headline`` (an older report's: made from its tasks)."""
-    from ..core.verdicts import headline_of
-
-    given = data.get("headline")
-    if isinstance(given, Mapping) and given.get("text"):
-        return dict(given)
-    return headline_of((t.counts.episodes, t.counts.successes) for t in tasks).to_dict()
 
 
 def slice_rows(tasks: Sequence[Any]) -> list:
@@ -300,10 +314,11 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
     data = report.data
     aggregate = data.get("aggregate") or {}
     groups = [{"label": g.label, "key": list(g.key), "aggregate": g.aggregate,
-               "intervals": _intervals(g.tasks), "headline": _headline({}, g.tasks)}
+               "intervals": _intervals(g.tasks)}
               for g in report.groups]
     comparisons = _group_comparisons(report)
     episodes, gold_calls = page_episodes(data.get("episodes") or ())
+    page_headline = headline(aggregate, report.tasks)
     page = {
         "kind": "run",
         "k": data.get("k", aggregate.get("k")),
@@ -320,7 +335,7 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "comparisons": comparisons,
         "models": [str(g.key[0]) if g.key and g.key[0] else "-" for g in report.groups],
         "failure_kinds": [[kind, KIND_LABELS[kind]] for kind in FAILURE_KINDS],
-        "headline": dict(headline(aggregate, report.tasks), report=_report_headline(data)),
+        "headline": dict(page_headline, report=_disagreeing_headline(data, page_headline)),
         "run_headlines": [headline(g.aggregate, g.tasks) for g in report.groups],
     }
     return {
@@ -347,8 +362,8 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         "comparisons": comparisons,
         "refresh_seconds": refresh_seconds,
         "page": page,
-        # the page's first line, and the run's verdict counts (the JSON report's headline)
-        "headline": dict(page["headline"], verdicts=_headline(data, report.tasks)),
+        # the page's first line: runs passed and tasks by verdict, shown once
+        "headline": page["headline"],
     }
 
 

@@ -46,6 +46,8 @@ def test_headline_names_the_worst_verdict():
     assert h["tasks"] == {"pass": 1, "flaky": 1, "fail": 0} and h["worst"] == "flaky"
     assert headline({"episodes": 0}, [])["text"] == "no run was scored"
     assert headline({"episodes": 4}, [])["text"] == "4 runs scored"
+    assert headline({"episodes": 1, "successes": 1}, [])["text"] == "1 of 1 run passed (100.0%)"
+    assert headline({"episodes": 1}, [])["text"] == "1 run scored"
 
 
 @pytest.mark.parametrize("template", ["ftp://x/{trace_id}", "https://x/", "https://x/{trace_id}/{trace_id}",
@@ -97,6 +99,15 @@ def test_compare_page_puts_regressions_first_and_sums_deltas():
     assert page["overall"]["delta"]["input_tokens"] == -6
     assert page["overall"]["delta"]["dollars"] is None  # a candidate run without a price
     assert change_of(None, None) == "unchanged"
+
+
+def test_the_reports_own_headline_is_shown_only_when_it_disagrees():
+    data = {"aggregate": {"episodes": 2, "successes": 1}, "per_task": {"t": {"episodes": 2, "successes": 1}},
+            "headline": {"runs": 2, "runs_passed": 1, "tasks": 1, "pass": 0, "flaky": 1, "fail": 0,
+                         "text": "1 of 2 runs passed; tasks: 0 pass, 1 flaky, 0 fail"}}
+    assert run_context(report_from_dict(data, "r.json"), generated_at="now")["headline"]["report"] is None
+    data["headline"] = dict(data["headline"], flaky=0, fail=1, text="theirs")
+    assert run_context(report_from_dict(data, "r.json"), generated_at="now")["headline"]["report"] == "theirs"
 
 
 def test_run_context_counts_traces_and_non_runs():
