@@ -62,7 +62,7 @@ _EXPORTS: dict = {
     "TrajectoryMetric": ".core.trajectory",
     "trajectory_similarity": ".core.trajectory",
     "EvaluationReport": ".core.reports",
-    "aggregate_scores": ".core.evaluate",
+    "aggregate_scores": ".core.aggregate",
     "evaluate": ".scoring.run",
     "pass_at_k": ".core.evaluate",
     "pass_hat_k": ".core.evaluate",

@@ -1,6 +1,6 @@
 """The corpus report's shapes: :class:`EvaluationReport` (the figures of a whole corpus, per
 task, per slice, pass@k and pass^k, cost and dollars, the scores) and :class:`ProvenanceGroup`
-(the report of the runs that share one provenance key). :func:`ek_otel.core.evaluate.aggregate_scores`
+(the report of the runs that share one provenance key). :func:`ek_otel.core.aggregate.aggregate_scores`
 makes them; the figures of each cut are :class:`~ek_otel.core.tally.CutFigures`; the one JSON
 report of them is :mod:`ek_otel.scoring.report`.
 

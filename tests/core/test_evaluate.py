@@ -280,7 +280,7 @@ def test_public_name():
 
 
 def test_aggregate_scores_gives_what_evaluate_gives():
-    from ek_otel.core.evaluate import aggregate_scores, comparability_key
+    from ek_otel.core.aggregate import aggregate_scores, comparability_key
 
     tasks = {"r1": TASK, "s1": T2, "s2": T3}
     scored = [(score_episode(e, tasks[e.task_id]), comparability_key(e)) for e in corpus()]
