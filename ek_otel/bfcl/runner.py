@@ -8,14 +8,9 @@ Single-turn categories are checked here; multi-turn and agentic categories go to
 ``ek_otel.bfcl.agentic.check_agentic_entry``.
 
 Example:
-    >>> import json, pathlib, tempfile
-    >>> d = pathlib.Path(tempfile.mkdtemp()) / "m" / "non_live"
-    >>> d.mkdir(parents=True)
-    >>> _ = (d / "BFCL_v4_irrelevance_result.json").write_text(
-    ...     json.dumps({"id": "irrelevance_1", "result": []}) + "\\n" +
-    ...     json.dumps({"id": "irrelevance_0", "result": [{"f": "{}"}]}) + "\\n")
-    >>> [(f.model, f.category, [r["id"] for r in f.records]) for f in find_result_files([str(d.parent)])]
-    [('m', 'irrelevance', ['irrelevance_0', 'irrelevance_1'])]
+    >>> score = CategoryScore("m", "irrelevance", 3, 4)
+    >>> score.accuracy, score.header()["accuracy"], score.official
+    (0.75, 0.75, True)
 """
 
 from __future__ import annotations
