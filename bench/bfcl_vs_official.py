@@ -83,7 +83,8 @@ from ek_otel.bfcl.official import (
     official_eval_runner,
     official_language,
 )
-from ek_otel.bfcl.runner import find_result_files, score_result_files
+from ek_otel.bfcl.result_files import find_result_files
+from ek_otel.bfcl.runner import score_result_files
 from ek_otel.bfcl.score_files import write_score_dir
 
 REPO = Path(__file__).resolve().parents[1]

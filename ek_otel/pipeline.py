@@ -299,7 +299,7 @@ def diagnose_dumps(
     on_episode: Optional[Callable[[Episode], None]] = None,
 ) -> Any:
     """Why the traces of dump files give the episodes they give (``ek-otel doctor``): the
-    :class:`~ek_otel.ingest.diagnose.Diagnosis` of the episodes :func:`read_episodes` reads.
+    :class:`~ek_otel.ingest.diagnosis.Diagnosis` of the episodes :func:`read_episodes` reads.
     Every trace is held until the end of the input (a diagnosis is not a stream);
     ``on_episode`` is called with each episode as it is diagnosed (progress bars).
 

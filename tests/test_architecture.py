@@ -1,7 +1,9 @@
 """docs/ARCHITECTURE.md matches the code: its module index lists every module of ek_otel (a
 module added and not described fails here) and nothing that does not exist; every package
-named in its tables exists. The layer rules themselves are the import-linter contracts of
-``.importlinter`` (``lint-imports`` in ``.ci/run``)."""
+has its section (job, what it takes and gives, what it must never import), and every
+top-level module is named in one. The layer rules themselves are the import-linter
+contracts of ``.importlinter`` (``lint-imports`` in ``.ci/run``): each contract the page
+names exists, and each contract is named on the page."""
 
 from __future__ import annotations
 
@@ -44,8 +46,34 @@ def test_every_listed_module_and_named_package_exists():
     assert not stale, f"docs/ARCHITECTURE.md names what does not exist: {sorted(set(stale))}"
 
 
-def test_every_package_has_its_row_in_the_tables():
-    tables = PAGE.split("## Module index", 1)[0]
+SECTIONS = PAGE.split("## Packages", 1)[-1].split("\n## ", 1)[0] if "## Packages" in PAGE else ""
+
+
+def _section(heading_name: str) -> str:
+    match = re.search(rf"^### `{re.escape(heading_name)}`[^\n]*\n(.*?)(?=^### |\Z)", SECTIONS, re.M | re.S)
+    return match.group(1) if match else ""
+
+
+def test_every_package_has_its_section_with_job_io_and_what_it_never_imports():
     packages = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
-    missing = [p for p in packages if f"`ek_otel/{p}/" not in tables]
-    assert not missing, f"no row names the packages {missing}"
+    missing = [p for p in packages if not _section(f"ek_otel/{p}/")]
+    assert not missing, f"docs/ARCHITECTURE.md has no '### `ek_otel/<package>/`' section for {missing}"
+    for name in packages:
+        body = _section(f"ek_otel/{name}/")
+        for field in ("**Job**", "**Takes / gives**", "**Never import"):
+            assert field in body, f"the section of ek_otel/{name}/ lacks {field}"
+
+
+def test_every_top_level_module_is_named_in_a_section():
+    modules = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    missing = [m for m in modules if f"`ek_otel/{m}`" not in SECTIONS and f"`{m}`" not in SECTIONS]
+    assert not missing, f"no section of docs/ARCHITECTURE.md names {missing}"
+
+
+def test_the_contracts_the_page_names_are_those_of_importlinter():
+    config = (ROOT / ".importlinter").read_text(encoding="utf-8")
+    defined = set(re.findall(r"^\[importlinter:contract:([a-z-]+)\]", config, re.M))
+    named = set(re.findall(r"contracts?\s+`([a-z-]+)`(?:,\s+`([a-z-]+)`)?", PAGE))
+    named = {n for pair in named for n in pair if n}
+    assert named <= defined, f"the page names contracts that .importlinter lacks: {sorted(named - defined)}"
+    assert defined <= named, f"contracts the page does not name: {sorted(defined - named)}"

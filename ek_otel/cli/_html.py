@@ -41,7 +41,8 @@ def check_html_options(html_out: Optional[str], trace_url: Optional[str]) -> Non
     """
     if html_out is None and trace_url is None:
         return  # the page's modules (jinja2, numpy) cost time to import: only for a page
-    from ..report.html import check_writable, validate_trace_url
+    from ..report.html import check_writable
+    from ..report.page_data import validate_trace_url
 
     validate_trace_url(trace_url)
     if html_out is not None:

@@ -217,7 +217,8 @@ def _bfcl(results: tuple, data_path: Optional[str], json_out: Optional[str],
           multi_turn: Optional[str], html_out: Optional[str]) -> None:
     # Imported here, not at the top: `ek-otel bfcl --help` pays for none of it.
     from ..bfcl.data import BfclData
-    from ..bfcl.runner import find_result_files, score_result_files
+    from ..bfcl.result_files import find_result_files
+    from ..bfcl.runner import score_result_files
     from ..bfcl.score_files import write_score_dir
 
     if html_out is not None:

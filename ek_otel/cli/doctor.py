@@ -5,7 +5,7 @@ names and versions, the package, its conventions, the framework), what was read 
 calls, tool calls executed or only requested, arguments captured or not, call ids, tokens
 by kind), each gap with the setting that fixes it, and the spans read as nothing; traces that
 are not agent runs (MCP ``initialize``, ``ping``, ...) are listed apart, without gaps. ``--json``
-gives the same as data (:meth:`ek_otel.ingest.diagnose.Diagnosis.to_dict`). The knowledge
+gives the same as data (:meth:`ek_otel.ingest.diagnosis.Diagnosis.to_dict`). The knowledge
 (scope name -> package and framework, gap -> fix) is one table:
 :mod:`ek_otel.ingest.instrumentations`. Exit 2 with one line when nothing could be read.
 
@@ -24,7 +24,7 @@ import click
 
 from ..errors import InputError
 from ..ingest.bad_input import BadInputReport
-from ..ingest.diagnose import Diagnosis, Gap, Read, ScopeSeen, TraceDiagnosis
+from ..ingest.diagnosis import Diagnosis, Gap, Read, ScopeSeen, TraceDiagnosis
 from ..scoring.settings import task_id_key_list
 from ._common import nothing_read_error, progress, reading_options, stderr_console, write_json
 

@@ -1,6 +1,6 @@
 """``ek-otel gold from-traces``: a gold file from good runs (added to the ``gold`` group).
 
-The work is :func:`ek_otel.gold.from_traces` (:mod:`ek_otel.gold.traces`) and
+The work is :func:`ek_otel.gold_from_traces.from_traces` (:mod:`ek_otel.gold.traces`) and
 :func:`~ek_otel.gold.traces.merge_tasks`; this module parses flags, shows progress,
 prints the runs left out and the differences with an existing file, and writes the file.
 """
@@ -71,7 +71,8 @@ def from_traces_command(traces: tuple, out: str, trace_ids: tuple, task_ids: tup
             --annotation correct --label yes --out gold.jsonl
         ek-otel gold from-traces new-runs/ --merge gold.jsonl --out gold.jsonl
     """
-    from ..gold.traces import from_traces, merge_tasks
+    from ..gold.traces import merge_tasks
+    from ..gold_from_traces import from_traces
     from ..gold.native import dump_tasks, load_tasks
     from ..ingest.bad_input import BadInputReport
 

@@ -2,7 +2,7 @@
 (the Hungarian algorithm) for unordered matching, and a weighted longest common subsequence for
 ordered matching. Pure Python, no third-party imports.
 
-Both work on indexes only: the callers (:mod:`ek_otel.core.toolcalls`,
+Both work on indexes only: the callers (:mod:`ek_otel.core.pairing`,
 :mod:`ek_otel.core.correctness`) build the weights from their own call comparisons.
 """
 

@@ -1,11 +1,14 @@
-"""Scoring episodes against tasks, and aggregating a corpus into one report.
+"""Scoring one episode against its task.
 
 - :func:`score_episode` scores one :class:`~ek_otel.core.episode.Episode` against its
   :class:`~ek_otel.core.episode.TaskSpec` and returns an
-  :class:`~ek_otel.core.scores.EpisodeScore` (what the emit stage writes back).
-- :func:`evaluate` scores a corpus: micro precision/recall/F1, exact-match rate, per-task and
-  per-slice cuts, pass@k and pass^k over repeated trials, cost, dollars and value-weighted
-  success. It refuses to pool runs whose provenance keys differ.
+  :class:`~ek_otel.core.scores.EpisodeScore` (what the emit stage writes back): the calls
+  aligned and counted (:mod:`ek_otel.core.toolcalls`), the expected answer
+  (:mod:`ek_otel.core.answer`), cost and dollars, the settings it was scored with.
+- A corpus of scores is aggregated by :func:`ek_otel.core.aggregate.aggregate_scores`;
+  ``ek_otel.evaluate`` scores a corpus: micro precision/recall/F1, exact-match rate,
+  per-task and per-slice cuts, pass@k and pass^k over repeated trials, cost, dollars and
+  value-weighted success. It refuses to pool runs whose provenance keys differ.
 
 Example:
     >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
@@ -22,46 +25,34 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Optional, Union
 
-from ..errors import ComparabilityError, InputError
 from .cost import ModelPrice, PriceTable, dollars as price_dollars
-from .episode import AnyOf, Cost, RunProvenance, TaskSpec
-from .fields import defined_precision_recall_f1, normalise_type
-from .gc_pause import paused_gc
+from .episode import Cost, TaskSpec
+from .fields import counts_and_rates, defined_precision_recall_f1, normalise_type
 from .grammar import GraphGrammar
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
-from .rules import Rule
-from .passk import default_k, default_k_of_trials, pass_at_k, pass_hat_k
+from .pairing import check_strategy
+from .passk import default_k, pass_at_k, pass_hat_k
 from .scores import EpisodeScore
-from .tally import CutTally, DollarTally
-from .toolcalls import LEVELS, STRATEGIES, align_calls, calls_of, explain_alignment
+from .toolcalls import align_calls, calls_of, check_level, explain_alignment
 
 __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "default_k",
     "score_episode",
-    "aggregate_scores",
-    "CutFigures",
-    "ProvenanceGroup",
-    "EvaluationReport",
-    "to_jsonable",
     "canonicalizer_name",
-    "comparability_key",
-    "check_comparable",
-    "index_tasks",
 ]
 
 Prices = Union[PriceTable, Mapping[str, ModelPrice], None]
 
 
 # ---------------------------------------------------------------------------
-# Repeated-trial estimators
+# One episode
 # ---------------------------------------------------------------------------
 
 
@@ -163,8 +154,7 @@ def score_episode(
         >>> s.fp, s.exact, s.explanation
         (0.0, True, '2/2 calls matched exactly; ignored: final_answer')
     """
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
+    check_level(level)
     if len(task.alternatives) > 1:
         return _score_alternatives(episode, task, level=level, canonicalizer=canonicalizer,
                                    strategy=strategy, prices=prices,
@@ -172,8 +162,7 @@ def score_episode(
                                    ignore_tools=ignore_tools)
     if ignore_tools:
         ignore_tools = check_ignore_patterns(ignore_tools)
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
+    check_strategy(strategy)
     grammar, gold_calls, has_types = _task_parts(task)
     used_strategy = "ordered" if task.ordered else strategy
     ignore = merge_ignore_patterns(ignore_tools, task.ignore_tools) if (
@@ -212,7 +201,7 @@ def score_episode(
         trace_id=getattr(provenance, "trace_id", "") or "",
         metric="tool_call",
         level=level,
-        **_counts_and_rates(tp, fp, fn),
+        **counts_and_rates(tp, fp, fn),
         exact=exact,
         success=exact,
         explanation=explanation,
@@ -233,7 +222,7 @@ def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -
     that disagreed); ``""`` when the F1 is the plain call count's.
 
     Example:
-        >>> from ek_otel.core.episode import ToolSpec, tool_grammar
+        >>> from ek_otel.core.episode import AnyOf, ToolSpec, tool_grammar
         >>> from ek_otel.core.grammar import FieldSpec
         >>> g = tool_grammar(ToolSpec("refund", {"amount": FieldSpec("amount", importance=20.0)},
         ...                           destructive=True))
@@ -312,21 +301,6 @@ def _score_alternatives(episode: Any, task: TaskSpec, **options: Any) -> Episode
     return replace(best, explanation=f"alternative {chosen} of {len(alternatives)}: {best.explanation}")
 
 
-def _counts_and_rates(tp: float, fp: float, fn: float) -> dict:
-    """``tp``/``fp``/``fn`` and the precision, recall and F1 they give, as keyword arguments
-    of a score or a cut; None where undefined
-    (:func:`~ek_otel.core.fields.defined_precision_recall_f1`).
-
-    Example:
-        >>> _counts_and_rates(1.0, 1.0, 0.0)
-        {'tp': 1.0, 'fp': 1.0, 'fn': 0.0, 'precision': 0.5, 'recall': 1.0, 'f1': 0.6666666666666666}
-        >>> _counts_and_rates(0.0, 1.0, 0.0)["recall"] is None
-        True
-    """
-    precision, recall, f1 = defined_precision_recall_f1(tp, fp, fn)
-    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1}
-
-
 #: The settings dicts made so far, shared by the scores that have the same (a corpus has a
 #: handful of distinct ones and up to millions of scores; a score never changes its dict).
 _SETTINGS: dict = {}
@@ -352,473 +326,3 @@ def _settings(level: str, strategy: str, ordered: bool, canonicalizer: str, type
         if ignore:  # only when used: scores without it keep their exact shape
             settings.update(ignore_tools=list(ignore), ignored_calls=ignored)
     return settings
-
-
-# ---------------------------------------------------------------------------
-# The report
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CutFigures:
-    """The figures of one cut of the corpus (all of it, one task, or one slice).
-
-    Rates are None for an empty cut. ``value_weighted_success`` is the summed task value of
-    successful episodes over the summed task value of all of them.
-
-    Example:
-        >>> CutFigures.of([]).n, CutFigures.of([]).f1
-        (0, None)
-    """
-
-    n: int = 0
-    successes: int = 0
-    tp: float = 0.0
-    fp: float = 0.0
-    fn: float = 0.0
-    precision: Optional[float] = None
-    recall: Optional[float] = None
-    f1: Optional[float] = None
-    exact_rate: Optional[float] = None
-    success_rate: Optional[float] = None
-    value_weighted_success: Optional[float] = None
-
-    @classmethod
-    def of(cls, scored: Sequence[tuple]) -> "CutFigures":
-        """Figures over ``(EpisodeScore, task_value)`` pairs (micro-averaged).
-
-        Example:
-            >>> from ek_otel.core.scores import EpisodeScore
-            >>> f = CutFigures.of([(EpisodeScore("t", tp=1.0, exact=True, success=True), 2.0),
-            ...                    (EpisodeScore("t", fn=1.0), 1.0)])
-            >>> f.n, f.f1, f.exact_rate, round(f.value_weighted_success, 3)
-            (2, 0.6666666666666666, 0.5, 0.667)
-        """
-        tally = CutTally()
-        for score, value in scored:
-            tally.add(score, value)
-        return tally.figures()
-
-
-@dataclass(frozen=True)
-class ProvenanceGroup:
-    """The report of the episodes sharing one ``RunProvenance.comparability_key()``.
-
-    Example:
-        >>> from ek_otel.core.episode import Episode, RunProvenance, TaskSpec
-        >>> from ek_otel import evaluate
-        >>> r = evaluate([Episode("t", run=RunProvenance(model="a"))], [TaskSpec("t")],
-        ...              group_by_provenance=True)
-        >>> r.groups[0].key, r.groups[0].report.n_episodes
-        (('a', '', '', ''), 1)
-    """
-
-    key: tuple
-    report: "EvaluationReport"
-
-
-def _of_overall(name: str, doc: str) -> property:
-    """A read-only property of :class:`EvaluationReport` that is ``overall.<name>``."""
-    return property(lambda self: getattr(self.overall, name), doc=doc)
-
-
-@dataclass(frozen=True)
-class EvaluationReport:
-    """The corpus report of :func:`evaluate`. ``to_dict()`` gives a JSON-ready dict.
-
-    Attributes:
-        overall: Micro figures over every scored episode (:class:`CutFigures`).
-        per_task / per_slice: The same figures per task id and per ``task.slice``
-            (tasks without a slice are in no slice cut).
-        k: The k of pass@k / pass^k.
-        pass_at_k / pass_hat_k: Per task, the unbiased estimators over its trials (NaN
-            when the task has fewer than k trials).
-        mean_pass_at_k / mean_pass_hat_k: Their mean over the tasks where defined.
-        cost: Total :class:`Cost` of the scored episodes.
-        dollars: Total dollars of the priced episodes (None when none is): it leaves out
-            the ``n_unpriced`` and ``n_cost_incomplete`` episodes, so with either above 0
-            it is a lower bound of what the run cost.
-        n_unpriced: How many scored episodes with a complete token count had no price (the
-            price table lacks their model, or they recorded no model).
-        n_cost_incomplete: How many scored episodes had model calls that recorded no usage
-            (``cost.complete`` False): their cost is unknown, never priced as $0.
-        dollars_per_success: ``dollars`` / the successful episodes it covers (None without
-            dollars or such successes).
-        scores: Every :class:`EpisodeScore`, in input order (a sequence that may read them
-            from a spool: :mod:`ek_otel.scoring.spool`).
-        unmatched: Episodes not scored (:class:`ek_otel.scoring.link.Unmatched`), e.g. a task
-            id not among the tasks.
-        comparability_keys: The distinct provenance keys seen.
-        groups: With ``group_by_provenance``, one :class:`ProvenanceGroup` per key.
-        slices: task id -> its slice, for the tasks that have one.
-        task_dollars: task id -> its episodes' dollars (None unless every one is priced).
-
-    Example:
-        >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
-        >>> task = TaskSpec("t", gold=[("a", {})], slice="easy", value=2.0)
-        >>> from ek_otel import evaluate
-        >>> r = evaluate([Episode("t", Trajectory([Step("a")])), Episode("t")], [task], k=2)
-        >>> r.n_episodes, r.exact_rate, r.per_slice["easy"].successes, r.pass_at_k["t"]
-        (2, 0.5, 1, 1.0)
-        >>> r.pass_hat_k["t"], r.value_weighted_success, r.dollars
-        (0.0, 0.5, None)
-    """
-
-    overall: CutFigures
-    per_task: Mapping[str, CutFigures]
-    per_slice: Mapping[str, CutFigures]
-    k: int
-    pass_at_k: Mapping[str, float]
-    pass_hat_k: Mapping[str, float]
-    mean_pass_at_k: Optional[float]
-    mean_pass_hat_k: Optional[float]
-    cost: Cost
-    dollars: Optional[float]
-    n_unpriced: int
-    dollars_per_success: Optional[float]
-    scores: tuple
-    n_cost_incomplete: int = 0
-    unmatched: tuple = ()
-    comparability_keys: tuple = ()
-    groups: tuple = ()
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    slices: Mapping[str, str] = field(default_factory=dict)  # task id -> slice, when it has one
-    task_dollars: Mapping[str, Optional[float]] = field(default_factory=dict)  # None: unpriced
-    #: task id -> its episodes with model calls that recorded no usage (tasks with any)
-    task_cost_incomplete: Mapping[str, int] = field(default_factory=dict)
-
-    # The corpus figures, read from ``overall``.
-    n_episodes = _of_overall("n", "How many episodes were scored.")
-    precision = _of_overall("precision", "Micro precision over the corpus.")
-    recall = _of_overall("recall", "Micro recall over the corpus.")
-    f1 = _of_overall("f1", "Micro F1 over the corpus (never a mean of episode F1s).")
-    exact_rate = _of_overall("exact_rate", "Share of episodes whose calls matched exactly.")
-    success_rate = _of_overall("success_rate", "Share of successful episodes.")
-    value_weighted_success = _of_overall("value_weighted_success",
-                                         "Task value won over task value attempted.")
-
-
-
-def to_jsonable(x: Any) -> Any:
-    """Convert reports, scores and shapes to plain JSON values.
-
-    A report holds a million values and no reference cycle: it is built with the cyclic
-    garbage collector paused (:func:`~ek_otel.core.gc_pause.paused_gc`), which would
-    otherwise walk the growing report again and again (most of the time of building it).
-
-    Example:
-        >>> to_jsonable({"a": (1, float("nan")), "b": AnyOf((1, ""))})
-        {'a': [1, None], 'b': {'any_of': [1, '']}}
-    """
-    with paused_gc():
-        return _jsonable(x)
-
-
-#: The types returned as they are (exact types: a subclass goes the long way).
-_PLAIN = frozenset({str, int, bool, type(None)})
-
-
-def _jsonable(x: Any) -> Any:
-    kind = type(x)  # the plain types first, and inline in containers: a report holds millions
-    if kind in _PLAIN:
-        return x
-    convert = _CONVERTERS.get(kind)
-    if convert is not None:
-        return convert(x)
-    if isinstance(x, AnyOf):
-        return _jsonable_any_of(x)
-    if isinstance(x, Rule):  # an argument rule: its gold-file object
-        return x.to_dict()
-    names = _DATACLASS_FIELDS.get(kind)
-    if names is None and is_dataclass(x) and not isinstance(x, type):
-        names = _DATACLASS_FIELDS[kind] = tuple(f.name for f in fields(x))
-    if names is not None:
-        out = {name: _jsonable(getattr(x, name)) for name in names}
-        if isinstance(x, EpisodeScore):
-            out["label"] = x.label
-            if x.answer is None:  # no answer expected: the score keeps its shape
-                del out["answer"]
-        elif kind is Cost:
-            out["complete"] = x.complete
-        return out
-    if isinstance(x, Mapping):
-        return {_json_key(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return None
-    if x is None or isinstance(x, (str, int, float, bool)):
-        return x
-    return repr(x)
-
-
-def _jsonable_dict(x: dict) -> dict:
-    out = {}
-    for k, v in x.items():
-        kind = type(v)
-        if kind not in _PLAIN:
-            convert = _CONVERTERS.get(kind)
-            v = convert(v) if convert is not None else _jsonable(v)
-        out[k if type(k) is str else _json_key(k)] = v
-    return out
-
-
-def _jsonable_list(x: Union[list, tuple]) -> list:
-    return [v if type(v) in _PLAIN else _jsonable(v) for v in x]
-
-
-def _jsonable_float(x: float) -> Optional[float]:
-    return x if x - x == 0.0 else None  # NaN and the infinities: null
-
-
-def _jsonable_any_of(x: AnyOf) -> dict:
-    return {"any_of": _jsonable_list(x.values)}
-
-
-#: exact type -> its conversion (the containers and shapes a report is made of)
-_CONVERTERS: dict = {dict: _jsonable_dict, list: _jsonable_list, tuple: _jsonable_list,
-                     float: _jsonable_float, AnyOf: _jsonable_any_of}
-
-
-#: dataclass type -> its field names (``dataclasses.fields`` is slow to ask every time)
-_DATACLASS_FIELDS: dict = {}
-
-
-def _json_key(k: Any) -> str:
-    if isinstance(k, str):
-        return k
-    if isinstance(k, tuple):
-        return "|".join(str(p) for p in k)
-    return str(k)
-
-
-def comparability_key(episode: Any) -> tuple:
-    """The episode's ``RunProvenance.comparability_key()`` (model, simulator, suite version,
-    scaffold): runs with different keys are not pooled without asking.
-
-    Example:
-        >>> from ek_otel.core.episode import Episode, RunProvenance
-        >>> comparability_key(Episode("t", run=RunProvenance(model="m"))), comparability_key(None)
-        (('m', '', '', ''), ('', '', '', ''))
-    """
-    run = getattr(episode, "run", None)
-    return (run if run is not None else RunProvenance()).comparability_key()
-
-
-def check_comparable(keys: Iterable[tuple]) -> None:
-    """Refuse to pool runs with different comparability keys.
-
-    Raises:
-        ComparabilityError: more than one distinct key, each named with its count.
-
-    Example:
-        >>> check_comparable([("a",), ("a",)])
-        >>> check_comparable([("a",), ("b",)])
-        Traceback (most recent call last):
-        ...
-        ek_otel.errors.ComparabilityError: refusing to pool runs with 2 different provenance keys ...
-    """
-    key_counts: dict = {}
-    for key in keys:
-        key_counts[key] = key_counts.get(key, 0) + 1
-    if len(key_counts) > 1:
-        seen = ", ".join(f"{key!r} x{n}" for key, n in key_counts.items())
-        raise ComparabilityError(
-            f"refusing to pool runs with {len(key_counts)} different provenance keys "
-            f"(model, simulator, suite_version, scaffold): {seen}; "
-            "pass group_by_provenance=True to report them apart"
-        )
-
-
-def index_tasks(tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]]) -> dict:
-    """task_id -> TaskSpec, from a mapping or a list of tasks.
-
-    Raises:
-        InputError: two tasks with one id.
-
-    Example:
-        >>> sorted(index_tasks([TaskSpec("a"), TaskSpec("b")]))
-        ['a', 'b']
-        >>> index_tasks([TaskSpec("a"), TaskSpec("a")])
-        Traceback (most recent call last):
-        ...
-        ek_otel.errors.InputError: duplicate task_id 'a' among the tasks
-    """
-    if isinstance(tasks, Mapping):
-        return dict(tasks)
-    by_id: dict = {}
-    for task in tasks:
-        if task.task_id in by_id:
-            raise InputError(f"duplicate task_id {task.task_id!r} among the tasks")
-        by_id[task.task_id] = task
-    return by_id
-
-
-def _mean_defined(values: Iterable[float]) -> Optional[float]:
-    defined = [v for v in values if not math.isnan(v)]
-    return sum(defined) / len(defined) if defined else None
-
-
-class _ReportTally:
-    """The figures of a report, added up one score at a time (:mod:`ek_otel.core.tally`):
-    the same numbers as summing over the list of scores, in the same order."""
-
-    def __init__(self, tasks: Mapping[str, TaskSpec], keep_scores: bool):
-        self.tasks = tasks
-        self.overall = CutTally()
-        self.by_task: dict = {}  # task id -> (CutTally, DollarTally), in first-seen order
-        self.by_slice: dict = {}
-        self.cost = Cost()
-        self.dollars = DollarTally()
-        self.scores: Optional[list] = [] if keep_scores else None
-
-    def add(self, score: Any) -> None:
-        task = self.tasks[score.task_id]
-        value = float(task.value)
-        self.overall.add(score, value)
-        cut = self.by_task.get(score.task_id)
-        if cut is None:
-            cut = self.by_task[score.task_id] = (CutTally(), DollarTally())
-        cut[0].add(score, value)
-        complete = score.cost.complete
-        cut[1].add(score.dollars, complete)
-        if task.slice is not None:
-            name = str(task.slice)
-            slice_cut = self.by_slice.get(name)
-            if slice_cut is None:
-                slice_cut = self.by_slice[name] = CutTally()
-            slice_cut.add(score, value)
-        self.cost = self.cost + score.cost
-        self.dollars.add(score.dollars, complete, score.success)
-        if self.scores is not None:
-            self.scores.append(score)
-
-    def trials(self) -> dict:
-        """task id -> how many scores it has."""
-        return {task_id: cut[0].n for task_id, cut in self.by_task.items()}
-
-    def report(self, k: int, unmatched: tuple, keys: tuple, settings: Mapping[str, Any],
-               scores: Optional[Sequence] = None) -> EvaluationReport:
-        tasks = self.tasks
-        at_k = {}
-        hat_k = {}
-        for task_id, (cut, _) in self.by_task.items():
-            at_k[task_id] = pass_at_k(cut.n, cut.successes, k)
-            hat_k[task_id] = pass_hat_k(cut.n, cut.successes, k)
-        total_dollars = self.dollars.known  # leaves out the n_unpriced and n_cost_incomplete
-        successes = self.dollars.successes  # the solved episodes the total covers
-        per_success = (
-            total_dollars / successes if total_dollars is not None and successes else None
-        )
-        return EvaluationReport(
-            overall=self.overall.figures(),
-            per_task={t: cut.figures() for t, (cut, _) in self.by_task.items()},
-            per_slice={name: cut.figures() for name, cut in sorted(self.by_slice.items())},
-            k=k,
-            pass_at_k=at_k,
-            pass_hat_k=hat_k,
-            mean_pass_at_k=_mean_defined(at_k.values()),
-            mean_pass_hat_k=_mean_defined(hat_k.values()),
-            cost=self.cost,
-            dollars=total_dollars,
-            n_unpriced=self.dollars.unpriced,
-            n_cost_incomplete=self.dollars.incomplete,
-            dollars_per_success=per_success,
-            scores=tuple(self.scores) if scores is None else scores,
-            unmatched=unmatched,
-            comparability_keys=keys,
-            settings=dict(settings),
-            slices={t: str(tasks[t].slice) for t in self.by_task if tasks[t].slice is not None},
-            task_dollars={t: dollars.value for t, (_, dollars) in self.by_task.items()},
-            task_cost_incomplete={t: dollars.incomplete for t, (_, dollars) in self.by_task.items()
-                                  if dollars.incomplete},
-        )
-
-
-def aggregate_scores(
-    scored: Iterable[tuple],
-    tasks: Mapping[str, TaskSpec],
-    *,
-    k: Optional[int] = None,
-    unmatched: Iterable[Any] = (),
-    settings: Optional[Mapping[str, Any]] = None,
-    group_by_provenance: Optional[bool] = False,
-    scores: Optional[Callable[[Optional[tuple]], Sequence]] = None,
-) -> EvaluationReport:
-    """The corpus report over already-made scores: ``(EpisodeScore, comparability_key)`` pairs.
-
-    What :func:`evaluate` does after scoring, for callers that score episodes themselves
-    (the server, the pipeline). ``tasks`` maps every scored task id to its TaskSpec.
-
-    With ``group_by_provenance`` (None: when the scores have more than one comparability
-    key), each group's pass@k / pass^k use ``k`` when it is given,
-    else :func:`default_k` over that group's own trials (a run tried twice per task gets
-    k=2 even when the pooled trials give a larger k).
-
-    The figures are added up one score at a time (:mod:`ek_otel.core.tally`), so ``scored``
-    may be a stream that is read once. The report's ``scores`` are then kept in memory,
-    unless ``scores`` is given: a function that returns them (a sequence that reads them
-    again from where the caller keeps them) for all (``None``) or one comparability key.
-
-    Raises:
-        ComparabilityError: more than one key and ``group_by_provenance`` False.
-
-    Example:
-        >>> from ek_otel.core.scores import EpisodeScore
-        >>> s = EpisodeScore("t", tp=1.0, exact=True, success=True)
-        >>> r = aggregate_scores([(s, ("m",)), (s, ("m",))], {"t": TaskSpec("t")}, k=2)
-        >>> r.pass_hat_k["t"], r.f1, r.settings["k"]
-        (1.0, 1.0, 2)
-        >>> r = aggregate_scores([(s, ("a",))] * 2 + [(s, ("b",))] * 3, {"t": TaskSpec("t")},
-        ...                      group_by_provenance=True)
-        >>> r.k, [g.report.k for g in r.groups]
-        (5, [2, 3])
-    """
-    if k is not None and (not isinstance(k, int) or k < 1):
-        raise ValueError(f"k must be a positive integer, not {k!r}")
-    whole = _ReportTally(tasks, keep_scores=scores is None)
-    groups: dict = {}  # comparability key -> its _ReportTally, in first-seen order
-    unknown: set = set()
-    for score, key in scored:
-        if score.task_id not in tasks:
-            unknown.add(score.task_id)
-            continue
-        whole.add(score)
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = _ReportTally(tasks, keep_scores=scores is None)
-        group.add(score)
-    keys = tuple(groups)
-    if group_by_provenance is None:
-        group_by_provenance = len(keys) > 1
-    if len(keys) > 1 and not group_by_provenance:
-        raise ComparabilityError(
-            f"refusing to pool runs with {len(keys)} different provenance keys; "
-            "pass group_by_provenance=True to report them apart"
-        )
-    if unknown:
-        raise InputError(f"scores for task ids that are not among the tasks: {sorted(unknown)[:5]}")
-    fixed_k = k
-    if k is None:
-        k = default_k_of_trials(whole.trials())
-    run_settings = {**dict(settings or {}), "k": k, "group_by_provenance": group_by_provenance}
-    with paused_gc():  # report shapes, no cycles: the collector would walk every score again
-        report = whole.report(k, _kept(unmatched), keys, run_settings,
-                              None if scores is None else scores(None))
-        if not group_by_provenance:
-            return report
-        out = []
-        for key, group in groups.items():
-            group_k = fixed_k if fixed_k is not None else default_k_of_trials(group.trials())
-            out.append(ProvenanceGroup(key=key, report=group.report(
-                group_k, (), (key,), {**run_settings, "k": group_k},
-                None if scores is None else scores(key))))
-        return replace(report, groups=tuple(out))
-
-
-def _kept(items: Iterable[Any]) -> Sequence:
-    """A sequence as it is (a run's spooled unmatched episodes stay where they are); other
-    iterables (and lists) as tuples."""
-    if isinstance(items, Sequence) and not isinstance(items, list):
-        return items
-    return tuple(items)

@@ -41,6 +41,7 @@ __all__ = [
     "normalise_type",
     "precision_recall_f1",
     "defined_precision_recall_f1",
+    "counts_and_rates",
     "micro_aggregate",
     "FieldMetric",
 ]
@@ -320,6 +321,21 @@ def defined_precision_recall_f1(tp: float, fp: float, fn: float) -> tuple:
     f1 = (2 * tp / (predicted + expected)) if predicted + expected else None
     return (None if precision is None else float(precision),
             None if recall is None else float(recall), None if f1 is None else float(f1))
+
+
+def counts_and_rates(tp: float, fp: float, fn: float) -> dict:
+    """``tp``/``fp``/``fn`` and the precision, recall and F1 they give, as keyword arguments
+    of a score or a cut; None where undefined
+    (:func:`defined_precision_recall_f1`).
+
+    Example:
+        >>> counts_and_rates(1.0, 1.0, 0.0)
+        {'tp': 1.0, 'fp': 1.0, 'fn': 0.0, 'precision': 0.5, 'recall': 1.0, 'f1': 0.6666666666666666}
+        >>> counts_and_rates(0.0, 1.0, 0.0)["recall"] is None
+        True
+    """
+    precision, recall, f1 = defined_precision_recall_f1(tp, fp, fn)
+    return {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1}
 
 
 def micro_aggregate(scores: Iterable[Score], metric: str = "") -> Score:

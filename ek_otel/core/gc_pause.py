@@ -10,7 +10,7 @@ duration of such a block and back on afterwards, only if it was on: nothing is l
 and collections are just deferred to after the block.
 
 Only code that creates no cyclic garbage in bulk runs under it (single-turn scoring,
-reading result files, :func:`ek_otel.core.evaluate.to_jsonable` building a JSON report of
+reading result files, :func:`ek_otel.core.jsonable.to_jsonable` building a JSON report of
 a million values); the multi-turn simulators keep the collector, and
 :func:`resumed_gc` turns it back on for them inside a paused block (``ek-otel bfcl`` pauses
 it for the whole command).

@@ -5,7 +5,8 @@ aggregated without holding its scores.
   bit, as the builtin over the same values in the same order (from Python 3.12 the builtin
   adds floats with Neumaier's compensated summation, and so does this).
 - :class:`CutTally` gathers the figures of one cut of the corpus (all of it, a task, a
-  slice, a provenance group) and gives its :class:`~ek_otel.core.evaluate.CutFigures`.
+  slice, a provenance group) and gives its :class:`CutFigures` (the shape the corpus report,
+  :mod:`ek_otel.core.reports`, holds per cut).
 - :class:`DollarTally` is the summed dollars of some scores: ``value`` None unless every one
   is priced, ``known`` over the priced ones (what it leaves out counted by reason).
 
@@ -26,9 +27,13 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Optional
 
-__all__ = ["RunningSum", "CutTally", "DollarTally"]
+from .fields import counts_and_rates
+
+__all__ = ["RunningSum", "CutFigures", "CutTally", "DollarTally"]
 
 #: Whether the builtin ``sum`` compensates float rounding (Python 3.12 and later).
 _COMPENSATED = sys.version_info >= (3, 12)
@@ -140,9 +145,50 @@ class DollarTally:
         return round(self.total.value, 12)
 
 
+@dataclass(frozen=True)
+class CutFigures:
+    """The figures of one cut of the corpus (all of it, one task, or one slice).
+
+    Rates are None for an empty cut. ``value_weighted_success`` is the summed task value of
+    successful episodes over the summed task value of all of them.
+
+    Example:
+        >>> CutFigures.of([]).n, CutFigures.of([]).f1
+        (0, None)
+    """
+
+    n: int = 0
+    successes: int = 0
+    tp: float = 0.0
+    fp: float = 0.0
+    fn: float = 0.0
+    precision: Optional[float] = None
+    recall: Optional[float] = None
+    f1: Optional[float] = None
+    exact_rate: Optional[float] = None
+    success_rate: Optional[float] = None
+    value_weighted_success: Optional[float] = None
+
+    @classmethod
+    def of(cls, scored: Sequence[tuple]) -> "CutFigures":
+        """Figures over ``(EpisodeScore, task_value)`` pairs (micro-averaged).
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> f = CutFigures.of([(EpisodeScore("t", tp=1.0, exact=True, success=True), 2.0),
+            ...                    (EpisodeScore("t", fn=1.0), 1.0)])
+            >>> f.n, f.f1, f.exact_rate, round(f.value_weighted_success, 3)
+            (2, 0.6666666666666666, 0.5, 0.667)
+        """
+        tally = CutTally()
+        for score, value in scored:
+            tally.add(score, value)
+        return tally.figures()
+
+
 class CutTally:
     """The running figures of one cut: :meth:`add` each ``(score, task value)``, then
-    :meth:`figures` gives what :meth:`~ek_otel.core.evaluate.CutFigures.of` gives over the
+    :meth:`figures` gives what :meth:`CutFigures.of` gives over the
     same pairs in the same order.
 
     Example:
@@ -177,9 +223,7 @@ class CutTally:
             self.exact += 1
 
     def figures(self) -> Any:
-        """The :class:`~ek_otel.core.evaluate.CutFigures` of the scores added."""
-        from .evaluate import CutFigures, _counts_and_rates
-
+        """The :class:`CutFigures` of the scores added."""
         n = self.n
         if not n:
             return CutFigures()
@@ -187,7 +231,7 @@ class CutTally:
         return CutFigures(
             n=n,
             successes=self.successes,
-            **_counts_and_rates(self.tp.value, self.fp.value, self.fn.value),
+            **counts_and_rates(self.tp.value, self.fp.value, self.fn.value),
             exact_rate=self.exact / n,
             success_rate=self.successes / n,
             value_weighted_success=(self.won.value / total_value) if total_value else None,

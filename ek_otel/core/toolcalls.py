@@ -1,7 +1,10 @@
 """Tool-call matching and the cost-weighted tool-call metric (the seed's ``ek.agents.toolcalls``).
 
-:func:`match_calls` pairs predicted calls with gold calls; :class:`ToolCallMetric` turns the
-pairing into cost-weighted TP/FP/FN, precision, recall and F1.
+:func:`align_calls` (and :func:`match_calls`, its plain form) pairs predicted calls with gold
+calls into a :class:`CallAlignment`; :class:`ToolCallMetric` turns the alignment into
+cost-weighted TP/FP/FN, precision, recall and F1, and :func:`explain_alignment` into a
+sentence. The comparison of two calls' arguments is :mod:`ek_otel.core.arguments`, the
+choice of pairs :mod:`ek_otel.core.pairing`.
 
 Example:
     >>> from ek_otel.core.episode import Step
@@ -24,41 +27,25 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .assignment import hungarian_max, weighted_lcs
-from .episode import AnyOf, Trajectory, as_call, is_episode
+from .arguments import ArgComparison, compare_args, describe_diff
+from .episode import Trajectory, as_call, is_episode
 from .fastinit import fast_init
-from .fields import (
-    _show,
-    may_omit,
-    normalise_type,
-    micro_aggregate,
-    precision_recall_f1,
-    spec_type_matches,
-    values_match,
-)
+from .fields import may_omit, micro_aggregate, precision_recall_f1
 from .grammar import GraphGrammar
-from .rules import Rule
-from .scores import ArgDiff, CallRow, Score
+from .pairing import check_strategy, pair_indices
+from .scores import CallRow, Score
 
 __all__ = [
-    "STRATEGIES",
     "LEVELS",
+    "check_level",
     "calls_of",
-    "compare_args",
-    "ArgComparison",
     "CallPair",
     "CallAlignment",
     "align_calls",
     "match_calls",
     "explain_alignment",
     "ToolCallMetric",
-    "hungarian_max",
-    "weighted_lcs",
 ]
-
-#: Pairing strategies: the seed's greedy best-first, the exact maximum-weight assignment,
-#: and an order-respecting alignment (for tasks whose call order matters).
-STRATEGIES = ("best_first", "optimal", "ordered")
 
 #: Levels of :class:`ToolCallMetric`.
 LEVELS = ("call", "arg")
@@ -96,173 +83,6 @@ def calls_of(x: Any) -> tuple:
 def _is_plain_call(c: Any) -> bool:
     """Already a ``(str, dict)`` pair: used as is, without a copy (the hot path)."""
     return type(c) is tuple and len(c) == 2 and type(c[0]) is str and type(c[1]) is dict
-
-
-# ---------------------------------------------------------------------------
-# Comparing the arguments of two calls to the same tool
-# ---------------------------------------------------------------------------
-
-
-@fast_init
-@dataclass(frozen=True)
-class ArgComparison:
-    """How the arguments of one predicted call compare with its gold call.
-
-    ``tp``/``fp``/``fn`` are argument weights (``grammar.field_cost``): an agreeing argument is
-    a TP; a wrong value or a wrong type is an FP and an FN; a missing required argument an FN;
-    an unexpected one an FP. A gold argument admitting ``""`` may be left out at no cost.
-    ``ruled`` lists the arguments that agreed through a rule (:mod:`ek_otel.core.rules`), as
-    :class:`ArgDiff` s of kind ``"rule"``, so that explanations can say what the rule let pass.
-
-    Example:
-        >>> c = compare_args("f", {"a": 1, "z": 0}, {"a": 1, "b": 2})
-        >>> c.exact, c.tp, c.fp, c.fn, [d.kind for d in c.diffs]
-        (False, 1.0, 1.0, 1.0, ['missing', 'unexpected'])
-    """
-
-    exact: bool
-    tp: float
-    fp: float
-    fn: float
-    diffs: tuple = ()
-    ruled: tuple = ()
-
-
-def compare_args(
-    tool: str,
-    pred_args: Mapping[str, Any],
-    gold_args: Mapping[str, Any],
-    *,
-    canon: Optional[Callable[[Any], Any]] = None,
-    grammar: Optional[GraphGrammar] = None,
-) -> ArgComparison:
-    """Compare the arguments of a predicted and a gold call to ``tool``.
-
-    Type checks run when the grammar gives the argument a type (``FieldSpec.type``). An
-    argument the tool's schema marks ``required`` must be passed even when the gold admits
-    ``""`` (as in BFCL's checker).
-
-    Example:
-        >>> from ek_otel.core.grammar import FieldSpec, NodeType
-        >>> g = GraphGrammar({"refund": NodeType("refund",
-        ...     {"amount": FieldSpec("amount", "number", importance=20.0)})})
-        >>> c = compare_args("refund", {"amount": 100, "memo": "x"}, {"amount": AnyOf((10,))},
-        ...                  grammar=g)
-        >>> c.exact, c.tp, c.fp, c.fn
-        (False, 0.0, 21.0, 20.0)
-        >>> [(d.arg, d.kind) for d in c.diffs]
-        [('amount', 'wrong_value'), ('memo', 'unexpected')]
-        >>> compare_args("refund", {"amount": "10"}, {"amount": 10}, grammar=g).diffs[0].kind
-        'wrong_type'
-    """
-    grammar = grammar or _EMPTY_GRAMMAR
-    if type(grammar) is not GraphGrammar:  # a grammar of its own: ask it every time
-        return _compare_args(tool, pred_args, gold_args, canon, grammar)
-    # GraphGrammar's field_cost and field_spec, with the tool looked up once
-    node = grammar.node_types.get(tool)
-    specs = node.fields if node is not None else _NO_FIELDS
-    tp = fp = fn = 0.0
-    diffs = []
-    ruled = None
-    for arg, gold_value in gold_args.items():
-        spec = specs.get(arg)
-        w = float(spec.importance) if spec is not None else 1.0
-        if arg not in pred_args:
-            if may_omit(gold_value) and not (spec is not None and spec.required):
-                continue
-            fn += w
-            diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
-            continue
-        got = pred_args[arg]
-        if spec is not None and not _fits(got, spec):
-            fp += w
-            fn += w
-            diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
-        elif values_match(got, gold_value, canon):
-            tp += w
-            if isinstance(gold_value, Rule):
-                ruled = (ruled or []) + [ArgDiff(tool, arg, "rule", gold_value, got, w)]
-        else:
-            fp += w
-            fn += w
-            diffs.append(ArgDiff(tool, arg, "wrong_value", _expected(gold_value), got, w))
-    for arg, got in pred_args.items():
-        if arg not in gold_args:
-            spec = specs.get(arg)
-            w = float(spec.importance) if spec is not None else 1.0
-            fp += w
-            diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
-    if ruled:
-        return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs),
-                             ruled=tuple(ruled))
-    return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs))
-
-
-_NO_FIELDS: Mapping = {}
-
-#: For a plain scalar, whether it fits a spec depends on its type alone:
-#: (type, id(spec)) -> (spec, spec_type_matches). Bounded; the spec is kept to check the id.
-_FITS: dict = {}
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _fits(value: Any, spec: Any) -> bool:
-    """``spec_type_matches(value, spec)``, remembered per (scalar type, spec)."""
-    kind = type(value)
-    if kind not in _SCALARS:
-        return spec_type_matches(value, spec)
-    key = (kind, id(spec))
-    known = _FITS.get(key)
-    if known is None or known[0] is not spec:
-        if len(_FITS) >= 4096:
-            _FITS.clear()
-        known = _FITS[key] = (spec, spec_type_matches(value, spec))
-    return known[1]
-
-
-def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[str, Any],
-                  canon: Optional[Callable[[Any], Any]], grammar: Any) -> ArgComparison:
-    """:func:`compare_args` through the grammar's own ``field_cost``/``field_spec``."""
-    tp = fp = fn = 0.0
-    diffs = []
-    ruled = []
-    for arg, gold_value in gold_args.items():
-        w = grammar.field_cost(tool, arg)
-        if arg not in pred_args:
-            if may_omit(gold_value) and not _schema_requires(grammar, tool, arg):
-                continue
-            fn += w
-            diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
-            continue
-        got = pred_args[arg]
-        if not spec_type_matches(got, grammar.field_spec(tool, arg)):
-            fp += w
-            fn += w
-            diffs.append(ArgDiff(tool, arg, "wrong_type", _expected(gold_value), got, w))
-        elif values_match(got, gold_value, canon):
-            tp += w
-            if isinstance(gold_value, Rule):
-                ruled.append(ArgDiff(tool, arg, "rule", gold_value, got, w))
-        else:
-            fp += w
-            fn += w
-            diffs.append(ArgDiff(tool, arg, "wrong_value", _expected(gold_value), got, w))
-    for arg, got in pred_args.items():
-        if arg not in gold_args:
-            w = grammar.field_cost(tool, arg)
-            fp += w
-            diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))
-    return ArgComparison(exact=not diffs, tp=tp, fp=fp, fn=fn, diffs=tuple(diffs),
-                         ruled=tuple(ruled))
-
-
-def _schema_requires(grammar: GraphGrammar, tool: str, arg: str) -> bool:
-    spec = grammar.field_spec(tool, arg)
-    return spec is not None and spec.required
-
-
-def _expected(gold_value: Any) -> Any:
-    return gold_value.values if isinstance(gold_value, AnyOf) else gold_value
 
 
 # ---------------------------------------------------------------------------
@@ -400,7 +220,7 @@ class CallAlignment:
             >>> align_calls([("s", {"q": 1, "n": 2})], [("s", {"q": 1})]).counts("arg")
             (2.0, 1.0, 0.0)
         """
-        _check_level(level)
+        check_level(level)
         g = self.grammar
         tp = fp = fn = 0.0
         for p in self.pairs:
@@ -428,14 +248,18 @@ class CallAlignment:
         return (tp, fp, fn)
 
 
-def _check_level(level: str) -> None:
+def check_level(level: str) -> None:
+    """Raise ``ValueError`` unless ``level`` is one of :data:`LEVELS`.
+
+    Example:
+        >>> check_level("arg")
+        >>> check_level("token")
+        Traceback (most recent call last):
+        ...
+        ValueError: level must be one of ('call', 'arg'), not 'token'
+    """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
-
-
-def _check_strategy(strategy: str) -> None:
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, not {strategy!r}")
 
 
 def align_calls(
@@ -492,7 +316,7 @@ def align_calls(
         >>> a.exact, a.missing, a.skipped
         (True, (), (0,))
     """
-    _check_strategy(strategy)
+    check_strategy(strategy)
     grammar = grammar or _EMPTY_GRAMMAR
     pred_calls = calls_of(pred)
     gold_calls = calls_of(gold)
@@ -502,10 +326,7 @@ def align_calls(
             pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
         )
 
-    if strategy == "ordered":
-        index_pairs = _ordered_pairs(pred_calls, gold_calls, compare)
-    else:
-        index_pairs = _unordered_pairs(pred_calls, gold_calls, compare, strategy)
+    index_pairs = pair_indices(pred_calls, gold_calls, compare, strategy)
 
     index_pairs.sort(key=lambda t: t[0])
     pairs = tuple(CallPair(i, j, pred_calls[i][0], c) for i, j, c in index_pairs)
@@ -529,118 +350,6 @@ def align_calls(
     )
 
 
-def _group(calls: Sequence[tuple]) -> dict:
-    groups: dict = {}
-    for i, (tool, _) in enumerate(calls):
-        groups.setdefault(tool, []).append(i)
-    return groups
-
-
-def _rank(c: ArgComparison) -> tuple:
-    return (1 if c.exact else 0, c.tp)
-
-
-def _unordered_pairs(pred_calls, gold_calls, compare, strategy) -> list:
-    gold_groups = _group(gold_calls)
-    pred_groups = _group(pred_calls)
-    out = []
-    for tool, p_idx in pred_groups.items():
-        g_idx = gold_groups.get(tool)
-        if not g_idx:
-            continue
-        if len(p_idx) == 1 and len(g_idx) == 1:  # the common case: nothing to choose
-            out.append((p_idx[0], g_idx[0], compare(p_idx[0], g_idx[0])))
-            continue
-        table = {(i, j): compare(i, j) for i in p_idx for j in g_idx}
-        chosen = _best_first(table)
-        if strategy == "optimal" and len(p_idx) > 1 and len(g_idx) > 1:
-            better = _hungarian_pairs(p_idx, g_idx, table)
-            if _total(better, table) > _total(chosen, table):
-                chosen = better
-        out.extend((i, j, table[i, j]) for i, j in chosen)
-    return out
-
-
-def _best_first(table: Mapping[tuple, ArgComparison]) -> list:
-    order = sorted(table, key=lambda ij: (-_rank(table[ij])[0], -_rank(table[ij])[1], ij))
-    used_p: set = set()
-    used_g: set = set()
-    chosen = []
-    for i, j in order:
-        if i in used_p or j in used_g:
-            continue
-        used_p.add(i)
-        used_g.add(j)
-        chosen.append((i, j))
-    return chosen
-
-
-def _total(pairs: Iterable[tuple], table: Mapping[tuple, ArgComparison]) -> tuple:
-    exact = agree = 0.0
-    for ij in pairs:
-        e, a = _rank(table[ij])
-        exact += e
-        agree += a
-    return (exact, round(agree, 9))
-
-
-def _hungarian_pairs(p_idx: list, g_idx: list, table: Mapping[tuple, ArgComparison]) -> list:
-    """Maximum-weight assignment, lexicographic in (exact pairs, agreement)."""
-    agree_bound = 1.0 + sum(max(table[i, j].tp for j in g_idx) for i in p_idx)
-    weight = [
-        [(agree_bound if table[i, j].exact else 0.0) + table[i, j].tp for j in g_idx]
-        for i in p_idx
-    ]
-    return [(p_idx[r], g_idx[c]) for r, c in hungarian_max(weight)]
-
-
-def _in_order_pairs(pred_calls, gold_calls) -> Optional[list]:
-    """The same-tool pairs when no tool name repeats on either side and they come in the same
-    order on both sides; else None.
-
-    Then each call has at most one possible partner, and pairing them all is the one best
-    order-respecting alignment (every pair adds a gain ``(exact, tp, 1)`` with no negative
-    part, so any other alignment, a subset, totals less): no need for the LCS table.
-
-    Example:
-        >>> _in_order_pairs([("a", {}), ("x", {}), ("b", {})], [("a", {}), ("b", {})])
-        [(0, 0), (2, 1)]
-        >>> _in_order_pairs([("b", {}), ("a", {})], [("a", {}), ("b", {})]) is None
-        True
-    """
-    gold_at = {tool: j for j, (tool, _) in enumerate(gold_calls)}
-    if len(gold_at) != len(gold_calls):
-        return None
-    pairs, seen, last = [], set(), -1
-    for i, (tool, _) in enumerate(pred_calls):
-        if tool in seen:
-            return None
-        seen.add(tool)
-        j = gold_at.get(tool)
-        if j is not None:
-            if j < last:
-                return None
-            pairs.append((i, j))
-            last = j
-    return pairs
-
-
-def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
-    """Weighted LCS over same-tool pairs, maximising (exact pairs, agreement, pairs)."""
-    in_order = _in_order_pairs(pred_calls, gold_calls)
-    if in_order is not None:
-        found = [(i, j, compare(i, j)) for i, j in in_order]
-        if all(c.tp >= 0 for _, _, c in found):  # gains with no negative part (docstring)
-            return found
-    cache: dict = {}
-
-    def gain(i: int, j: int) -> Optional[tuple]:
-        if pred_calls[i][0] != gold_calls[j][0]:
-            return None
-        c = cache[i, j] = compare(i, j)
-        return (1 if c.exact else 0, c.tp, 1)
-
-    return [(i, j, cache[i, j]) for i, j in weighted_lcs(len(pred_calls), len(gold_calls), gain)]
 
 
 def match_calls(
@@ -693,47 +402,13 @@ def _listing(items: list) -> str:
     return ", ".join(shown) + (f" (+{more} more)" if more > 0 else "")
 
 
-def _item_type(spec: Any) -> Optional[str]:
-    """The item type an array argument's schema gives (what :func:`spec_type_matches` checks)."""
-    schema = getattr(spec, "schema", None)
-    if not isinstance(schema, Mapping) or normalise_type(spec.type) != "array":
-        return None
-    items = schema.get("items")
-    return items["type"] if isinstance(items, Mapping) and isinstance(items.get("type"), str) else None
-
-
-def _describe_diff(d: ArgDiff, grammar: GraphGrammar) -> str:
-    where = f"{d.tool}.{d.arg}"
-    expected = d.expected
-    if isinstance(expected, Rule):
-        if d.kind == "rule":  # agreed through the rule: say what it let pass
-            return f"{where}: {expected.describe()}, got {d.got!r}"
-        shown = expected.describe()
-    else:
-        shown = _show(AnyOf(tuple(expected))) if isinstance(expected, tuple) else repr(expected)
-    if d.kind == "wrong_value":
-        return f"{where}: expected {shown}, got {d.got!r}"
-    if d.kind == "wrong_type":
-        spec = grammar.field_spec(d.tool, d.arg)
-        article = "an" if spec is not None and spec.type[:1] in "aeiou" else "a"
-        wanted = f"{article} {spec.type}" if spec is not None else "another type"
-        items = _item_type(spec)
-        if items is not None:  # the array itself may be fine: say what its items must be
-            wanted += f" of {items} items"
-        return f"{where}: expected {wanted}, got {type(d.got).__name__} {d.got!r}"
-    if d.kind == "missing":
-        if isinstance(expected, tuple) and may_omit(AnyOf(expected)):
-            # the gold allows omitting it, so it is missing because the schema requires it
-            allowed = ", ".join(repr(v) for v in expected)
-            return f"{where}: missing, but the tool's schema requires it (allowed: {allowed})"
-        return f"{where}: missing (expected {shown})"
-    return f"{where}: unexpected ({d.got!r})"
 
 
 def explain_alignment(alignment: CallAlignment) -> str:
     """One readable sentence saying why an alignment scores as it does.
 
     Example:
+        >>> from ek_otel.core.episode import AnyOf
         >>> a = align_calls([("refund", {"amount": 100})],
         ...                 [("refund", {"amount": AnyOf((10,))}), ("notify", {})])
         >>> explain_alignment(a)
@@ -749,13 +424,13 @@ def explain_alignment(alignment: CallAlignment) -> str:
     else:
         head = f"{alignment.n_exact}/{n_gold} calls matched"
     parts = [head]
-    diffs = [_describe_diff(d, alignment.grammar) for d in alignment.arg_diffs]
+    diffs = [describe_diff(d, alignment.grammar) for d in alignment.arg_diffs]
     if diffs:
         parts.append("; ".join(diffs[:_MAX_LISTED]) + (
             f" (+{len(diffs) - _MAX_LISTED} more)" if len(diffs) > _MAX_LISTED else ""))
     ruled = alignment.ruled_args
     if ruled:
-        notes = [_describe_diff(d, alignment.grammar) for d in ruled]
+        notes = [describe_diff(d, alignment.grammar) for d in ruled]
         parts.append("; ".join(notes[:_MAX_LISTED]) + (
             f" (+{len(notes) - _MAX_LISTED} more)" if len(notes) > _MAX_LISTED else ""))
     if alignment.missing:
@@ -816,8 +491,8 @@ class ToolCallMetric:
     strategy: str = "best_first"
 
     def __post_init__(self) -> None:
-        _check_level(self.level)
-        _check_strategy(self.strategy)
+        check_level(self.level)
+        check_strategy(self.strategy)
 
     def align(self, pred: Any, gold: Any) -> CallAlignment:
         """The :class:`CallAlignment` this metric scores."""

@@ -31,9 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .arguments import compare_args
 from .grammar import GraphGrammar
 from .scores import Score
-from .toolcalls import calls_of, compare_args
+from .toolcalls import calls_of
 
 __all__ = ["trajectory_distance", "trajectory_similarity", "TrajectoryMetric"]
 

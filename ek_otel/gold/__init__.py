@@ -1,12 +1,13 @@
 """gold stage: gold task files, and the gold of other sources.
 
-``ek_otel.gold.from_traces(paths, ...)`` makes gold tasks from good runs
-(:mod:`ek_otel.gold.traces`); ``ek_otel.gold.importers`` reads and writes other tools' eval
-sets. Both are loaded when first used.
+``ek_otel.gold.gold_from_episodes(episodes, ...)`` makes gold tasks from good runs
+(:mod:`ek_otel.gold.traces`; from trace dumps: :func:`ek_otel.gold_from_traces.from_traces`);
+``ek_otel.gold.importers`` reads and writes other tools' eval sets. Both are loaded when
+first used.
 
 Example:
     >>> import ek_otel.gold as gold
-    >>> callable(gold.from_traces), gold.merge_tasks.__module__
+    >>> callable(gold.gold_from_episodes), gold.merge_tasks.__module__
     (True, 'ek_otel.gold.traces')
 """
 
@@ -15,9 +16,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["from_traces", "merge_tasks", "FromTraces"]
+__all__ = ["gold_from_episodes", "merge_tasks", "FromTraces"]
 
-_LAZY = {"from_traces": "traces", "merge_tasks": "traces", "FromTraces": "traces"}
+_LAZY = {"gold_from_episodes": "traces", "merge_tasks": "traces", "FromTraces": "traces"}
 
 
 def __getattr__(name: str) -> Any:

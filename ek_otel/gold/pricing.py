@@ -41,7 +41,7 @@ import yaml
 
 from ..core.cost import ModelPrice, PriceTable
 from ..errors import PricingError
-from .native import JsonYamlLoader, nesting_problem, parse_problem, yaml_problem
+from .documents import JsonYamlLoader, nesting_problem, parse_problem, yaml_problem
 from .schema import did_you_mean, is_float_number, json_type_name
 
 __all__ = ["PricingFile", "load_pricing", "read_pricing", "pricing_from_dict", "FILE_KEYS", "PRICE_KEYS"]

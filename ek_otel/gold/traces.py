@@ -1,13 +1,14 @@
-"""A gold file from the runs people already have: ``ek-otel gold from-traces``.
+"""Gold tasks from the runs people already have: the work of ``ek-otel gold from-traces``.
 
-:func:`from_traces` reads trace dumps the way ``ek-otel score`` does
-(:func:`ek_otel.pipeline.read_episodes`, with each run's first user message and tool
-definitions read by :mod:`ek_otel.ingest.requests`), keeps the selected runs, groups them
-into tasks and makes one task per group with :func:`ek_otel.gold.generalise.generalise`.
+:func:`gold_from_episodes` takes episodes built with their requests (each run's first user
+message and tool definitions in ``meta``), keeps the selected runs, groups them into tasks
+and makes one task per group with :func:`ek_otel.gold.generalise.generalise`. Core shapes
+in, gold tasks out: reading the trace dumps is :func:`ek_otel.gold_from_traces.from_traces`,
+above the pipeline.
 
-- **Selection** (all given ones apply): ``trace_ids``; ``task_ids``; ``from_report`` (a JSON
-  report of ``ek-otel score --json``) with ``verdict`` ``"pass"``/``"fail"`` (each episode's
-  ``label``, else its ``success``); ``phoenix_url`` with ``annotation`` and ``label`` (the runs
+- **Selection** (all given ones apply): ``trace_ids``; ``task_ids``; ``judged``: the runs a
+  JSON report of ``ek-otel score --json`` judged ``verdict`` ``"pass"``/``"fail"``
+  (:func:`runs_of_report`: each episode's ``label``, else its ``success``); ``phoenix_url`` with ``annotation`` and ``label`` (the runs
   a person labelled in Phoenix, :mod:`ek_otel.gold.phoenix_labels`).
 - **Grouping**: ``"task"``: runs of one task id make one task (a run without one is grouped
   by its input, as below); ``"input"``: runs with the same normalised first user message make
@@ -17,10 +18,12 @@ into tasks and makes one task per group with :func:`ek_otel.gold.generalise.gene
 :func:`merge_tasks` adds new tasks to an existing gold file without overwriting one silently.
 
 Example:
-    >>> r = from_traces(["tests/ingest/corpus/traceloop-0.62.4/traces.pb"])
-    >>> (task,) = r.tasks
+    >>> from ek_otel.core.episode import Step, Trajectory
+    >>> run = Episode("weather-paris", Trajectory([Step("get_weather", {"city": "Paris"})]),
+    ...               meta={"input": "Weather in Paris?", "tools": ()})
+    >>> (task,) = gold_from_episodes([run, run]).tasks
     >>> task.task_id, task.input, [tool for tool, _ in task.gold]
-    ('weather-paris', 'Weather and time in Paris, in Fahrenheit?', ['get_weather', 'get_time', 'convert_temperature'])
+    ('weather-paris', 'Weather in Paris?', ['get_weather'])
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from ..core.episode import Episode, TaskSpec
 from ..core.ignore import check_ignore_patterns, without_ignored
@@ -38,12 +41,12 @@ from ..errors import InputError
 from .generalise import Run, generalise, normalised_input
 from .native import task_to_dict
 
-__all__ = ["GROUP_BY", "VERDICTS", "FromTraces", "from_traces", "runs_of_report", "merge_tasks",
-           "TaskChange", "run_of_episode", "input_task_id"]
+__all__ = ["GROUP_BY", "VERDICTS", "FromTraces", "gold_from_episodes", "check_selection",
+           "runs_of_report", "merge_tasks", "TaskChange", "run_of_episode", "input_task_id"]
 
 #: How runs are grouped into tasks.
 GROUP_BY = ("task", "input")
-#: The verdicts ``from_report`` selects on.
+#: The verdicts a report selects on (:func:`runs_of_report`).
 VERDICTS = ("pass", "fail")
 
 
@@ -122,8 +125,7 @@ def runs_of_report(path: str, verdict: str = "pass") -> set:
         >>> runs_of_report(p), runs_of_report(p, "fail")
         ({'a'}, {'b'})
     """
-    if verdict not in VERDICTS:
-        raise InputError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+    check_selection(verdict=verdict)
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -154,12 +156,40 @@ def _trace_ids(episode: Episode) -> set:
     return ids
 
 
-def from_traces(
-    paths: Sequence[str],
+def check_selection(*, group_by: str = "task", verdict: str = "pass",
+                    phoenix_url: Optional[str] = None, annotation: Optional[str] = None,
+                    label: Optional[str] = None) -> None:
+    """Refuse an incomplete or unknown selection before any run is read.
+
+    Raises:
+        InputError: an unknown ``group_by`` or ``verdict``; ``phoenix_url`` without
+            ``annotation`` and ``label``, or the other way round.
+
+    Example:
+        >>> check_selection(group_by="input")
+        >>> check_selection(phoenix_url="http://localhost:6006", annotation="correct")
+        Traceback (most recent call last):
+        ...
+        ek_otel.errors.InputError: a Phoenix selection needs the annotation name and the label (e.g. annotation='correct', label='yes')
+    """
+    if group_by not in GROUP_BY:
+        raise InputError(f"group_by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
+    if verdict not in VERDICTS:
+        raise InputError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+    if phoenix_url and not (annotation and label):
+        raise InputError("a Phoenix selection needs the annotation name and the label "
+                         "(e.g. annotation='correct', label='yes')")
+    if (annotation or label) and not phoenix_url:
+        raise InputError("an annotation selection needs the Phoenix URL")
+
+
+def gold_from_episodes(
+    episodes: Sequence[Episode],
     *,
     trace_ids: Iterable[str] = (),
     task_ids: Iterable[str] = (),
-    from_report: Optional[str] = None,
+    judged: Optional[set] = None,
+    judged_by: str = "the report",
     verdict: str = "pass",
     phoenix_url: Optional[str] = None,
     annotation: Optional[str] = None,
@@ -170,16 +200,17 @@ def from_traces(
     with_answer: bool = False,
     ordered: Optional[bool] = None,
     ignore_tools: Sequence[str] = (),
-    task_id_keys: Optional[Sequence[str]] = None,
-    report: Any = None,
-    on_episode: Optional[Callable[[Episode], None]] = None,
+    not_a_run: Optional[Callable[[Episode], Optional[str]]] = None,
 ) -> FromTraces:
-    """Make gold tasks from the runs in trace dumps (see the module docstring).
+    """Make gold tasks from episodes built with their requests (see the module docstring).
 
     Args:
-        paths: Dump files, directories or globs, as ``ek-otel score`` reads them.
+        episodes: The runs, built with ``read_request`` (their ``meta`` holds the first
+            user message and the tool definitions).
         trace_ids, task_ids: Keep only these runs (when given).
-        from_report, verdict: Keep only the runs a previous score judged ``verdict``.
+        judged, judged_by, verdict: Keep only the runs whose trace id is in ``judged`` (the
+            trace ids a report judged ``verdict``: :func:`runs_of_report`; ``judged_by``
+            names the report in the reasons).
         phoenix_url, annotation, label: Keep only the runs labelled so in Phoenix
             (``phoenix_project``, ``phoenix_api_key``).
         group_by: ``"task"`` or ``"input"``.
@@ -187,36 +218,27 @@ def from_traces(
         ordered: Force ``ordered`` on every task (None: inferred).
         ignore_tools: Framework-internal tools: their calls are left out of the tasks, and
             the names written to each task's ``ignore_tools``.
-        task_id_keys: Attribute keys tried for the task id (None: the default list).
-        report: A :class:`~ek_otel.ingest.bad_input.BadInputReport` for bad input.
-        on_episode: Called with each episode read (progress).
+        not_a_run: Why an episode is not an agent run (an MCP ping...), or None: such
+            episodes are left out with that reason.
 
     Raises:
-        InputError: a path, the report or Phoenix cannot be read; a selection is incomplete
-            (``annotation`` without ``label``); or no run is left to make a task from.
-    """
-    from ..ingest.bad_input import BadInputReport
-    from ..ingest.episodes import DEFAULT_TASK_ID_KEYS, NOT_A_RUN
-    from ..pipeline import read_episodes
+        InputError: a selection is incomplete (:func:`check_selection`), Phoenix cannot be
+            read, or no run is left to make a task from.
 
-    if group_by not in GROUP_BY:
-        raise InputError(f"group_by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
-    if phoenix_url and not (annotation and label):
-        raise InputError("a Phoenix selection needs the annotation name and the label "
-                         "(e.g. annotation='correct', label='yes')")
-    if (annotation or label) and not phoenix_url:
-        raise InputError("an annotation selection needs the Phoenix URL")
+    Example:
+        >>> from ek_otel.core.episode import Step, Trajectory
+        >>> runs = [Episode("w", Trajectory([Step("get_weather", {"city": city})]),
+        ...                 meta={"input": "Weather?", "tools": ()}) for city in ("Paris", "Oslo")]
+        >>> (task,) = gold_from_episodes(runs).tasks
+        >>> task.task_id, task.gold[0][0], task.gold[0][1]["city"]
+        ('w', 'get_weather', AnyOf(values=('Paris', 'Oslo')))
+    """
+    check_selection(group_by=group_by, verdict=verdict, phoenix_url=phoenix_url,
+                    annotation=annotation, label=label)
     ignore = check_ignore_patterns(ignore_tools) if ignore_tools else ()
     wanted_traces = set(trace_ids)
     wanted_tasks = set(task_ids)
-    judged = runs_of_report(from_report, verdict) if from_report else None
-    episodes = []
-    for episode in read_episodes(list(paths), report=report if report is not None else BadInputReport(),
-                                 task_id_keys=tuple(task_id_keys or DEFAULT_TASK_ID_KEYS),
-                                 read_request=True):
-        episodes.append(episode)
-        if on_episode is not None:
-            on_episode(episode)
+    episodes = list(episodes)
     left_out: list = []
     kept: list = []
     for episode in episodes:
@@ -224,13 +246,14 @@ def from_traces(
         trace_id = getattr(episode.provenance, "trace_id", "") or ""
         if wanted_traces and not ids & wanted_traces:
             continue  # not asked for: not "left out"
-        if episode.meta.get(NOT_A_RUN):  # an MCP ping, an initialize: no task to make of it
-            left_out.append((trace_id, f"not an agent run: {episode.meta[NOT_A_RUN]}"))
+        why = not_a_run(episode) if not_a_run is not None else None
+        if why:  # an MCP ping, an initialize: no task to make of it
+            left_out.append((trace_id, f"not an agent run: {why}"))
             continue
         if wanted_tasks and episode.task_id not in wanted_tasks:
             continue
         if judged is not None and not ids & judged:
-            left_out.append((trace_id, f"not judged '{verdict}' in {from_report}"))
+            left_out.append((trace_id, f"not judged '{verdict}' in {judged_by}"))
             continue
         kept.append(episode)
     for missing in sorted(wanted_traces - set().union(*(_trace_ids(e) for e in episodes))):

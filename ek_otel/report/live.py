@@ -68,7 +68,7 @@ class LivePage:
         self.gold = gold
         self.trace_url = None
         if trace_url is not None:  # the page's modules (jinja2, numpy) load with the first page
-            from .html import validate_trace_url
+            from .page_data import validate_trace_url
 
             self.trace_url = validate_trace_url(trace_url)
         self.refresh_seconds = refresh_seconds

@@ -31,7 +31,8 @@ from dataclasses import dataclass, fields
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Optional
 
-from ..core.evaluate import EvaluationReport, to_jsonable
+from ..core.jsonable import to_jsonable
+from ..core.reports import EvaluationReport
 from ..core.gc_pause import paused_gc
 from ..core.scores import EpisodeScore
 from ..core.tally import DollarTally
@@ -341,7 +342,7 @@ def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
 @dataclass(frozen=True)
 class CorpusReport(EvaluationReport):
     """What :func:`ek_otel.evaluate` returns: an
-    :class:`~ek_otel.core.evaluate.EvaluationReport` that also writes the one JSON report
+    :class:`~ek_otel.core.reports.EvaluationReport` that also writes the one JSON report
     (the core's report knows no JSON shape: that is this module's).
 
     Example:

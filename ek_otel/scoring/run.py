@@ -38,15 +38,9 @@ from typing import Any, Optional, Union
 
 from ..core.episode import TaskSpec
 from ..core.ignore import check_ignore_patterns
-from ..core.evaluate import (
-    EvaluationReport,
-    aggregate_scores,
-    canonicalizer_name,
-    check_comparable,
-    comparability_key,
-    index_tasks,
-    score_episode,
-)
+from ..core.reports import EvaluationReport
+from ..core.aggregate import aggregate_scores, check_comparable, comparability_key, index_tasks
+from ..core.evaluate import canonicalizer_name, score_episode
 from ..emit.delivery import SendResult
 from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
@@ -86,7 +80,7 @@ class ScoreRun:
             from a temporary file).
         unmatched: The episodes that were not scored, and why (a tuple; for a large run, a
             sequence read from a temporary file: :class:`~ek_otel.scoring.spool.AppendRows`).
-        report: The corpus :class:`~ek_otel.core.evaluate.EvaluationReport` over
+        report: The corpus :class:`~ek_otel.core.reports.EvaluationReport` over
             ``envelopes`` (pass^k uses each task's episodes as its trials).
         revisions: How many re-scores (late spans) were made.
         emitted: How many envelopes were sent to the sink (revisions included).
@@ -165,9 +159,9 @@ def aggregate(
     scores: Optional[Callable[[Optional[tuple]], Sequence]] = None,
 ) -> EvaluationReport:
     """The corpus report over ``(EpisodeScore, comparability_key)`` pairs (read once: they
-    may be a stream; ``scores`` as in :func:`~ek_otel.core.evaluate.aggregate_scores`).
+    may be a stream; ``scores`` as in :func:`~ek_otel.core.aggregate.aggregate_scores`).
 
-    The figures are the core's (:func:`~ek_otel.core.evaluate.aggregate_scores`): micro
+    The figures are the core's (:func:`~ek_otel.core.aggregate.aggregate_scores`): micro
     P/R/F1, per task, per slice, pass@k and pass^k, dollars. ``k`` defaults to
     :func:`~ek_otel.core.evaluate.default_k`. With several provenance keys the report
     carries one group per key instead of refusing.
@@ -225,7 +219,7 @@ class Outcome:
     replaces it); ``revision`` counts from 0; ``outcome`` is the
     :class:`~ek_otel.emit.envelope.ScoreEnvelope` (or the core score, for
     :func:`evaluate_corpus`) or the :class:`~ek_otel.scoring.link.Unmatched`;
-    ``comparability`` is :func:`~ek_otel.core.evaluate.comparability_key` of the episode.
+    ``comparability`` is :func:`~ek_otel.core.aggregate.comparability_key` of the episode.
 
     Example:
         >>> Outcome(("ab" * 16, "cd" * 8), 0, Unmatched("ab" * 16, "x", UNKNOWN_TASK), ()).revision
@@ -476,7 +470,7 @@ def evaluate(
         prices: A :class:`~ek_otel.core.cost.PriceTable` (or a mapping model -> ModelPrice) for dollars.
         k: The k of pass@k and pass^k (default: :func:`~ek_otel.core.passk.default_k`).
         group_by_provenance: Allow episodes with different ``run.comparability_key()``;
-            the report then carries one :class:`~ek_otel.core.evaluate.ProvenanceGroup` per key (the top-level
+            the report then carries one :class:`~ek_otel.core.reports.ProvenanceGroup` per key (the top-level
             figures pool them, as asked).
 
     Raises:

@@ -20,7 +20,8 @@ from .._version import __version__
 from ..core.cost import ModelPrice, PriceTable
 from ..core.evaluate import canonicalizer_name
 from ..core.ignore import check_ignore_patterns
-from ..core.toolcalls import LEVELS, STRATEGIES
+from ..core.pairing import STRATEGIES
+from ..core.toolcalls import LEVELS
 from ..emit.envelope import ScoreProvenance
 from ..ingest.episodes import GROUP_BY_CHOICES
 from ..ingest.semconv import DEFAULT_TASK_ID_KEYS

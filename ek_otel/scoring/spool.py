@@ -17,7 +17,7 @@ file).
 Reading it back:
 
 - :meth:`EpisodeRows.facts` streams ``(score, comparability)`` for the aggregation
-  (:func:`~ek_otel.core.evaluate.aggregate_scores`): light :class:`ScoreFacts` records from
+  (:func:`~ek_otel.core.aggregate.aggregate_scores`): light :class:`ScoreFacts` records from
   the columns, nothing unpickled;
 - iterating the rows (a :class:`~collections.abc.Sequence`) gives the outcomes, and
   :meth:`EpisodeRows.rows` gives them with their comparability keys, as the JSON report's

@@ -199,7 +199,7 @@ class ServeConfig:
                 raise ConfigError(f"{{{name}}} must be an http:// or https:// URL, got {url!r}",
                                   fields=(name,))
         if self.trace_url is not None:
-            from ..report.html import validate_trace_url
+            from ..report.page_data import validate_trace_url
 
             try:
                 validate_trace_url(self.trace_url)

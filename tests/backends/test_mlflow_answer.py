@@ -11,7 +11,7 @@ import sys
 import httpx
 
 from backend_servers import send_otlp_json_file, wait_until
-from ek_otel.gold.traces import from_traces
+from ek_otel.gold_from_traces import from_traces
 from ek_otel.gold.native import task_to_dict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

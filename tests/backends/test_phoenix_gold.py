@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from backend_servers import send_otlp_json_file, wait_until
 from ek_otel.cli import cli
-from ek_otel.gold.traces import from_traces
+from ek_otel.gold_from_traces import from_traces
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.pipeline import read_episodes
 

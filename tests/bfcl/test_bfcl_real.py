@@ -12,7 +12,8 @@ import json
 import pytest
 
 from ek_otel.bfcl.categories import SINGLE_TURN, score_subdir
-from ek_otel.bfcl.runner import find_result_files, score_category
+from ek_otel.bfcl.result_files import find_result_files
+from ek_otel.bfcl.runner import score_category
 from ek_otel.bfcl.score_files import json_safe, score_line
 
 

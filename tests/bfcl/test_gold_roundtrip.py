@@ -7,7 +7,8 @@ import pytest
 
 from ek_otel.bfcl.categories import SINGLE_TURN, checker_kind
 from ek_otel.bfcl.matcher import bfcl_verdict_for_episode, episode_from_result
-from ek_otel.bfcl.runner import ResultFile, find_result_files, score_category
+from ek_otel.bfcl.result_files import ResultFile, find_result_files
+from ek_otel.bfcl.runner import score_category
 from ek_otel.bfcl.gold import bfcl_tasks
 from ek_otel.gold.native import dump_tasks, load_tasks
 

@@ -7,7 +7,8 @@ import pytest
 
 from ek_otel.bfcl.data import BfclData
 from ek_otel.bfcl.models import ModelTraits, lookup, model_registry, registry_from_source
-from ek_otel.bfcl.runner import ResultFile, model_settings
+from ek_otel.bfcl.result_files import ResultFile
+from ek_otel.bfcl.runner import model_settings
 
 SOURCE = '''
 api_inference_model_map = {

@@ -12,7 +12,8 @@ import pytest
 
 from ek_otel.bfcl.data import BfclData
 from ek_otel.bfcl.jsonlines import has_long_digits, parse_json, parse_json_lines, split_lines
-from ek_otel.bfcl.runner import find_result_files, read_result_file, score_result_files
+from ek_otel.bfcl.result_files import find_result_files, read_result_file
+from ek_otel.bfcl.runner import score_result_files
 
 
 def test_long_digit_scan_agrees_with_the_regex():

@@ -14,7 +14,7 @@ from rich.console import Console
 from ek_otel.cli import cli
 from ek_otel.cli._tables import headline_lines, tasks_table
 from ek_otel.core.episode import TaskSpec
-from ek_otel.core.evaluate import aggregate_scores
+from ek_otel.core.aggregate import aggregate_scores
 from ek_otel.core.scores import EpisodeScore
 
 ROOT = Path(__file__).resolve().parents[2]

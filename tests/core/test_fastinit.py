@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ek_otel.core import episode, scores, toolcalls
+from ek_otel.core import arguments, episode, scores, toolcalls
 from ek_otel.core.fastinit import fast_init
 from ek_otel.ingest import messages, records
 from ek_otel.ingest.semconv import usage
@@ -94,7 +94,7 @@ def test_classes_it_cannot_serve_are_left_alone():
 @pytest.mark.parametrize("cls", [
     episode.Step, episode.Trajectory, episode.Cost, episode.RunProvenance, episode.Provenance,
     episode.Episode, scores.Score, scores.ArgDiff, scores.CallRow, scores.EpisodeScore,
-    toolcalls.ArgComparison, toolcalls.CallPair, toolcalls.CallAlignment, usage.Usage,
+    arguments.ArgComparison, toolcalls.CallPair, toolcalls.CallAlignment, usage.Usage,
     messages.RequestedCall, messages.ModelOutput, records.Origin, records.SpanEvent,
     records.SpanLink, records.SpanRecord, records.LogRecord,
 ])

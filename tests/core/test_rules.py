@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek_otel.core.episode import Alternative, AnyOf, Episode, Step, TaskSpec, ToolSpec, Trajectory
-from ek_otel.core.evaluate import score_episode, to_jsonable
+from ek_otel.core.evaluate import score_episode
+from ek_otel.core.jsonable import to_jsonable
 from ek_otel.core.grammar import FieldSpec
 from ek_otel.core.rules import (AnyValue, Contains, Exact, Number, Pattern, RuleError, parse_rule,
                                 rule_problems)

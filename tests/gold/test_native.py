@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from ek_otel import AnyOf, FieldSpec, GoldFileError, TaskSpec, ToolSpec
 from ek_otel.gold.native import (
     dump_tasks,
-    gold_format,
     load_tasks,
     task_from_dict,
     task_to_dict,
@@ -255,12 +254,6 @@ def test_json_array_and_yaml_give_the_same_tasks(tmp_path):
     from_yaml = load_tasks(write(tmp_path, "g.yaml", yaml.safe_dump(objs)))
     assert from_jsonl == from_array == from_yaml
     assert len(from_jsonl) == 2
-
-
-def test_gold_format_detection():
-    assert gold_format("x.YML") == "yaml"
-    assert gold_format("x.jsonl", '\n\n [ {"task_id": "a"} ]') == "json"
-    assert gold_format("x.json", '{"task_id": "a"}') == "jsonl"
 
 
 def test_examples_file_loads():

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 from ek_otel.cli import cli
 from ek_otel.core.evaluate import score_episode
 from ek_otel.errors import InputError
-from ek_otel.gold.traces import from_traces, merge_tasks
 from ek_otel.gold.native import load_tasks, task_to_dict
+from ek_otel.gold.traces import merge_tasks
+from ek_otel.gold_from_traces import from_traces
 from ek_otel.gold.schema import task_problems
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.pipeline import read_episodes
@@ -415,3 +416,29 @@ def test_an_answer_rule_that_fails_says_why(refund_dumps, tmp_path):
     (ep,) = json.loads(report.read_text())["episodes"]
     assert ep["answer"] == {"value": 0.0, "passed": False,
                             "explanation": "answer: 35.5 ± 0.01, got 'Refunded 355.0 on A-9.'"}
+
+
+def test_gold_from_episodes_selects_runs_and_says_why_each_is_left_out():
+    """The gold layer alone (no dump reading): episodes in, tasks and reasons out."""
+    from ek_otel.core.episode import Episode, Provenance, Step, Trajectory
+    from ek_otel.errors import InputError
+    from ek_otel.gold.traces import gold_from_episodes
+
+    def run(trace_id, task_id, city, **meta):
+        return Episode(task_id, Trajectory([Step("get_weather", {"city": city})]),
+                       provenance=Provenance(trace_id=trace_id),
+                       meta={"input": f"Weather in {city}?", "tools": (), **meta})
+
+    runs = [run("a" * 32, "w", "Paris"), run("b" * 32, "w", "Oslo"),
+            run("c" * 32, "", "Rome", ping="MCP ping")]
+    result = gold_from_episodes(runs, judged={"a" * 32}, judged_by="r.json",
+                                not_a_run=lambda e: e.meta.get("ping"))
+    assert [t.task_id for t in result.tasks] == ["w"] and result.runs == 1 and result.seen == 3
+    assert result.left_out == (("b" * 32, "not judged 'pass' in r.json"),
+                               ("c" * 32, "not an agent run: MCP ping"))
+    by_input = gold_from_episodes(runs[:2], group_by="input")
+    assert len(by_input.tasks) == 2 and len({t.task_id for t in by_input.tasks}) == 2
+    with pytest.raises(InputError, match="no run to make a task from"):
+        gold_from_episodes(runs, task_ids=["nope"])
+    with pytest.raises(InputError, match="group_by must be one of"):
+        gold_from_episodes(runs, group_by="model")

@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from ek_otel.cli import cli
 from ek_otel.errors import InputError
-from ek_otel.report.html import render_comparison, render_run, validate_trace_url
+from ek_otel.report.html import render_comparison, render_run
+from ek_otel.report.page_data import validate_trace_url
 from ek_otel.report.compare import compare_tasks
 from ek_otel.report.model import report_from_dict
 
@@ -145,7 +146,11 @@ def test_runs_not_pooled_on_one_shared_task_are_never_significant():
     assert 'data-test="too few tasks"' in page
     shown = re.sub(r"<script.*?</script>", "", page, flags=re.S)  # the page's text, not its data
     assert "significantly" not in shown
-    assert "runs passed; tasks by verdict" in page
+    # each run's verdict counts, shown once: in the list under the headline
+    runs = shown.split('id="run-headlines"', 1)[1].split("</ul>", 1)[0]
+    assert runs.count("1 run scored") == 2  # the groups of this report count no successes
+    assert "tasks: 0 pass, 0 flaky, 1 fail" in runs and "tasks: 1 pass, 0 flaky, 0 fail" in runs
+    assert "runs passed; tasks by verdict" not in page  # not again as a row of the totals by run
 
 
 def test_the_run_page_shows_the_headline_and_why_a_figure_has_no_interval():
@@ -154,7 +159,11 @@ def test_the_run_page_shows_the_headline_and_why_a_figure_has_no_interval():
                                "per_task": {"t": {"episodes": 3, "successes": 2,
                                                   "exact_match": 2 / 3}}}, "r.json")
     page = render_run(report, generated_at="now")
-    assert "2 of 3 runs passed; tasks: 0 pass, 1 flaky, 0 fail" in page
+    shown = re.sub(r"<script.*?</script>", "", page, flags=re.S)
+    headline = shown.split('id="headline"', 1)[1].split("</p>", 1)[0]
+    assert "3 runs scored" in headline and ">1</span> flaky" in headline
+    # the verdict counts are shown once, under the headline (not again in the totals)
+    assert shown.count("flaky,") == 1 and shown.count('data-verdict-count="flaky"') == 1
     assert "no interval for a ratio of weighted call counts (only success and exact match" in page
     assert "(= exact match)" in page and 'data-metric="exact_match"' not in page
     data = json.loads(re.search(r'<script type="application/json"[^>]*>(.*?)</script>',

@@ -58,7 +58,7 @@ def test_running_sum_is_the_builtin_sum_bit_for_bit():
 
 
 def test_cut_tally_is_cut_figures_of_the_list():
-    from ek_otel.core.evaluate import CutFigures
+    from ek_otel.core.tally import CutFigures
     from ek_otel.core.scores import EpisodeScore
 
     rng = random.Random(9)

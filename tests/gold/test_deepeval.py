@@ -1,0 +1,55 @@
+"""DeepEval goldens: real files (JSON, JSON Lines, CSV) in, and goldens out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ek_otel.cli import cli
+from ek_otel.core.episode import Episode, Step, Trajectory
+from ek_otel.core.evaluate import score_episode
+from ek_otel.gold.importers import import_file
+from ek_otel.gold.native import task_to_dict
+from ek_otel.gold.schema import task_problems
+
+FIXTURES = Path(__file__).with_name("fixtures")
+DEEPEVAL = sorted((FIXTURES / "deepeval").glob("goldens.*"))
+
+
+@pytest.mark.parametrize("path", DEEPEVAL, ids=lambda p: p.name)
+def test_deepeval_goldens_import_with_their_expected_tools(path):
+    assert f"/{path.name}" in (FIXTURES / "SOURCES").read_text()
+    tasks, notes = import_file("deepeval", str(path))
+    assert tasks and all(task_problems(task_to_dict(t)) == [] and not t.ordered for t in tasks)
+    for task in tasks:  # the golden's own expected calls pass, in any order
+        run = Episode(task.task_id, Trajectory([Step(tool, {a: v.values[0] for a, v in args.items()})
+                                                for tool, args in reversed(task.gold)]))
+        assert score_episode(run, task).exact
+    assert sum("judged by DeepEval's LLM metrics" in n for n in notes) == len(tasks)
+
+
+def test_deepeval_json_goldens_name_the_one_without_tools():
+    tasks, notes = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.json"))
+    assert len(tasks) == 3 and "goldens.json#3: skipped: no expected_tools (nothing for a tool-call score)" in notes
+    assert [t for t, _ in tasks[2].gold] == ["search_biology_database", "search_ecology_database"]
+
+
+def test_deepeval_csv_goldens_are_named_by_their_name():
+    tasks, _ = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.csv"))
+    assert tasks[6].task_id == "Name 7"
+    assert task_to_dict(tasks[6])["calls"] == [{"translator": {"query": ["Hello"], "target_language": ["Spanish"]}}]
+
+
+def test_deepeval_export_round_trips_names_inputs_and_tools(tmp_path):
+    tasks, _ = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.csv"))
+    out = tmp_path / "goldens.json"
+    gold = tmp_path / "gold.jsonl"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["gold", "import", "deepeval", str(FIXTURES / "deepeval" / "goldens.csv"),
+                               "--out", str(gold)]).exit_code == 0
+    result = runner.invoke(cli, ["gold", "export", "deepeval", str(gold), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    back, _ = import_file("deepeval", str(out))
+    assert [(t.task_id, t.input, t.gold) for t in back] == [(t.task_id, t.input, t.gold) for t in tasks]
