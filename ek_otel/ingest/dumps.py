@@ -15,7 +15,7 @@ bytes, first non-space character), not from the file name:
 - directories (recursive, sorted), globs, and ``-`` for stdin.
 
 Memory stays bounded: JSON Lines are read line by line and frames frame by frame; only a
-single-object file is read whole (from 8 MiB through simdjson's lazy proxies, see
+single-object file is read whole (from 8 MiB one span at a time, see
 :mod:`~ek_otel.ingest.json_document`: the same records, a fraction of the memory). Bad input never stops the run: an undecodable line or
 frame is added to the :class:`~ek_otel.ingest.bad_input.BadInputReport` (with the file and
 line or frame number) and reading goes on. Lines holding other signals (metrics,

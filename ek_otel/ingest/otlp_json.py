@@ -73,7 +73,7 @@ def _get(obj: dict, camel: str, snake: str, default: Any = None) -> Any:
 
 def _list(obj: dict, camel: str, snake: str, *aliases: str, kinds: tuple = (list,)) -> list:
     """The list under a key (camelCase, snake_case, or an alias), ``[]`` when absent;
-    ``kinds``: what counts as a list (the large-document reader adds simdjson's arrays)."""
+    ``kinds``: what counts as a list (the large-document reader adds its lists of span ranges)."""
     value = _get(obj, camel, snake)
     for alias in aliases:
         if value is None:
