@@ -345,7 +345,8 @@ def _element_end(body: bytes, view: memoryview, start: int) -> Optional[int]:
 def _deep_enough(body: bytes, start: int, end: int) -> bool:
     """False when the object ``body[start:end]`` nests too deep for orjson where it stands
     (as an element of a request's spans list); checked only when it has brackets enough."""
-    if body.count(b"{", start, end) + body.count(b"[", start, end) < _ORJSON_DEPTH - _SPAN_DEPTH:
+    room = _ORJSON_DEPTH - _SPAN_DEPTH  # brackets it needs to nest too deep, each closed too
+    if end - start < 2 * room or body.count(b"{", start, end) + body.count(b"[", start, end) < room:
         return True
     try:
         _orjson.loads(b"[" * _SPAN_DEPTH + body[start:end] + b"]" * _SPAN_DEPTH)
