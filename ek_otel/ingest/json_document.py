@@ -37,9 +37,9 @@ from array import array
 from typing import Any, Iterator, Optional
 
 from .bad_input import BadInputReport
+from ..errors import DecodeError
 from .otlp import JSON, Origin, Record, _json_request, decode, parse_json
-from .otlp_json import _list, _object, _scope_of
-from .anyvalue import BadValue
+from .otlp_json import _list
 
 try:  # orjson: a dependency; without it every document goes the plain way
     import orjson as _orjson
@@ -117,7 +117,7 @@ def decode_document(body: bytes, origin: Optional[Origin] = None, report: Option
         return
     if shard is not None:  # as decode ticks for its body
         shard.unit()
-    yield from _json_request(document, (_TRACES,), origin, report, False, shard)
+    yield from _json_request(document.skeleton, (_TRACES,), origin, report, False, shard)
 
 
 def check_json(body: bytes) -> None:
@@ -135,13 +135,18 @@ def check_json(body: bytes) -> None:
     """
     if len(body) >= LARGE_DOCUMENT_BYTES:
         document = _scanned(body)
+        _last[:] = (body, document)  # None too: the decode that follows does not scan again
         if document is not None:
-            _last[:] = (body, document)
             return
-    parse_json(body)
+    try:
+        parse_json(body)
+    except DecodeError:
+        _last[:] = (None, None)
+        raise
 
 
-#: The last document :func:`check_json` scanned: (its body, its :class:`StreamedRequest`).
+#: The last document :func:`check_json` scanned: (its body, its :class:`StreamedRequest` or
+#: None when it goes the plain way).
 _last: list = [None, None]
 
 
@@ -154,44 +159,32 @@ def _scanned(body: bytes) -> Optional["StreamedRequest"]:
 class StreamedRequest:
     """A scanned single-object trace request: its skeleton (the parsed document, each spans
     list a :class:`_Spans` of byte ranges), walked by
-    :func:`~ek_otel.ingest.otlp_json._batches` through :meth:`otlp_batches`."""
+    :func:`~ek_otel.ingest.otlp_json.spans_from_json` as a whole parsed request would be,
+    each span parsed when the walker reaches it."""
 
     __slots__ = ("skeleton", "body", "spans")
 
     def __init__(self, skeleton: dict, body: bytes, spans: int):
         self.skeleton, self.body, self.spans = skeleton, body, spans
 
-    def otlp_batches(self, outer: tuple, inner: tuple, records: tuple) -> Iterator[tuple]:
-        """(resource, scope, records) per scope batch, as ``_batches`` yields them for the
-        whole parsed document; the spans are parsed one at a time, as the walker reaches them."""
-        request = self.skeleton
-        for batch in _list(request, *outer):
-            if not isinstance(batch, dict):
-                raise BadValue(f"{outer[0]} entry is a {type(batch).__name__}, not an object")
-            resource = _object(batch, "resource", "resource")
-            for scoped in _list(batch, *inner):
-                if not isinstance(scoped, dict):
-                    raise BadValue(f"{inner[0]} entry is a {type(scoped).__name__}, not an object")
-                items = _list(scoped, *records, kinds=(list, _Spans))
-                yield resource, _scope_of(scoped), (
-                    _parsed(self.body, items) if type(items) is _Spans else items)
 
+class _Spans(list):
+    """One spans list of the skeleton, where the list stands: an (empty) list to the
+    walker's checks, whose iteration parses its elements one at a time from their byte
+    ranges (``bounds``: start, end, start, end, ...)."""
 
-class _Spans:
-    """The byte ranges of one spans list's elements (start, end, start, end, ...)."""
+    __slots__ = ("body", "bounds")
 
-    __slots__ = ("bounds",)
+    def __init__(self, body: bytes, bounds: array):
+        super().__init__()
+        self.body, self.bounds = body, bounds
 
-    def __init__(self, bounds: array):
-        self.bounds = bounds
-
-
-def _parsed(body: bytes, spans: _Spans) -> Iterator[dict]:
-    view = memoryview(body)
-    loads = _orjson.loads
-    bounds = spans.bounds
-    for k in range(0, len(bounds), 2):
-        yield loads(view[bounds[k]:bounds[k + 1]])
+    def __iter__(self) -> Iterator[Any]:
+        view = memoryview(self.body)
+        loads = _orjson.loads
+        bounds = self.bounds
+        for k in range(0, len(bounds), 2):
+            yield loads(view[bounds[k]:bounds[k + 1]])
 
 
 def scan_document(body: bytes) -> Optional[StreamedRequest]:
@@ -238,7 +231,7 @@ def scan_document(body: bytes) -> Optional[StreamedRequest]:
         return None
     if any(key in skeleton for key in _OTHER_TOP_KEYS):
         return None
-    if _place(skeleton, [bounds for _, _, bounds in arrays]) != len(arrays):
+    if _place(skeleton, body, [bounds for _, _, bounds in arrays]) != len(arrays):
         return None  # a spans list elsewhere, or one a repeated key hides
     return StreamedRequest(skeleton, body, sum(len(b) for _, _, b in arrays) // 2)
 
@@ -254,7 +247,7 @@ def _pairs(document: StreamedRequest) -> list:
     return out
 
 
-def _place(skeleton: dict, arrays: list) -> int:
+def _place(skeleton: dict, body: bytes, arrays: list) -> int:
     """Put each spans list's :class:`_Spans` where its marker stands, if it stands at
     ``resourceSpans[i].scopeSpans[j].spans`` (any spelling); how many lists were placed."""
     placed: set = set()
@@ -273,7 +266,7 @@ def _place(skeleton: dict, arrays: list) -> int:
                     value = scoped.get(_RECORDS) if isinstance(scoped, dict) else None
                     if type(value) is str and value.startswith(_MARKER_VALUE):
                         number = int(value[len(_MARKER_VALUE):])
-                        scoped[_RECORDS] = _Spans(arrays[number])
+                        scoped[_RECORDS] = _Spans(body, arrays[number])
                         placed.add(number)
     return len(placed)
 
