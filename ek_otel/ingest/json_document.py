@@ -324,8 +324,8 @@ def _element_end(body: bytes, view: memoryview, start: int) -> Optional[int]:
                 end = None
             elif candidate is None:
                 return None
-            else:
-                candidate = _NEXT_SPAN.search(body, candidate.end())
+            else:  # at least twice as long, so a span of many events or links costs a few tries
+                candidate = _NEXT_SPAN.search(body, max(candidate.end(), start + 2 * (stop - start)))
                 continue
         if end is None:
             width *= 2

@@ -198,6 +198,29 @@ def test_a_span_longer_than_the_first_window_is_read_whole(monkeypatch):
     assert_same(body)
 
 
+def test_a_span_of_many_events_takes_a_few_tries_not_one_per_event(monkeypatch):
+    """A candidate end between two events (an object whose first key is "name") gives an
+    incomplete piece: the next try is at least twice as long, so tries grow as a logarithm."""
+    spans = [_span(events=[{"name": f"chunk {i}", "timeUnixNano": "5"} for i in range(500)]),
+             _span(spanId="1111111111111111", events=[{"name": "e"}] * 300)]
+    body = _body(_request(spans))
+    tries = []
+    real_loads = json_document._orjson.loads
+
+    class Counting:
+        JSONDecodeError = json_document._orjson.JSONDecodeError
+
+        @staticmethod
+        def loads(text):
+            tries.append(len(text))
+            return real_loads(text)
+
+    monkeypatch.setattr(json_document, "_orjson", Counting)
+    assert [json.loads(body[a:b]) for a, b in _pairs(scan_document(body))] == spans
+    assert len(tries) < 40, len(tries)
+    assert sum(tries) < 4 * len(body)
+
+
 def test_without_orjson_the_plain_path_is_taken(monkeypatch):
     body = _body(_request([_span()]))
     expected = _read(body, None, False)
