@@ -8,11 +8,12 @@ for the spans it only reads light. Here the document is never parsed whole:
 1. **scan** (:func:`check_json`): each ``"spans": [...]`` array is split into its elements
    by parsing them one at a time with orjson over a zero-copy view of the text, from one
    candidate end (a ``}`` followed by ``,`` and an object whose first key is a span field:
-   never inside a string, where a quote is escaped) to the next. A candidate inside a
-   nested object (a link, an event) gives an incomplete piece, which grows to the next one; a piece holding more than one element is cut
-   where orjson says its first value ends. What is left, the document with each spans array
-   replaced by a marker (the skeleton: resources, scopes), is parsed by orjson too. Nothing
-   is kept of the spans but their byte ranges.
+   never inside a string, where a quote is escaped) to the next. A candidate inside a nested
+   object (a link, an event) gives an incomplete piece, which grows to a candidate at least
+   twice as far; a piece holding more than one element is cut where orjson says its first
+   value ends; a span longer than 64 KiB is tried in windows that double. What is left, the
+   document with each spans array replaced by a marker (the skeleton: resources, scopes), is
+   parsed by orjson too. Nothing is kept of the spans but their byte ranges.
 2. **walk** (:func:`decode_document`): the same walker as every other OTLP JSON body
    (:func:`~ek_otel.ingest.otlp_json.spans_from_json`) reads the skeleton, and each span is
    parsed again from its range when the walker reaches it, then dropped.
@@ -23,7 +24,8 @@ nesting is checked at the depth it has in the document), so the records are the 
 for byte, with the same bad-input report. Whatever the scan does not take goes the ordinary
 way (:func:`~ek_otel.ingest.otlp.decode`, one orjson parse of the whole text and its
 repairs): text orjson refuses anywhere (invalid JSON or UTF-8, nesting deeper than orjson's
-limit), a byte order mark, a spans array whose elements are not all objects, a spans array
+limit), a byte order mark, a NUL escape (the markers' character), a spans array whose
+elements are not all objects, a spans array
 anywhere but under ``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a
 document that is not one object of spans only (logs, an array of requests).
 
