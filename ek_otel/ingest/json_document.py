@@ -25,9 +25,9 @@ for byte, with the same bad-input report. Whatever the scan does not take goes t
 way (:func:`~ek_otel.ingest.otlp.decode`, one orjson parse of the whole text and its
 repairs): text orjson refuses anywhere (invalid JSON or UTF-8, nesting deeper than orjson's
 limit), a byte order mark, a NUL escape (the markers' character), a spans array whose
-elements are not all objects, a spans array
-anywhere but under ``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a
-document that is not one object of spans only (logs, an array of requests).
+elements are not all objects, a spans array anywhere but under
+``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a document that is not one
+object of spans only (logs, an array of requests).
 
 Memory is the document's text and one span's objects at a time, in every process.
 """
