@@ -15,7 +15,7 @@ bytes, first non-space character), not from the file name:
 - directories (recursive, sorted), globs, and ``-`` for stdin.
 
 Memory stays bounded: JSON Lines are read line by line and frames frame by frame; only a
-single-object file is read whole (from 8 MiB through simdjson's lazy proxies, see
+single-object file is read whole (from 8 MiB one span at a time, see
 :mod:`~ek_otel.ingest.json_document`: the same records, a fraction of the memory). Bad input never stops the run: an undecodable line or
 frame is added to the :class:`~ek_otel.ingest.bad_input.BadInputReport` (with the file and
 line or frame number) and reading goes on. Lines holding other signals (metrics,
@@ -44,14 +44,14 @@ import itertools
 import os
 import sys
 import zlib
-from typing import Any, BinaryIO, Iterator, Sequence
+from typing import Any, BinaryIO, Iterator, Optional, Sequence
 
 import zstandard
 
 from ..errors import DecodeError, InputError
 from .bad_input import UNDECODABLE_PROTOBUF, UNREADABLE_FILE, BadInputReport
 from .formats import FRAMES, JSON, PROTOBUF, SNIFF_BYTES, content_kind
-from .json_document import check_json, decode_document
+from .json_document import LARGE_DOCUMENT_BYTES, check_json, decode_document
 from .otlp import Record, decode
 from .records import Origin
 
@@ -216,7 +216,72 @@ def _lines(stream: io.BufferedReader, source: str, report: BadInputReport, shard
 MAX_PRETTY_JSON_BYTES = 64 << 20
 
 
+#: From this size, the first line of an uncompressed file is found by a search and read in
+#: one piece (:func:`_large_first_line`) rather than by ``readline``, which holds the line's
+#: chunks and their join at once: twice the line's size.
+LARGE_LINE_BYTES = LARGE_DOCUMENT_BYTES
+_NEWLINE_SEARCH_CHUNK = 1 << 20
+_ASCII_WHITESPACE = b" \t\n\r\x0b\x0c"  # what bytes.strip() strips
+
+
+def _large_first_line(stream: io.BufferedReader) -> Optional[bytes]:
+    """The first line of an uncompressed file, stripped, when it is at least
+    :data:`LARGE_LINE_BYTES` long and holds no blank text at its ends (what ``readline`` and
+    ``strip`` would give, read as one allocation); the stream is then past that line. None
+    otherwise (a pipe, a compressed file, a short first line), the stream where it was.
+
+    Example:
+        >>> import io
+        >>> _large_first_line(io.BufferedReader(io.BytesIO(b'{"a": 1}\\n'))) is None  # not a file
+        True
+    """
+    raw = getattr(stream, "raw", None)
+    if type(stream) is not io.BufferedReader or type(raw) is not io.FileIO:
+        return None
+    try:
+        start = stream.tell()
+        if os.fstat(raw.fileno()).st_size - start < LARGE_LINE_BYTES:
+            return None
+    except (OSError, ValueError):  # not seekable
+        return None
+    line = None
+    try:
+        chunk = bytearray(_NEWLINE_SEARCH_CHUNK)
+        end = start
+        while True:  # where the first line ends (1 MiB at a time; no line is kept)
+            got = stream.readinto(chunk)
+            newline = chunk.find(b"\n", 0, got) if got else -1
+            if newline != -1 or not got:
+                end += newline if newline != -1 else 0
+                break
+            end += got
+        if end - start >= LARGE_LINE_BYTES:
+            stream.seek(start)
+            first = stream.read(1)
+            stream.seek(end - 1)
+            if first not in _ASCII_WHITESPACE and stream.read(1) not in _ASCII_WHITESPACE:
+                stream.seek(start)
+                line = stream.read(end - start)
+                if len(line) != end - start:
+                    line = None
+    except (OSError, ValueError):
+        line = None
+    stream.seek(end + 1 if line is not None else start)
+    return line
+
+
 def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport, shard: Any) -> Iterator[Record]:
+    large = _large_first_line(stream)
+    if large is not None:
+        try:
+            check_json(large)
+        except DecodeError:  # not a whole document: the ordinary way, from its start
+            stream.seek(-(len(large) + 1), io.SEEK_CUR)
+        else:
+            yield from decode_document(large, Origin(source, 1), report, shard)
+            del large
+            yield from _json_lines(_lines(stream, source, report, shard), source, report, shard, 1)
+            return
     lines = _lines(stream, source, report, shard)
     number = 0
     for line in lines:
@@ -248,6 +313,12 @@ def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport, s
                 return
         lines = itertools.chain(head[1:], lines)
     yield from decode_document(stripped, Origin(source, number), report, shard)
+    yield from _json_lines(lines, source, report, shard, number)
+
+
+def _json_lines(lines: Iterator[bytes], source: str, report: BadInputReport, shard: Any,
+                number: int) -> Iterator[Record]:
+    """The records of the lines after line ``number``, one JSON document each."""
     for line in lines:
         number += 1
         stripped = line.strip()

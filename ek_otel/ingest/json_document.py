@@ -1,98 +1,131 @@
-"""Large single-object OTLP JSON documents, read through simdjson's lazy proxies.
+"""Large single-object OTLP JSON documents, read one span at a time.
 
 Many exporters and UIs write a whole export as one OTLP JSON object (one ``resourceSpans``
 request, often 100 MB and more). Parsed whole into Python objects, such a document costs
 about eight times its size in memory, and every process of a parallel run (``--jobs``) pays
-for the spans it only reads light. Here the document is parsed by simdjson (``pysimdjson``,
-C++) into its compact tape, and walked through lazy proxies: ``resourceSpans``, each
-batch's resource and scope, and each span are turned into plain Python objects one at a
-time; a span is converted whole only when it is decoded in full (with a
-:class:`~ek_otel.ingest.shard.Shard`, the shard's own traces), the others without their
-attributes (the ids, parent, resource and scope a light read needs). The records come from
-the same walker as every other OTLP JSON body
-(:func:`~ek_otel.ingest.otlp_json.spans_from_json`), so they are the same, byte for byte,
-with the same bad-input report.
+for the spans it only reads light. Here the document is never parsed whole:
 
-Whatever simdjson does not take exactly as orjson does goes the ordinary way
-(:func:`~ek_otel.ingest.otlp.decode`): text simdjson refuses (invalid JSON or UTF-8, numbers
-beyond 64 bits, nesting deeper than 1024), a byte order mark, a document that is not one
-object of spans only (logs, an array of requests), and any document when ``pysimdjson`` is
-not installed.
+1. **scan** (:func:`check_json`): each ``"spans": [...]`` array is split into its elements
+   by parsing them one at a time with orjson over a zero-copy view of the text, from one
+   candidate end (a ``}`` followed by ``,`` and an object whose first key is a span field:
+   never inside a string, where a quote is escaped) to the next. A candidate inside a nested
+   object (a link, an event) gives an incomplete piece, which grows to a candidate at least
+   twice as far; a piece holding more than one element is cut where orjson says its first
+   value ends; a span longer than 64 KiB is tried in windows that double. What is left, the
+   document with each spans array replaced by a marker (the skeleton: resources, scopes), is
+   parsed by orjson too. Nothing is kept of the spans but their byte ranges.
+2. **walk** (:func:`decode_document`): the same walker as every other OTLP JSON body
+   (:func:`~ek_otel.ingest.otlp_json.spans_from_json`) reads the skeleton, and each span is
+   parsed again from its range when the walker reaches it, then dropped.
+
+Every piece of the document has then been parsed by orjson, exactly as the whole document
+would be (a JSON value's text parses to the same value wherever it stands; a piece's
+nesting is checked at the depth it has in the document), so the records are the same, byte
+for byte, with the same bad-input report. Whatever the scan does not take goes the ordinary
+way (:func:`~ek_otel.ingest.otlp.decode`, one orjson parse of the whole text and its
+repairs): text orjson refuses anywhere (invalid JSON or UTF-8, nesting deeper than orjson's
+limit), a byte order mark, a NUL escape (the markers' character), a spans array whose
+elements are not all objects, a spans array anywhere but under
+``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a document that is not one
+object of spans only (logs, an array of requests).
+
+Memory is the document's text and one span's objects at a time, in every process.
 """
 
 from __future__ import annotations
 
+import re
+from array import array
 from typing import Any, Iterator, Optional
 
 from .bad_input import BadInputReport
+from ..errors import DecodeError
 from .otlp import JSON, Origin, Record, _json_request, decode, parse_json
-from .otlp_json import _TRACE_OF, _list, _object, _scope_of
-from .anyvalue import BadValue
+from .otlp_json import _list
 
+try:  # orjson: a dependency; without it every document goes the plain way
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - orjson is a dependency
+    _orjson = None
 
-try:  # pysimdjson: optional, the plain path gives the same records
-    import simdjson as _simdjson
-except ImportError:  # pragma: no cover - exercised by tests that hide the module
-    _simdjson = None
+__all__ = ["LARGE_DOCUMENT_BYTES", "check_json", "decode_document", "scan_document"]
 
-__all__ = ["LARGE_DOCUMENT_BYTES", "check_json", "decode_document", "simdjson_available"]
-
-#: Bodies at least this large are read by :func:`decode_document` (below, orjson's whole
-#: parse is cheap enough, and simdjson's set-up is not worth it).
+#: Bodies at least this large are read span by span by :func:`decode_document` (below,
+#: orjson's whole parse is cheap enough).
 LARGE_DOCUMENT_BYTES = 8 << 20
 
 _TRACES = "traces"
 _OTHER_TOP_KEYS = ("resourceLogs", "resource_logs")
+_OUTER = ("resourceSpans", "resource_spans")
+_INNER = ("scopeSpans", "scope_spans", "instrumentationLibrarySpans", "instrumentation_library_spans")
+_RECORDS = "spans"
 
-
-def simdjson_available() -> bool:
-    """True when pysimdjson is installed (else every document goes the plain way).
-
-    Example:
-        >>> isinstance(simdjson_available(), bool)
-        True
-    """
-    return _simdjson is not None
+_WS = rb"[ \t\n\r]*"  # JSON's whitespace (not \s: that has \v and \f)
+_SKIP_WS = re.compile(_WS)
+_SPANS_ARRAY = re.compile(rb'"spans"' + _WS + rb":" + _WS + rb"\[")
+#: The fields of an OTLP JSON span (camelCase and snake_case): an object that starts with
+#: one of them, after ``},``, is probably the next span.
+_SPAN_FIELDS = (b"traceId", b"trace_id", b"spanId", b"span_id", b"parentSpanId", b"parent_span_id",
+                b"name", b"kind", b"startTimeUnixNano", b"start_time_unix_nano", b"endTimeUnixNano",
+                b"end_time_unix_nano", b"attributes", b"status", b"traceState", b"trace_state",
+                b"flags", b"events", b"links", b"droppedAttributesCount", b"dropped_attributes_count",
+                b"droppedEventsCount", b"dropped_events_count", b"droppedLinksCount",
+                b"dropped_links_count")
+_NEXT_SPAN = re.compile(rb"\}" + _WS + rb"," + _WS + rb"(?=\{" + _WS + rb'"(?:'
+                        + b"|".join(_SPAN_FIELDS) + rb')")')
+#: What replaces spans array number N in the skeleton (a document with a NUL escape anywhere
+#: goes the plain way, so no string of it can be taken for a marker).
+_MARKER = b'"\\u0000ek-spans:%d"'
+_MARKER_VALUE = "\x00ek-spans:"
+#: A piece is first tried this long at most (doubled while a span is longer): the text of
+#: a parse error is as long as the piece.
+_WINDOW = 64 << 10
+#: orjson's nesting limit, and how deep a span of a request stands (the request, the
+#: resourceSpans list and entry, the scopeSpans list and entry, the spans list).
+_ORJSON_DEPTH = 1024
+_SPAN_DEPTH = 6
+_END_OF_DATA = "unexpected end of data"
+_TRAILING = "unexpected content after document"
 
 
 def decode_document(body: bytes, origin: Optional[Origin] = None, report: Optional[BadInputReport] = None,
                     shard: Any = None, lazy: Optional[bool] = None) -> Iterator[Record]:
     """The records of one OTLP JSON body, as ``decode(body, "json", strict=False, ...)`` gives
-    them, reading a single-object trace request through simdjson's lazy proxies.
+    them, reading a single-object trace request one span at a time.
 
     Args:
         body: The JSON text of one request (or anything :func:`~ek_otel.ingest.otlp.decode`
             takes as JSON: what is not a single trace request goes its way).
         origin, report, shard: As for :func:`~ek_otel.ingest.otlp.decode`.
-        lazy: None: simdjson when installed and the body is at least
-            :data:`LARGE_DOCUMENT_BYTES`; False: always the plain path (tests compare the
-            two); True: simdjson, which must be installed.
+        lazy: None: span by span when the body is at least :data:`LARGE_DOCUMENT_BYTES`;
+            False: always the plain path (tests compare the two); True: span by span
+            whatever the size (what the scan does not take still goes the plain way).
 
     Example:
         >>> body = (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc60c",'
         ...         b' "spanId": "eee19b7ec3c1b174", "name": "chat", "attributes": ['
         ...         b'{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}]}]}]}]}')
-        >>> [(r.name, r.attributes) for r in decode_document(body)]
+        >>> [(r.name, r.attributes) for r in decode_document(body, lazy=True)]
         [('chat', {'gen_ai.operation.name': 'chat'})]
         >>> [r.name for r in decode_document(body, lazy=False)] == [r.name for r in decode_document(body)]
         True
     """
     if lazy is None:
-        lazy = _simdjson is not None and len(body) >= LARGE_DOCUMENT_BYTES
-    document = _parse(body) if lazy else None
+        lazy = len(body) >= LARGE_DOCUMENT_BYTES
+    document = _scanned(body) if lazy else None
     _last[:] = (None, None)
     if document is None:
         yield from decode(body, JSON, origin=origin, report=report, strict=False, shard=shard)
         return
     if shard is not None:  # as decode ticks for its body
         shard.unit()
-    yield from _json_request(_LazyRequest(document, shard), (_TRACES,), origin, report, False, shard)
+    yield from _json_request(document.skeleton, (_TRACES,), origin, report, False, shard)
 
 
 def check_json(body: bytes) -> None:
     """Raise :class:`~ek_otel.errors.DecodeError` unless ``body`` is JSON text (as
     :func:`~ek_otel.ingest.otlp.parse_json` would parse it), without building Python objects
-    of a large single-object trace request: its simdjson document is kept for the
+    of a large single-object trace request: its scan is kept for the
     :func:`decode_document` of the same body that follows.
 
     Example:
@@ -102,119 +135,216 @@ def check_json(body: bytes) -> None:
         ...
         ek_otel.ingest.otlp.BodyDecodeError: invalid JSON: unexpected end of data: ...
     """
-    if _simdjson is not None and len(body) >= LARGE_DOCUMENT_BYTES:
-        document = _parse(body)
+    if len(body) >= LARGE_DOCUMENT_BYTES:
+        document = _scanned(body)
+        _last[:] = (body, document)  # None too: the decode that follows does not scan again
         if document is not None:
-            _last[:] = (body, document)
             return
-    parse_json(body)
+    try:
+        parse_json(body)
+    except DecodeError:
+        _last[:] = (None, None)
+        raise
 
 
-#: The last document :func:`check_json` parsed: (its body, its simdjson document).
+#: The last document :func:`check_json` scanned: (its body, its :class:`StreamedRequest` or
+#: None when it goes the plain way).
 _last: list = [None, None]
 
 
-def _parse(body: bytes) -> Any:
-    """The simdjson document of a single-object trace request, or None (the plain path)."""
+def _scanned(body: bytes) -> Optional["StreamedRequest"]:
     if _last[0] is body:
         return _last[1]
-    if _simdjson is None:
-        raise RuntimeError("pysimdjson is not installed (pip install pysimdjson)")
-    if bytes(body[:3]) == b"\xef\xbb\xbf":  # orjson refuses a byte order mark, simdjson skips it
+    return scan_document(body)
+
+
+class StreamedRequest:
+    """A scanned single-object trace request: its skeleton (the parsed document, each spans
+    list a :class:`_Spans` of byte ranges), walked by
+    :func:`~ek_otel.ingest.otlp_json.spans_from_json` as a whole parsed request would be,
+    each span parsed when the walker reaches it."""
+
+    __slots__ = ("skeleton", "body", "spans")
+
+    def __init__(self, skeleton: dict, body: bytes, spans: int):
+        self.skeleton, self.body, self.spans = skeleton, body, spans
+
+
+class _Spans(list):
+    """One spans list of the skeleton, where the list stands: an (empty) list to the
+    walker's checks, whose iteration parses its elements one at a time from their byte
+    ranges (``bounds``: start, end, start, end, ...)."""
+
+    __slots__ = ("body", "bounds")
+
+    def __init__(self, body: bytes, bounds: array):
+        super().__init__()
+        self.body, self.bounds = body, bounds
+
+    def __iter__(self) -> Iterator[Any]:
+        view = memoryview(self.body)
+        loads = _orjson.loads
+        bounds = self.bounds
+        for k in range(0, len(bounds), 2):
+            yield loads(view[bounds[k]:bounds[k + 1]])
+
+
+def scan_document(body: bytes) -> Optional[StreamedRequest]:
+    """The scan of a single-object trace request (see the module's docstring), or None when
+    it must go the plain way.
+
+    Example:
+        >>> doc = scan_document(b'{"resourceSpans": [{"scopeSpans": [{"spans": ['
+        ...     b'{"name": "a", "links": [{"traceId": "t1"},{"traceId": "t2"}]},{"name": "b"}]}]}]}')
+        >>> doc.spans, [bytes(doc.body[a:b]) for a, b in _pairs(doc)]
+        (2, [b'{"name": "a", "links": [{"traceId": "t1"},{"traceId": "t2"}]}', b'{"name": "b"}'])
+        >>> scan_document(b'{"resourceSpans": [{"scopeSpans": [{"spans": [1, 2]}]}]}') is None
+        True
+    """
+    if _orjson is None or not isinstance(body, bytes) or body[:3] == b"\xef\xbb\xbf":
+        return None  # orjson refuses a byte order mark: the plain path says so
+    if body.find(b"\\u0000") != -1:  # the markers' NUL: no string of the document has one
         return None
+    view = memoryview(body)
+    arrays: list = []  # (offset of '[', offset after ']', bounds)
+    pos = 0
+    while True:
+        found = _SPANS_ARRAY.search(body, pos)
+        if found is None:
+            break
+        scanned = _split_array(body, view, found.end())
+        if scanned is None:
+            return None
+        bounds, end = scanned
+        arrays.append((found.end() - 1, end, bounds))
+        pos = end
+    pieces = []
+    pos = 0
+    for number, (start, end, _) in enumerate(arrays):
+        pieces.append(view[pos:start])
+        pieces.append(_MARKER % number)
+        pos = end
+    pieces.append(view[pos:])
     try:
-        document = _simdjson.Parser().parse(body)
-    except (ValueError, RuntimeError):  # invalid JSON, UTF-8 (UnicodeDecodeError), big integers, depth
+        skeleton = _orjson.loads(b"".join(pieces))
+    except _orjson.JSONDecodeError:
         return None
-    if not isinstance(document, _simdjson.Object):
+    if not isinstance(skeleton, dict) or not any(key in skeleton for key in _OUTER):
         return None
-    keys = list(document.keys())
-    if "resourceSpans" not in keys and "resource_spans" not in keys:
+    if any(key in skeleton for key in _OTHER_TOP_KEYS):
         return None
-    if any(key in keys for key in _OTHER_TOP_KEYS) or len(set(keys)) != len(keys):
-        return None
-    return document
+    if _place(skeleton, body, [bounds for _, _, bounds in arrays]) != len(arrays):
+        return None  # a spans list elsewhere, or one a repeated key hides
+    return StreamedRequest(skeleton, body, sum(len(b) for _, _, b in arrays) // 2)
 
 
-def _plain(value: Any) -> Any:
-    """A simdjson proxy as plain Python objects (what orjson gives); other values as they are."""
-    if isinstance(value, _simdjson.Object):
-        return value.as_dict()
-    if isinstance(value, _simdjson.Array):
-        return value.as_list()
-    return value
-
-
-def _shallow(obj: Any, keep: tuple) -> dict:
-    """A simdjson object as a dict: the arrays named in ``keep`` stay proxies (walked one
-    element at a time), every other value plain. An object with a repeated key is converted
-    whole (orjson keeps the last value, a proxy lookup the first)."""
-    keys = list(obj.keys())
-    if len(set(keys)) != len(keys):
-        return obj.as_dict()
-    out = {}
-    for key in keys:
-        value = obj[key]
-        out[key] = value if key in keep and isinstance(value, _simdjson.Array) else _plain(value)
+def _pairs(document: StreamedRequest) -> list:
+    """Every span's (start, end), in document order (for tests)."""
+    out = []
+    for batch in _list(document.skeleton, *_OUTER):
+        for scoped in _list(batch, *_INNER) if isinstance(batch, dict) else ():
+            spans = scoped.get(_RECORDS) if isinstance(scoped, dict) else None
+            if type(spans) is _Spans:
+                out.extend(zip(spans.bounds[::2], spans.bounds[1::2]))
     return out
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, _simdjson.Object):
-        return "dict"
-    if isinstance(value, _simdjson.Array):
-        return "list"
-    return type(value).__name__
+def _place(skeleton: dict, body: bytes, arrays: list) -> int:
+    """Put each spans list's :class:`_Spans` where its marker stands, if it stands at
+    ``resourceSpans[i].scopeSpans[j].spans`` (any spelling); how many lists were placed."""
+    placed: set = set()
+    for outer in _OUTER:
+        batches = skeleton.get(outer)
+        if not isinstance(batches, list):
+            continue
+        for batch in batches:
+            if not isinstance(batch, dict):
+                continue
+            for inner in _INNER:
+                scopes = batch.get(inner)
+                if not isinstance(scopes, list):
+                    continue
+                for scoped in scopes:
+                    value = scoped.get(_RECORDS) if isinstance(scoped, dict) else None
+                    if type(value) is str and value.startswith(_MARKER_VALUE):
+                        number = int(value[len(_MARKER_VALUE):])
+                        scoped[_RECORDS] = _Spans(body, arrays[number])
+                        placed.add(number)
+    return len(placed)
 
 
-def _proxy_list(obj: dict, camel: str, snake: str, *aliases: str) -> Any:
-    """:func:`~ek_otel.ingest.otlp_json._list` over a shallow dict: a proxy array or a list."""
-    return _list(obj, camel, snake, *aliases, kinds=(list, _simdjson.Array))
+def _split_array(body: bytes, view: memoryview, start: int) -> Optional[tuple]:
+    """``(bounds, offset after the closing bracket)`` of the array whose first element
+    starts at or after ``start``; None when an element is not an object or anything is not
+    what orjson takes."""
+    bounds = array("q")
+    i = _SKIP_WS.match(body, start).end()
+    if body[i:i + 1] == b"]":
+        return bounds, i + 1
+    while True:
+        if body[i:i + 1] != b"{":
+            return None
+        end = _element_end(body, view, i)
+        if end is None:
+            return None
+        bounds.append(i)
+        bounds.append(end)
+        j = _SKIP_WS.match(body, end).end()
+        after = body[j:j + 1]
+        if after == b"]":
+            return bounds, j + 1
+        if after != b",":
+            return None
+        i = _SKIP_WS.match(body, j + 1).end()
 
 
-class _LazyRequest:
-    """A parsed document that :func:`~ek_otel.ingest.otlp_json._batches` walks through
-    :meth:`otlp_batches`, with the same checks and messages as for a plain request."""
-
-    __slots__ = ("document", "shard")
-
-    def __init__(self, document: Any, shard: Any):
-        self.document, self.shard = document, shard
-
-    def otlp_batches(self, outer: tuple, inner: tuple, records: tuple) -> Iterator[tuple]:
-        """(resource, scope, records) per scope batch, as ``_batches`` yields them; the
-        records are turned into dicts one at a time, as the walker reaches them."""
-        request = _shallow(self.document, outer)
-        resources = []  # kept alive: the walker caches resources by id()
-        for batch in _proxy_list(request, *outer):
-            if not isinstance(batch, (dict, _simdjson.Object)):
-                raise BadValue(f"{outer[0]} entry is a {_type_name(batch)}, not an object")
-            batch = _shallow(batch, inner) if isinstance(batch, _simdjson.Object) else batch
-            resource = _object(batch, "resource", "resource")
-            resources.append(resource)
-            for scoped in _proxy_list(batch, *inner):
-                if not isinstance(scoped, (dict, _simdjson.Object)):
-                    raise BadValue(f"{inner[0]} entry is a {_type_name(scoped)}, not an object")
-                scoped = _shallow(scoped, records) if isinstance(scoped, _simdjson.Object) else scoped
-                yield resource, _scope_of(scoped), self._records(_proxy_list(scoped, *records))
-
-    def _records(self, items: Any) -> Iterator[Any]:
-        shard = self.shard
-        trace_of = _TRACE_OF["span"]
-        for item in items:
-            if not isinstance(item, _simdjson.Object):
-                yield _plain(item)
-            elif shard is None:
-                yield item.as_dict()
+def _element_end(body: bytes, view: memoryview, start: int) -> Optional[int]:
+    """Where the object starting at ``start`` ends (past trailing whitespace), orjson's
+    parse of it checked; None when orjson refuses it."""
+    loads = _orjson.loads
+    width = _WINDOW
+    candidate = _NEXT_SPAN.search(body, start + 1)
+    while True:
+        stop = candidate.start() + 1 if candidate is not None else len(body)
+        limited = stop - start > width
+        if limited:  # end the piece on a '}' too: a prefix of valid JSON is then incomplete
+            stop = body.rfind(b"}", start, start + width) + 1
+        try:
+            if stop > start:
+                loads(view[start:stop])
+                end = stop
             else:
-                light = _shallow(item, ("attributes",))
-                if shard.owns(trace_of(_without_attributes(light))):
-                    yield item.as_dict()
-                else:
-                    light.pop("attributes", None)  # a light read never looks at them
-                    yield light
+                end = None
+        except _orjson.JSONDecodeError as exc:
+            message = exc.msg
+            if message.startswith(_TRAILING):
+                text = exc.doc
+                end = start + (exc.pos if text.isascii() else len(text[:exc.pos].encode()))
+            elif not message.startswith(_END_OF_DATA):
+                return None
+            elif limited:
+                end = None
+            elif candidate is None:
+                return None
+            else:  # at least twice as long, so a span of many events or links costs a few tries
+                candidate = _NEXT_SPAN.search(body, max(candidate.end(), start + 2 * (stop - start)))
+                continue
+        if end is None:
+            width *= 2
+            continue
+        if not _deep_enough(body, start, end):
+            return None
+        return end
 
 
-def _without_attributes(span: dict) -> dict:
-    """The ids of a shallow span, plain (what the owner rule reads)."""
-    return {key: _plain(span[key]) for key in ("traceId", "trace_id") if key in span}
+def _deep_enough(body: bytes, start: int, end: int) -> bool:
+    """False when the object ``body[start:end]`` nests too deep for orjson where it stands
+    (as an element of a request's spans list); checked only when it has brackets enough."""
+    room = _ORJSON_DEPTH - _SPAN_DEPTH  # brackets it needs to nest too deep, each closed too
+    if end - start < 2 * room or body.count(b"{", start, end) + body.count(b"[", start, end) < room:
+        return True
+    try:
+        _orjson.loads(b"[" * _SPAN_DEPTH + body[start:end] + b"]" * _SPAN_DEPTH)
+    except _orjson.JSONDecodeError:
+        return False
+    return True

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import semconv as sc
-from .messages import EMPTY_OUTPUT, RequestedCall
+from .requested_calls import EMPTY_OUTPUT, RequestedCall
 from .model_output import model_output_of_log
 from .records import LogRecord
 from .span_tree import Node, by_time, nearest_above, outermost_above, with_descendant

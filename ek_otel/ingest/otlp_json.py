@@ -71,16 +71,15 @@ def _get(obj: dict, camel: str, snake: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
-def _list(obj: dict, camel: str, snake: str, *aliases: str, kinds: tuple = (list,)) -> list:
-    """The list under a key (camelCase, snake_case, or an alias), ``[]`` when absent;
-    ``kinds``: what counts as a list (the large-document reader adds simdjson's arrays)."""
+def _list(obj: dict, camel: str, snake: str, *aliases: str) -> list:
+    """The list under a key (camelCase, snake_case, or an alias), ``[]`` when absent."""
     value = _get(obj, camel, snake)
     for alias in aliases:
         if value is None:
             value = obj.get(alias)
     if value is None:
         return []
-    if not isinstance(value, kinds):
+    if not isinstance(value, list):
         raise BadValue(f"{camel} is a {type(value).__name__}, not a list")
     return value
 
@@ -209,10 +208,6 @@ def _skip(report: Optional[BadInputReport], exc: Exception, what: str, origin) -
 
 def _batches(request: Any, outer: tuple, inner: tuple, records: tuple) -> Iterator[tuple]:
     """Yield (resource attributes source, scope dict, records list) per scope batch."""
-    lazy = getattr(request, "otlp_batches", None)  # a large document read lazily (json_document)
-    if lazy is not None:
-        yield from lazy(outer, inner, records)
-        return
     if not isinstance(request, dict):
         raise BadValue(f"the request is a {type(request).__name__}, not an object")
     for batch in _list(request, *outer):

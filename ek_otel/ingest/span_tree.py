@@ -26,7 +26,7 @@ from typing import Any, Optional
 
 from . import semconv as sc
 from .bad_input import BAD_ATTRIBUTE, MALFORMED_RECORD, BadInputReport
-from .messages import EMPTY_OUTPUT, ModelOutput
+from .requested_calls import EMPTY_OUTPUT, ModelOutput
 from .model_output import model_output_of_span, output_of_logs, output_of_related_spans
 from .records import LogRecord, SpanRecord
 

@@ -21,7 +21,7 @@ from typing import Optional
 
 from ..core.episode import Step
 from . import semconv as sc
-from .messages import parse_arguments
+from .requested_calls import parse_arguments
 from .span_tree import Node, by_time, nearest_above, nearest_agent
 
 __all__ = ["merge_steps", "tool_executions"]

@@ -463,3 +463,66 @@ def test_missing_stdin_is_reported(monkeypatch):
     monkeypatch.setattr(sys, "stdin", None)
     report = BadInputReport()
     assert _read(["-"], report) == [] and report.counts == {UNREADABLE_FILE: 1}
+
+
+# ---------------------------------------------------------------------------
+# A large first line is read in one piece (dumps._large_first_line), as readline + strip read it
+# ---------------------------------------------------------------------------
+
+
+def _request_line(n_spans: int, first_id: int = 1) -> bytes:
+    spans = [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": f"{first_id + i:016x}",
+              "name": f"s{i}", "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+              "attributes": [{"key": "k", "value": {"stringValue": "v" * 50}}]} for i in range(n_spans)]
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+
+
+def _everything(path) -> tuple:
+    report = BadInputReport()
+    records = [(repr(r), r.origin) for r in read_dump([str(path)], report=report)]
+    return records, report.counts, [str(c) for c in report.cases]
+
+
+@pytest.mark.parametrize("content", [
+    _request_line(40),                                                   # one line, no newline
+    _request_line(40) + b"\n",
+    _request_line(40) + b"\r\n",                                         # blank text at its end
+    b"  " + _request_line(40) + b"\n",                                   # and at its start
+    _request_line(40) + b"\n" + _request_line(3, 100) + b"\n\n" + _request_line(2, 200),  # more lines
+    _request_line(40)[:-3] + b"\n" + _request_line(3, 100) + b"\n",      # a first line that is not JSON
+    json.dumps(json.loads(_request_line(40)), indent=1).encode(),      # pretty-printed
+    b"\n\n" + _request_line(40),                                         # blank lines first
+], ids=["one", "newline", "crlf", "spaces", "more-lines", "not-json", "pretty", "blank-first"])
+def test_a_large_first_line_read_in_one_piece_gives_what_readline_gives(tmp_path, monkeypatch, content):
+    from ek_otel.ingest import dumps, json_document
+
+    path = tmp_path / "dump.json"
+    path.write_bytes(content)
+    monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(dumps, "LARGE_LINE_BYTES", 1000)
+    read = []
+    real = dumps._large_first_line
+    monkeypatch.setattr(dumps, "_large_first_line", lambda s: read.append(real(s)) or read[-1])
+    fast = _everything(path)
+    monkeypatch.setattr(dumps, "LARGE_LINE_BYTES", 1 << 40)
+    assert _everything(path) == fast
+    assert fast[0]
+    one_piece = content.split(b"\n")[0]
+    assert (read[0] is not None) == (one_piece == one_piece.strip() and len(one_piece) >= 1000)
+
+
+def test_a_large_first_line_of_a_compressed_file_or_a_pipe_is_read_as_ever(tmp_path, monkeypatch):
+    from ek_otel.ingest import dumps
+
+    monkeypatch.setattr(dumps, "LARGE_LINE_BYTES", 1000)
+    path = tmp_path / "dump.json.gz"
+    path.write_bytes(gzip.compress(_request_line(40)))
+    with open(path, "rb") as f:
+        assert dumps._large_first_line(dumps._decompressed(f)) is None
+    read, write = os.pipe()
+    os.write(write, _request_line(40))
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        assert dumps._large_first_line(pipe) is None
+        assert pipe.read() == _request_line(40)
+    assert _everything(path)[0]

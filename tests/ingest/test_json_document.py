@@ -1,4 +1,6 @@
-"""The lazy (simdjson) reader of large OTLP JSON documents gives what the plain path gives."""
+"""The span-by-span reader of large OTLP JSON documents gives what the plain path gives
+(one orjson parse of the whole text): the same records, to the type, the same bad-input
+report and the same shard clock."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from ek_otel.ingest import json_document
 from ek_otel.ingest.assemble import group_traces
 from ek_otel.ingest.bad_input import BadInputReport
 from ek_otel.ingest.dumps import read_dump
-from ek_otel.ingest.json_document import check_json, decode_document
+from ek_otel.ingest.json_document import _pairs, check_json, decode_document, scan_document
 from ek_otel.ingest.records import Origin
 from ek_otel.ingest.shard import Shard
 
@@ -65,14 +67,23 @@ def test_the_bench_agent_runs_give_identical_records_reports_and_clocks():
     body = ingest.batch_to_json(list(ingest.generate_spans(3_000)))
     assert_same(body)
     assert len(_read(body, None, True)[0]) == 3_000
+    assert scan_document(body).spans == 3_000  # read span by span, not the plain way
 
 
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("*/traces.jsonl")), ids=lambda p: p.parent.name)
 def test_real_sdk_exports_give_identical_records(path):
     """Every request the real exporters wrote (tests/ingest/corpus), read lazily and plainly."""
+    scanned = 0
     for line in path.read_bytes().splitlines():
         if line.strip():
             assert_same(line)
+            document = scan_document(line)
+            if document is not None:
+                scanned += 1
+                assert [json.loads(line[a:b]) for a, b in _pairs(document)] == [
+                    span for batch in json.loads(line)["resourceSpans"]
+                    for scoped in batch["scopeSpans"] for span in scoped["spans"]]
+    assert scanned, "no request of this export was read span by span"
 
 
 @pytest.mark.parametrize("body", [
@@ -120,13 +131,102 @@ def test_a_light_read_skips_attributes_only_for_other_shards_traces():
     assert "gen_ai.operation.name" in full and "gen_ai.operation.name" not in light
 
 
-def test_without_simdjson_the_plain_path_is_taken(monkeypatch):
+def _spans_request(spans_text: bytes) -> bytes:
+    return b'{"resourceSpans": [{"scopeSpans": [{"scope": {"name": "s"}, "spans": ' + spans_text + b"}]}]}"
+
+
+@pytest.mark.parametrize("body", [
+    # links and events: candidate ends inside a span (a nested object starting with a span field)
+    _body(_request([_span(links=[{"traceId": TRACE, "spanId": "eee19b7ec3c1b174"}] * 5,
+                          events=[{"name": "e", "timeUnixNano": "5"}] * 5), _span(spanId="1111111111111111")])),
+    # a span whose first key is no span field: the piece holds two spans, cut where orjson says
+    _spans_request(b'[{"zzz": 1, "traceId": "%s", "spanId": "eee19b7ec3c1b174", "name": "a"},'
+                   b'{"yyy": 2, "traceId": "%s", "spanId": "1111111111111111", "name": "b"}]' % (
+                       TRACE.encode(), TRACE.encode())),
+    # strings holding what the scan looks for: escaped JSON of spans, brackets, markers' look-alikes
+    _body(_request([_span(name='x"},{"traceId": "t"}, "spans": [{"name": "y"}] ] } {',
+                          attributes=[{"key": "m", "value": {"stringValue": json.dumps(
+                              {"spans": [{"traceId": TRACE}, {"name": "\\"}]})}}])])),
+    # pretty-printed, with non-ASCII text before a cut, and several batches and scopes
+    json.dumps({"resourceSpans": [
+        {"resource": {"attributes": []}, "scopeSpans": [
+            {"scope": {"name": "caf\u00e9"}, "spans": [_span(name="\u00e9t\u00e9"), _span(spanId="2222222222222222")]},
+            {"scope": {"name": "two"}, "spans": []}]},
+        {"scopeSpans": [{"spans": [_span(spanId="3333333333333333", name="\u65e5\u672c")]}]}]},
+        indent=2, ensure_ascii=False).encode(),
+    # a "spans" key that is not a request's spans list: in a span, in a resource, a key ending in "spans"
+    _body(_request([_span(extra={"spans": [{"traceId": TRACE}]})])),
+    _body(_request([_span()], resource={"spans": [1], "attributes": []})),
+    b'{"resourceSpans": [{"scopeSpans": [{"x\\"spans": [{"name": "a"}], "spans": [' + _body(_span()) + b"]}]}]}",
+    # two keys spelling one list, a repeated spans key (orjson keeps the last)
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [' + _body(_span()) + b'], "spans": ['
+    + _body(_span(spanId="4444444444444444")) + b"]}]}]}",
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [' + _body(_span()) + b']}], "scope_spans": [{"spans": ['
+    + _body(_span(spanId="4444444444444444")) + b"]}]}]}",
+    # a NUL escape (the markers' character) and a marker's text
+    _body(_request([_span(name="a\u0000b")])),
+    _body(_request([_span(name="\u0000ek-spans:0")])),
+    # a span nested near orjson's limit where it stands: just below, just above
+    _spans_request(b'[{"traceId": "%s", "spanId": "eee19b7ec3c1b174", "x": %s}]' % (
+        TRACE.encode(), b"[" * 1017 + b"]" * 1017)),
+    _spans_request(b'[{"traceId": "%s", "spanId": "eee19b7ec3c1b174", "x": %s}]' % (
+        TRACE.encode(), b"[" * 1018 + b"]" * 1018)),
+    # invalid text in a later span, an element that is not an object, an unclosed list
+    _spans_request(b"[" + _body(_span()) + b"," + _body(_span()).replace(b'"chat"', b'"ca\xff"', 1) + b"]"),
+    _spans_request(b"[" + _body(_span()) + b", 3]"),
+    _spans_request(b"[" + _body(_span()) + b", " + _body(_span())[:-1] + b"]"),
+    _spans_request(b"[" + _body(_span()) + b"  ]  "),
+    _spans_request(b"[" + _body(_span()) + b" , ]"),
+])
+def test_what_the_scan_looks_for_in_odd_places_gives_the_same_records_and_report(body):
+    assert_same(body)
+
+
+def test_the_scan_cuts_each_span_where_orjson_ends_it():
+    spans = [_span(links=[{"traceId": TRACE}] * 3), _span(spanId="1111111111111111", name="\u00e9")]
+    body = _body(_request(spans))
+    document = scan_document(body)
+    assert [json.loads(body[a:b]) for a, b in _pairs(document)] == spans
+
+
+def test_a_span_longer_than_the_first_window_is_read_whole(monkeypatch):
+    monkeypatch.setattr(json_document, "_WINDOW", 64)
+    spans = [_span(attributes=[{"key": f"k{i}", "value": {"stringValue": "v" * i}} for i in range(40)]),
+             _span(spanId="1111111111111111")]
+    body = _body(_request(spans))
+    assert [json.loads(body[a:b]) for a, b in _pairs(scan_document(body))] == spans
+    assert_same(body)
+
+
+def test_a_span_of_many_events_takes_a_few_tries_not_one_per_event(monkeypatch):
+    """A candidate end between two events (an object whose first key is "name") gives an
+    incomplete piece: the next try is at least twice as long, so tries grow as a logarithm."""
+    spans = [_span(events=[{"name": f"chunk {i}", "timeUnixNano": "5"} for i in range(500)]),
+             _span(spanId="1111111111111111", events=[{"name": "e"}] * 300)]
+    body = _body(_request(spans))
+    tries = []
+    real_loads = json_document._orjson.loads
+
+    class Counting:
+        JSONDecodeError = json_document._orjson.JSONDecodeError
+
+        @staticmethod
+        def loads(text):
+            tries.append(len(text))
+            return real_loads(text)
+
+    monkeypatch.setattr(json_document, "_orjson", Counting)
+    assert [json.loads(body[a:b]) for a, b in _pairs(scan_document(body))] == spans
+    assert len(tries) < 40, len(tries)
+    assert sum(tries) < 4 * len(body)
+
+
+def test_without_orjson_the_plain_path_is_taken(monkeypatch):
     body = _body(_request([_span()]))
     expected = _read(body, None, False)
-    monkeypatch.setattr(json_document, "_simdjson", None)
-    assert _read(body, None, None) == expected
-    with pytest.raises(RuntimeError, match="pip install pysimdjson"):
-        list(decode_document(body, lazy=True))
+    monkeypatch.setattr(json_document, "_orjson", None)
+    assert scan_document(body) is None
+    assert _read(body, None, True) == expected
     check_json(body)
 
 
@@ -137,7 +237,7 @@ def _dump_records(path: str) -> tuple:
 
 
 @pytest.mark.parametrize("pretty", [False, True])
-def test_read_dump_of_a_large_document_is_the_same_with_and_without_simdjson(tmp_path, monkeypatch, pretty):
+def test_read_dump_of_a_large_document_is_the_same_read_span_by_span_and_whole(tmp_path, monkeypatch, pretty):
     """The dumps hook: one large request (one line, or pretty-printed) read both ways."""
     sys.path.insert(0, str(BENCH))
     import ingest
@@ -147,12 +247,12 @@ def test_read_dump_of_a_large_document_is_the_same_with_and_without_simdjson(tmp
     path = tmp_path / "request.json"
     path.write_bytes(json.dumps(json.loads(body), indent=1).encode() if pretty else body)
     monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1000)
-    parsed = []
-    real_parse = json_document._parse
-    monkeypatch.setattr(json_document, "_parse", lambda b: parsed.append(len(b)) or real_parse(b))
+    scanned = []
+    real_scan = json_document.scan_document
+    monkeypatch.setattr(json_document, "scan_document", lambda b: scanned.append(real_scan(b)) or scanned[-1])
     lazy = _dump_records(str(path))
-    assert parsed and lazy[0] and not lazy[1]
-    monkeypatch.setattr(json_document, "_simdjson", None)
+    assert len(scanned) == 1 and scanned[0].spans == 400 and lazy[0] and not lazy[1]  # scanned once
+    monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1 << 40)
     assert _dump_records(str(path)) == lazy
 
 
@@ -163,6 +263,6 @@ def test_a_large_first_line_that_is_not_a_whole_document_is_read_as_json_lines(t
     path = tmp_path / "d.jsonl"
     path.write_bytes(good + b"\n" + good[:-5] + b"\n" + _body(_request([_span(spanId="1111111111111111")])) + b"\n")
     lazy = _dump_records(str(path))
-    monkeypatch.setattr(json_document, "_simdjson", None)
+    monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1 << 40)
     assert _dump_records(str(path)) == lazy
     assert lazy[1] == {"invalid JSON": 1}

@@ -275,7 +275,8 @@ def test_otel_agents_v2_python_repr_best_effort():
 # The promise of ek_otel.ingest.semconv: the episode builder names no attribute itself
 # ---------------------------------------------------------------------------
 
-_BUILDER_MODULES = ("episodes", "span_tree", "model_calls", "steps", "model_output", "transcript")
+_BUILDER_MODULES = ("episodes", "span_tree", "model_calls", "steps", "model_output", "transcript",
+                    "requested_calls")
 #: What an attribute or event name looks like: gen_ai.choice, llm.output_messages, ...
 _DOTTED_NAME = re.compile(r"^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)+$")
 
