@@ -357,8 +357,10 @@ def _replay_until_scored(folder: str, gold: str, bodies: list, clients: int, cmd
         server.stop()
     # What `ek-otel report` shows of the store: every run, scored (checked, not timed).
     report_path = os.path.join(folder, "report.json")
-    subprocess.run([*(cmd or ek_otel_cmd()), "report", "--store", server.store, "--json", report_path],
-                   check=True, stdout=subprocess.DEVNULL)
+    done_report = subprocess.run([*(cmd or ek_otel_cmd()), "report", "--store", server.store, "--json",
+                                  report_path], capture_output=True, text=True)
+    if done_report.returncode != 0:
+        raise SystemExit(f"ek-otel report failed ({done_report.returncode}): {done_report.stderr[-800:]}")
     with open(report_path) as f:
         reported = len(json.load(f)["episodes"])
     return {"accepted_s": accepted, "store_s": store_s, "emitted_s": emitted_s if emit else None,
