@@ -363,7 +363,7 @@ def _replay_until_scored(folder: str, gold: str, bodies: list, clients: int, cmd
         raise SystemExit(f"ek-otel report failed ({done_report.returncode}): {done_report.stderr[-800:]}")
     with open(report_path) as f:
         reported = len(json.load(f)["episodes"])
-    return {"accepted_s": accepted, "store_s": store_s, "emitted_s": emitted_s if emit else None,
+    return {"store": server.store, "accepted_s": accepted, "store_s": store_s, "emitted_s": emitted_s if emit else None,
             "scored_s": emitted_s if emit else store_s, "traces": traces, "scored_traces": done,
             "reported_runs": reported, "emitted_runs": len(watch.emitted) if emit else None,
             "server_cpu_s": sum(cpu) - sum(cpu0), "receiver_cpu_s": cpu[0] - cpu0[0], "rss_mib": rss}
@@ -443,6 +443,31 @@ def bench_serve_scoring(args, work: str, offline: dict) -> dict:
             f"{floor_s / r['server_cpu_s']:.2f}x", "")
         out[f"{name}:{variant}"] = figures
     out["ratio"] = out["this:emit"]["emitted_ratio"]
+    out["emit_cost"] = _emit_cost(args, runs[("this", "emit")][0]["store"], sides)
+    return out
+
+
+def _emit_cost(args, store: str, sides: dict) -> dict:
+    """bench/emit_cost.py on a store of the live run: the outbox's file-sink work per score,
+    in one process, for each tree, alternated."""
+    script = os.path.join(HERE, "emit_cost.py")
+    results: dict = {name: [] for name in sides}
+    for _ in range(args.repeat):
+        for name, cmd in sides.items():
+            # the tree's interpreter line without its "-m ek_otel" (this tree: this checkout first)
+            argv = (cmd[:-2] if cmd else ["env", f"PYTHONPATH={REPO}", sys.executable, "-P"]) + [script, store]
+            done = subprocess.run(argv, capture_output=True, text=True, cwd=str(REPO))
+            if done.returncode != 0:
+                raise SystemExit(f"bench/emit_cost.py failed: {done.stderr[-800:]}")
+            results[name].append(json.loads(done.stdout))
+    out = {name: min(r, key=lambda x: x["cpu_s_per_score"]) for name, r in results.items()}
+    this = out["this"]["cpu_s_per_score"]
+    row("writing one score out (--emit-file's outbox work), CPU", f"{this * 1e3:.3f} ms", "",
+        f"{out['this']['bytes_per_score']:,.0f} bytes per score (bench/emit_cost.py)")
+    if "before" in out:
+        then = out["before"]["cpu_s_per_score"]
+        row(f"  before ({args.before})", f"{then * 1e3:.3f} ms", f"{then / this:.2f}x",
+            f"{out['before']['bytes_per_score']:,.0f} bytes per score")
     return out
 
 
