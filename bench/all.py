@@ -4,7 +4,7 @@
 |---|---|
 | ``ek-otel score`` end to end, protobuf and JSON Lines (CPU and wall) | the decode floor (``bench/ingest.py``) |
 | ``ek-otel serve`` accepting spans from the real SDK exporters (3 client processes): spans/s, loss, p99 export latency, peak RSS, server CPU per span | the decode floor of the same spans |
-| ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients, from the first request until every run's score is written: in the store (what ``ek-otel report`` reads) and emitted (``--emit-file``); ``--grace 0.2`` and the default; CPU of all the server's processes | the decode floor of the same spans, and offline ``ek-otel score --emit-file`` of the same dump |
+| ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients, from the first request until every run's score is written: in the store (what ``ek-otel report`` reads) and emitted (``--emit-file``); ``--grace 0.2`` and the default; CPU of all the server's processes; the CPU of writing one score out (``bench/emit_cost.py``) | the decode floor of the same spans, and offline ``ek-otel score --emit-file`` of the same dump; ``--before`` |
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
 | the Collector tier (``bench/collector.py``): SDK exporters straight into one serve, through the Collector into one, through the load-balancing Collector into three: spans/s accepted and scored, zero loss, p99 export latency, CPU per span of the Collector and of the instances | the direct phase of the same run, same clients and spans |
