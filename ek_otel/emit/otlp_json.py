@@ -95,6 +95,12 @@ def _is_generic(message_descriptor) -> bool:
     return generic
 
 
+def _is_repeated(field) -> bool:
+    """``FieldDescriptor.is_repeated`` (protobuf 6+), or its ``label`` (older, gone in 7)."""
+    repeated = getattr(field, "is_repeated", None)
+    return field.label == _FD.LABEL_REPEATED if repeated is None else repeated
+
+
 def _field(field) -> tuple:
     """(JSON name, converter (None: a nested message), repeated, only ``MessageToDict`` can)."""
     entry = _FIELDS.get(field)
@@ -102,7 +108,7 @@ def _field(field) -> tuple:
         nested = field.cpp_type == _FD.CPPTYPE_MESSAGE
         generic = field.is_extension or (nested and field.message_type.GetOptions().map_entry)
         entry = _FIELDS[field] = (field.json_name, None if nested else _converter(field),
-                                  field.is_repeated, generic)
+                                  _is_repeated(field), generic)
     return entry
 
 
@@ -197,7 +203,7 @@ def _reference_dict(message) -> dict:
             if field.name in _HEX_ID_FIELDS.get(descriptor_.full_name, ()):
                 node[field.json_name] = base64.b64decode(value).hex()
             elif field.message_type is not None and not _is_generic(field.message_type):
-                for item in (value if field.is_repeated else (value,)):
+                for item in (value if _is_repeated(field) else (value,)):
                     visit(item, field.message_type)
 
     visit(data, message.DESCRIPTOR)

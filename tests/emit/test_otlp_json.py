@@ -180,3 +180,27 @@ def test_message_dict_agrees_on_written_scores_and_leaves_other_types_to_the_lib
     assert _ours(encode_logs(records)) == _reference(encode_logs(records))
     struct = ParseDict({"a": [1, "x", None, {"b": True}]}, struct_pb2.Struct())
     assert message_dict(struct) == MessageToDict(struct) == {"a": [1.0, "x", None, {"b": True}]}
+
+
+def test_a_message_with_a_map_field_is_written_by_the_library_with_hex_ids():
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    file = descriptor_pb2.FileDescriptorProto(name="ek_test_map.proto", package="opentelemetry.proto.trace.v1",
+                                              syntax="proto3")
+    span = file.message_type.add(name="Span")  # a Span of another pool, with a map field
+    span.field.add(name="trace_id", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_BYTES,
+                   label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    entry = span.nested_type.add(name="TagsEntry")
+    entry.options.map_entry = True
+    entry.field.add(name="key", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
+                    label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    entry.field.add(name="value", number=2, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT64,
+                    label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    span.field.add(name="tags", number=2, type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
+                   type_name=".opentelemetry.proto.trace.v1.Span.TagsEntry",
+                   label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("opentelemetry.proto.trace.v1.Span"))
+    message = cls(trace_id=b"\x01\x02", tags={"a": 5})
+    assert message_dict(message) == {"traceId": "0102", "tags": {"a": "5"}}
