@@ -350,6 +350,9 @@ def _replay_until_scored(folder: str, gold: str, bodies: list, clients: int, cmd
                 break
             time.sleep(0.05)
         watch.stop()
+        if store_s is None or (emit and emitted_s is None):
+            raise SystemExit(f"serve scoring ({' '.join(extra)}): not every one of {traces} runs was "
+                             f"scored{' and emitted' if emit else ''} within 900 s; see {server.log_path}")
         cpu = server.cpu_by_process()
         rss = server.rss_mib()
         done = server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
