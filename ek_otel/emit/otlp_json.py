@@ -7,7 +7,7 @@ ids as **hex** (protobuf's generic JSON mapping would write them as base64, whic
 
 The mapping is protobuf's own (``json_format.MessageToDict`` with integer enums), done by a
 walker specialised once per message type (:func:`message_dict`): the generic printer is pure
-Python and took three quarters of the time of writing a score (``tests/emit/test_otlp_json.py``
+Python and took about half of the time of writing a score (``tests/emit/test_otlp_json.py``
 compares the two on every field type). Types it does not specialise (well-known types, maps,
 extensions: none in OTLP) go to ``MessageToDict`` itself.
 
