@@ -4,7 +4,7 @@
 |---|---|
 | ``ek-otel score`` end to end, protobuf and JSON Lines (CPU and wall) | the decode floor (``bench/ingest.py``) |
 | ``ek-otel serve`` accepting spans from the real SDK exporters (3 client processes): spans/s, loss, p99 export latency, peak RSS, server CPU per span | the decode floor of the same spans |
-| ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients until every run is scored (wall, and CPU of all the server's processes) | the decode floor of the same spans, and offline ``ek-otel score`` of the same dump |
+| ``ek-otel serve`` scoring: protobuf bodies replayed by cheap clients, from the first request until every run's score is written: in the store (what ``ek-otel report`` reads) and emitted (``--emit-file``); ``--grace 0.2`` and the default; CPU of all the server's processes; the CPU of writing one score out (``bench/emit_cost.py``) | the decode floor of the same spans, and offline ``ek-otel score --emit-file`` of the same dump; ``--before`` |
 | start-up: ``ek-otel --version``, ``ek-otel bfcl --help`` | ``python -c pass`` |
 | ``ek-otel bfcl`` vs the official checker, whole processes, all single-turn categories of bfcl-real | the official ``eval_runner.runner`` in its own process |
 | the Collector tier (``bench/collector.py``): SDK exporters straight into one serve, through the Collector into one, through the load-balancing Collector into three: spans/s accepted and scored, zero loss, p99 export latency, CPU per span of the Collector and of the instances | the direct phase of the same run, same clients and spans |
@@ -187,13 +187,16 @@ def bench_serve(args, work: str) -> dict:
         label = "" if name == "this" else f"before ({args.before}): "
         rate = figures["accepted_spans_per_s"]
         row(f"{label}accepted (acknowledged spans / wall)", f"{rate:,.0f} spans/s", f"{rate / floor:.2f}x",
-            "target >= 0.35x")
+            "target >= 0.5x")
         row(f"{label}zero loss", str(figures["zero_loss"]), "",
             f"{figures['spans_in_store']:,} stored of {figures['spans_sent']:,} sent")
         row(f"{label}p99 export latency", f"{figures['p99_export_latency_ms']:.0f} ms", "",
             f"p50 {figures['p50_export_latency_ms']:.0f} ms; target <= 250 ms")
         row(f"{label}peak RSS, server + scoring workers", f"{figures['peak_rss_mib']:.0f} MiB", "",
             "target <= 256 MiB")
+        row(f"{label}CPU while accepting: server, SDK clients", f"{figures['server_cpu_s_while_accepting']:.1f} s",
+            "", f"clients {figures['client_cpu_s']:.1f} s over {figures['accept_wall_s']:.1f} s of wall "
+            f"on {len(os.sched_getaffinity(0))} cores")
         cpu_us = figures["server_cpu_us_per_span_total"]
         row(f"{label}server CPU, all processes, receive to score", f"{cpu_us:.1f} us/span",
             f"{floor_us / cpu_us:.2f}x", f"receiver process {figures['receiver_process_cpu_s']:.1f} s; "
@@ -261,34 +264,126 @@ class _Replayer:
             t.join()
 
 
-def _replay_until_scored(folder: str, gold: str, bodies: list, clients: int, cmd) -> dict:
-    """One server: replay the bodies, wait until every run is scored; times and CPU."""
+class _ScoreWatch:
+    """What a user can see while a server scores: every ``period`` seconds, the runs whose
+    latest revision is scored in the store (what ``ek-otel report`` reads: the score row,
+    its outbox rows and the trace's state are one transaction) and, with an ``--emit-file``,
+    the runs whose ``gen_ai.evaluation.result`` event is in that file (the outbox writes and
+    fsyncs it; the file is read as a user tailing it would, whole lines only).
+
+    ``reached(target, after)`` is the first sample at or after ``after`` seconds where both
+    counts reached ``target``, as (store seconds, emitted seconds), from ``start``.
+    """
+
+    def __init__(self, server, emit_file, start: float, period: float = 0.05):
+        self.server, self.emit_file, self.start, self.period = server, emit_file, start, period
+        self.samples: list = []  # (seconds, runs scored in the store, runs emitted)
+        self.emitted: set = set()
+        self._offset = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _read_emitted(self) -> None:
+        import orjson
+
+        if self.emit_file is None or not os.path.exists(self.emit_file):
+            return
+        with open(self.emit_file, "rb") as f:
+            f.seek(self._offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1
+        self._offset += end
+        for line in data[:end].splitlines():
+            for resource in orjson.loads(line).get("resourceLogs", ()):
+                for scope in resource.get("scopeLogs", ()):
+                    for record in scope.get("logRecords", ()):
+                        if record.get("eventName") == "gen_ai.evaluation.result":
+                            self.emitted.add(record["traceId"])
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            now = time.perf_counter() - self.start
+            stored = self.server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
+            self._read_emitted()
+            self.samples.append((now, stored, len(self.emitted)))
+            self._stop.wait(self.period)
+
+    def reached(self, target: int, after: float) -> tuple:
+        store = emitted = None
+        for t, stored, emitted_n in self.samples:
+            if t < after:
+                continue
+            if store is None and stored >= target:
+                store = t
+            if emitted is None and emitted_n >= target:
+                emitted = t
+        return store, emitted
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+def _replay_until_scored(folder: str, gold: str, bodies: list, clients: int, cmd, *,
+                         grace, emit: bool) -> dict:
+    """One server: replay the bodies and wait until every run's score is written, in the store
+    and (``emit``) in the ``--emit-file``, timed from the first request; CPU of every process.
+    ``grace``: ``--grace`` (None: the default)."""
     import serve_load
 
-    server = serve_load.Server(folder, gold, ["--grace", "0.2"], cmd)
+    emit_file = os.path.join(folder, "scores.jsonl") if emit else None
+    extra = [*(["--grace", str(grace)] if grace is not None else []),
+             *(["--emit-file", emit_file] if emit else [])]
+    server = serve_load.Server(folder, gold, extra, cmd)
     try:
         cpu0 = server.cpu_by_process()
         start = time.perf_counter()
+        watch = _ScoreWatch(server, emit_file, start)
         _Replayer(server.http_port, bodies, clients).run()
         accepted = time.perf_counter() - start
         traces = server.count("SELECT COUNT(*) FROM traces")
         deadline = time.monotonic() + 900
-        while server.count("SELECT COUNT(*) FROM traces WHERE state!='open'") < traces \
-                and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
+            store_s, emitted_s = watch.reached(traces, accepted)
+            if store_s is not None and (emitted_s is not None or not emit):
+                break
             time.sleep(0.05)
-        scored = time.perf_counter() - start
-        done = server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
+        watch.stop()
+        if store_s is None or (emit and emitted_s is None):
+            raise SystemExit(f"serve scoring ({' '.join(extra)}): not every one of {traces} runs was "
+                             f"scored{' and emitted' if emit else ''} within 900 s; see {server.log_path}")
         cpu = server.cpu_by_process()
         rss = server.rss_mib()
+        done = server.count("SELECT COUNT(*) FROM traces WHERE state!='open'")
     finally:
         server.stop()
-    return {"accepted_s": accepted, "scored_s": scored, "traces": traces, "scored_traces": done,
+    # What `ek-otel report` shows of the store: every run, scored (checked, not timed).
+    report_path = os.path.join(folder, "report.json")
+    done_report = subprocess.run([*(cmd or ek_otel_cmd()), "report", "--store", server.store, "--json",
+                                  report_path], capture_output=True, text=True)
+    if done_report.returncode != 0:
+        raise SystemExit(f"ek-otel report failed ({done_report.returncode}): {done_report.stderr[-800:]}")
+    with open(report_path) as f:
+        reported = len(json.load(f)["episodes"])
+    return {"store": server.store, "accepted_s": accepted, "store_s": store_s, "emitted_s": emitted_s if emit else None,
+            "scored_s": emitted_s if emit else store_s, "traces": traces, "scored_traces": done,
+            "reported_runs": reported, "emitted_runs": len(watch.emitted) if emit else None,
             "server_cpu_s": sum(cpu) - sum(cpu0), "receiver_cpu_s": cpu[0] - cpu0[0], "rss_mib": rss}
 
 
+#: The live variants of the serve-scoring section: (name, --grace, --emit-file, what it shows).
+#: "earlier": the measure bench/ used before (no sink: the score is only in the store).
+SERVE_SCORING_VARIANTS = (
+    ("emit", 0.2, True, "--grace 0.2 --emit-file"),
+    ("earlier", 0.2, False, "--grace 0.2, no sink (bench/'s earlier measure)"),
+    ("default", None, True, "default --grace (2 s), --emit-file"),
+)
+
+
 def bench_serve_scoring(args, work: str, offline: dict) -> dict:
-    print(f"== ek-otel serve scoring: {args.spans:,} spans replayed as protobuf bodies, until every run "
-          f"is scored ({load()})")
+    print(f"== ek-otel serve scoring: {args.spans:,} spans replayed as protobuf bodies by {args.clients} "
+          f"cheap clients, from the first request until every run's score is written ({load()})")
     folder = os.path.join(work, "serve-scoring")
     os.makedirs(folder)
     if offline:
@@ -298,39 +393,84 @@ def bench_serve_scoring(args, work: str, offline: dict) -> dict:
         dump, gold = paths["frames"], os.path.join(folder, "gold.jsonl")
     bodies = list(ingest._read_frames(dump))
     sides = {"this": None, **({"before": before_cmd(args)} if args.before else {})}
-    runs: dict = {name: [] for name in sides}
+    runs: dict = {(name, v[0]): [] for name in sides for v in SERVE_SCORING_VARIANTS}
+    offline_runs: list = []
     floors = []
-    for round_ in range(args.repeat if args.before else 1):  # floor, this, (before), floor, ...
+    for round_ in range(args.repeat):  # floor, each variant, offline score --emit-file, floor, ...
+        gc.collect()
+        t = time.process_time()
+        n = ingest.floor(dump, "frames")
+        floors.append(time.process_time() - t)
         for name, cmd in sides.items():
-            gc.collect()
-            t = time.process_time()
-            n = ingest.floor(dump, "frames")
-            floors.append(time.process_time() - t)
-            run_folder = os.path.join(folder, f"{name}-{round_}")
-            os.makedirs(run_folder)
-            runs[name].append(_replay_until_scored(run_folder, gold, bodies, args.clients, cmd))
+            for variant, grace, emit, _ in SERVE_SCORING_VARIANTS:
+                run_folder = os.path.join(folder, f"{name}-{variant}-{round_}")
+                os.makedirs(run_folder)
+                runs[(name, variant)].append(_replay_until_scored(
+                    run_folder, gold, bodies, args.clients, cmd, grace=grace, emit=emit))
+        emitted = os.path.join(folder, f"offline-{round_}.jsonl")
+        offline_runs.append(ingest.run_child(ek_otel_cmd() + ["score", dump, "--gold", gold,
+                                                              "--emit-file", emitted]))
     floor_s = min(floors)
     row("decode floor of the same spans (CPU)", f"{n / floor_s:,.0f} spans/s", "1.00x", f"{floor_s:.2f} s")
-    out: dict = {"floor_s": floor_s}
-    for name, results in runs.items():
+    off = best(offline_runs)
+    row("offline `ek-otel score --emit-file` of the same dump, wall", f"{off.wall_s:.1f} s",
+        f"{floor_s / off.wall_s:.2f}x", f"CPU {off.cpu_s:.1f} s")
+    out: dict = {"floor_s": floor_s, "offline_emit_wall_s": off.wall_s, "offline_emit_cpu_s": off.cpu_s}
+    for (name, variant), results in runs.items():
+        _, grace, emit, what = next(v for v in SERVE_SCORING_VARIANTS if v[0] == variant)
         r = min(results, key=lambda x: x["scored_s"])
-        label = "" if name == "this" else f"before ({args.before}): "
-        row(f"{label}all accepted after {r['accepted_s']:.1f} s; all {r['scored_traces']:,} of "
-            f"{r['traces']:,} runs scored after", f"{r['scored_s']:.1f} s", "",
-            f"server CPU {r['server_cpu_s']:.1f} s (receiver {r['receiver_cpu_s']:.1f} s)")
-        row(f"{label}runs scored (spans / time to the last score)", f"{n / r['scored_s']:,.0f} spans/s",
-            f"{floor_s / r['scored_s']:.2f}x", "target >= 0.35x")
-        row(f"{label}server CPU per span, all processes", f"{r['server_cpu_s'] / n * 1e6:.1f} us/span",
-            f"{floor_s / r['server_cpu_s']:.2f}x", f"RSS at the end {r['rss_mib']:.0f} MiB")
-        figures = {**r, "ratio": floor_s / r["scored_s"], "cpu_ratio": floor_s / r["server_cpu_s"]}
-        if offline:
+        label = ("" if name == "this" else f"before ({args.before}): ") + what
+        if r["reported_runs"] != r["traces"] or (emit and r["emitted_runs"] != r["traces"]):
+            raise SystemExit(f"serve scoring ({label}): {r['traces']} runs received, "
+                             f"{r['reported_runs']} in `ek-otel report`, {r['emitted_runs']} emitted")
+        print(f"  -- {label}: all accepted after {r['accepted_s']:.1f} s; server CPU {r['server_cpu_s']:.1f} s "
+              f"(receiver process {r['receiver_cpu_s']:.1f} s), RSS at the end {r['rss_mib']:.0f} MiB")
+        row("last run's score in the store (`ek-otel report`)", f"{r['store_s']:.1f} s",
+            f"{floor_s / r['store_s']:.2f}x", f"{n / r['store_s']:,.0f} spans/s")
+        figures = {**r, "grace": grace, "emit": emit, "store_ratio": floor_s / r["store_s"],
+                   "cpu_ratio": floor_s / r["server_cpu_s"]}
+        if emit:
+            row("last run's score emitted (its event in --emit-file)", f"{r['emitted_s']:.1f} s",
+                f"{floor_s / r['emitted_s']:.2f}x", f"{n / r['emitted_s']:,.0f} spans/s; target >= 0.5x")
+            row("  vs offline `score --emit-file` (wall)", f"{off.wall_s:.1f} s",
+                f"{off.wall_s / r['emitted_s']:.2f}x", "target >= 1.0x: live no slower than offline; "
+                f"CPU {off.cpu_s / r['server_cpu_s']:.2f}x")
+            figures["emitted_ratio"] = floor_s / r["emitted_s"]
+            figures["vs_offline_emit"] = off.wall_s / r["emitted_s"]
+        if offline and not emit:
             offline_wall = offline["frames"]["score_wall_s"]
-            offline_cpu = offline["frames"]["score_cpu_s"]
-            row(f"{label}vs offline `ek-otel score` of the same dump (wall)", f"{offline_wall:.1f} s",
-                f"{offline_wall / r['scored_s']:.2f}x",
-                f"target >= 1.0x: live no slower than offline; CPU {offline_cpu / r['server_cpu_s']:.2f}x")
-            figures["vs_offline"] = offline_wall / r["scored_s"]
-        out[name] = figures
+            row("  vs offline `score --json` (wall, section score)", f"{offline_wall:.1f} s",
+                f"{offline_wall / r['store_s']:.2f}x", "")
+            figures["vs_offline"] = offline_wall / r["store_s"]
+        row("server CPU per span, all processes", f"{r['server_cpu_s'] / n * 1e6:.1f} us/span",
+            f"{floor_s / r['server_cpu_s']:.2f}x", "")
+        out[f"{name}:{variant}"] = figures
+    out["ratio"] = out["this:emit"]["emitted_ratio"]
+    out["emit_cost"] = _emit_cost(args, runs[("this", "emit")][0]["store"], sides)
+    return out
+
+
+def _emit_cost(args, store: str, sides: dict) -> dict:
+    """bench/emit_cost.py on a store of the live run: the outbox's file-sink work per score,
+    in one process, for each tree, alternated."""
+    script = os.path.join(HERE, "emit_cost.py")
+    results: dict = {name: [] for name in sides}
+    for _ in range(args.repeat):
+        for name, cmd in sides.items():
+            # the tree's interpreter line without its "-m ek_otel" (this tree: this checkout first)
+            argv = (cmd[:-2] if cmd else ["env", f"PYTHONPATH={REPO}", sys.executable, "-P"]) + [script, store]
+            done = subprocess.run(argv, capture_output=True, text=True, cwd=str(REPO))
+            if done.returncode != 0:
+                raise SystemExit(f"bench/emit_cost.py failed: {done.stderr[-800:]}")
+            results[name].append(json.loads(done.stdout))
+    out = {name: min(r, key=lambda x: x["cpu_s_per_score"]) for name, r in results.items()}
+    this = out["this"]["cpu_s_per_score"]
+    row("writing one score out (--emit-file's outbox work), CPU", f"{this * 1e3:.3f} ms", "",
+        f"{out['this']['bytes_per_score']:,.0f} bytes per score (bench/emit_cost.py)")
+    if "before" in out:
+        then = out["before"]["cpu_s_per_score"]
+        row(f"  before ({args.before})", f"{then * 1e3:.3f} ms", f"{then / this:.2f}x",
+            f"{out['before']['bytes_per_score']:,.0f} bytes per score")
     return out
 
 

@@ -228,13 +228,16 @@ def client(index: int, n_clients: int, n_spans: int, protocol: str, port: int, s
     while time.time() < start_at.value:
         time.sleep(0.001)
     t0 = time.time()
+    cpu0 = time.process_time()
     for span in spans:
         processor.on_end(span)
     processor.force_flush(600_000)
     t1 = time.time()
+    cpu = time.process_time() - cpu0  # the SDK's encoding and sending, all its threads
     processor.shutdown()
     results.put({"client": index, "spans": len(spans), "exported": exported[0],
-                 "failed": failures[0], "start": t0, "end": t1, "latencies": latencies})
+                 "failed": failures[0], "start": t0, "end": t1, "latencies": latencies,
+                 "cpu_s": cpu})
 
 
 def _by_trace(spans) -> list:
@@ -341,6 +344,7 @@ def run_load(args, workdir: str, gold: str) -> dict:
         "p50_export_latency_ms": percentile(latencies, 0.50) * 1000,
         "p99_export_latency_ms": percentile(latencies, 0.99) * 1000,
         "server_cpu_s_while_accepting": cpu_accept,
+        "client_cpu_s": sum(c["cpu_s"] for c in clients),
         "server_cpu_us_per_span_accepting": cpu_accept / max(1, sent) * 1e6,
         "server_cpu_us_per_span_total": cpu_total / max(1, sent) * 1e6,
         "server_cpu_s_total": cpu_total,

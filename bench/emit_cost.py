@@ -1,0 +1,67 @@
+"""CPU per score of writing scores out: the outbox's work for a file sink, alone, in one process.
+
+Reads the envelopes a server stored (``scores.envelope`` of a store), then, as the outbox does
+for ``--emit-file``, reads each batch of 200 back (``ScoreEnvelope.from_json``) and hands it to
+a :class:`~ek_otel.emit.sinks.FileSink` (SDK span and log-record objects, the SDK's protobuf
+encoders, the OTLP JSON mapping, ``json.dumps``, write and fsync). Prints one JSON line: the
+best CPU seconds per score of ``--repeat`` passes, and the bytes written per score.
+
+``bench/all.py --only serve-scoring`` runs it on a store of its live run, for this tree and
+(``--before``) an earlier one, alternated.
+
+Usage:
+    python bench/emit_cost.py STORE [--repeat 3] [--limit 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("store")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=2000)
+    args = parser.parse_args(argv)
+    from ek_otel.emit.envelope import ScoreEnvelope
+    from ek_otel.emit.sinks import FileSink
+
+    conn = sqlite3.connect(f"file:{args.store}?mode=ro", uri=True)
+    rows = [r[0] for r in conn.execute(
+        "SELECT envelope FROM scores WHERE envelope IS NOT NULL LIMIT ?", (args.limit,))]
+    conn.close()
+    if not rows:
+        raise SystemExit(f"{args.store}: no stored scores")
+    with tempfile.TemporaryDirectory(prefix="ek-emit-cost-") as folder:
+        out = os.path.join(folder, "scores.jsonl")
+
+        def one_pass() -> None:
+            if os.path.exists(out):
+                os.remove(out)
+            sink = FileSink(out)
+            for i in range(0, len(rows), 200):
+                if not sink.send([ScoreEnvelope.from_json(r) for r in rows[i:i + 200]]):
+                    raise SystemExit("the file sink failed")
+            sink.close()
+
+        one_pass()  # imports and first-use caches, as a running server has them
+        best = float("inf")
+        for _ in range(args.repeat):
+            start = time.process_time()
+            one_pass()
+            best = min(best, time.process_time() - start)
+        size = os.path.getsize(out)
+    print(json.dumps({"scores": len(rows), "cpu_s_per_score": best / len(rows),
+                      "bytes_per_score": size / len(rows)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
