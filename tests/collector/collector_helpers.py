@@ -23,25 +23,32 @@ from serve_helpers import (  # noqa: E402
 
 __all__ = ["GOLD_TASKS", "OtlpTestSink", "ServerProcess", "emit_run", "free_port", "gold",
            "wait_for", "ROOT", "Collector", "SdkClient", "otelcol", "store_spans",
-           "store_scores", "serve_args", "payload_spans", "wait_until_stable", "sdk_exporter", "GrpcTap"]
+           "store_scores", "serve_args", "payload_spans", "wait_until_stable", "sdk_exporter",
+           "GrpcTap", "built_binary", "listen_port"]
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "collector-config.yaml"
 LB_CONFIG = ROOT / "collector-loadbalancing.yaml"
 
 
+def built_binary(variable: str, script: str, what: str) -> str:
+    """A binary the tests run: ``$variable`` (.ci/run exports it), else ``scripts/<script>``
+    builds it (cached) and prints its path last. Never a skip: without Go or with a failed
+    build the tests fail."""
+    path = os.environ.get(variable)
+    if not path:
+        done = subprocess.run(["bash", str(ROOT / "scripts" / script)],
+                              capture_output=True, text=True, timeout=3600)
+        assert done.returncode == 0, f"scripts/{script} failed:\n{done.stderr[-4000:]}"
+        path = done.stdout.strip().splitlines()[-1]
+    assert os.access(path, os.X_OK), f"no {what} binary at {path}"
+    return path
+
+
 @pytest.fixture(scope="session")
 def otelcol() -> str:
-    """The Collector binary: $EK_OTEL_OTELCOL (.ci/run exports it), else scripts/otelcol.sh
-    builds it (cached). Never a skip: without Go or with a failed build the tests fail."""
-    path = os.environ.get("EK_OTEL_OTELCOL")
-    if not path:
-        done = subprocess.run(["bash", str(ROOT / "scripts" / "otelcol.sh")],
-                              capture_output=True, text=True, timeout=3600)
-        assert done.returncode == 0, f"scripts/otelcol.sh failed:\n{done.stderr[-4000:]}"
-        path = done.stdout.strip().splitlines()[-1]
-    assert os.access(path, os.X_OK), f"no Collector binary at {path}"
-    return path
+    """The Collector binary ($EK_OTEL_OTELCOL, else built by scripts/otelcol.sh)."""
+    return built_binary("EK_OTEL_OTELCOL", "otelcol.sh", "Collector")
 
 
 def listen_port() -> int:

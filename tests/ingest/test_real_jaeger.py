@@ -26,14 +26,15 @@ import httpx
 import pytest
 
 from ek_otel.ingest.bad_input import BadInputReport
-from ek_otel.ingest.dumps import read_dump
 from ek_otel.ingest.episode_dict import episode_to_dict
 from ek_otel.ingest.formats import JAEGER, foreign_json_kind
 from ek_otel.pipeline import read_episodes
 
+from .test_jaeger_tempo import records
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "collector"))
 
-from collector_helpers import listen_port, wait_for  # noqa: E402
+from collector_helpers import built_binary, listen_port, wait_for  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).parent / "corpus"
@@ -43,16 +44,8 @@ CONFIG = ROOT / "collector" / "jaeger" / "config.yaml"
 
 @pytest.fixture(scope="session")
 def jaeger_binary() -> str:
-    """$EK_OTEL_JAEGER (.ci/run exports it), else scripts/jaeger.sh builds it (cached).
-    Never a skip: without Go or with a failed build the tests fail."""
-    path = os.environ.get("EK_OTEL_JAEGER")
-    if not path:
-        done = subprocess.run(["bash", str(ROOT / "scripts" / "jaeger.sh")],
-                              capture_output=True, text=True, timeout=3600)
-        assert done.returncode == 0, f"scripts/jaeger.sh failed:\n{done.stderr[-4000:]}"
-        path = done.stdout.strip().splitlines()[-1]
-    assert os.access(path, os.X_OK), f"no Jaeger binary at {path}"
-    return path
+    """Jaeger 2 ($EK_OTEL_JAEGER, else built by scripts/jaeger.sh)."""
+    return built_binary("EK_OTEL_JAEGER", "jaeger.sh", "Jaeger")
 
 
 @pytest.fixture(scope="session")
@@ -114,13 +107,6 @@ def fetch(client: httpx.Client, query: str, ids: list, want: int, scenario: str)
             assert sum(len(t["spans"]) for t in traces) == want, (scenario, want, traces)
             return traces
         time.sleep(0.2)
-
-
-def records(path: Path) -> list:
-    report = BadInputReport()
-    found = list(read_dump([str(path)], report=report))
-    assert report.ok, report.summary()
-    return found
 
 
 def episodes(path: Path) -> list:
