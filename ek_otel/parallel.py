@@ -59,7 +59,7 @@ from .core.episode import TaskSpec
 from .errors import EkOtelError, WorkerError
 from .ingest.assemble import GC_THRESHOLDS, KEEP_CLOSED_TRACES
 from .ingest.bad_input import BadInputReport
-from .ingest.dumps import STDIN, expand_paths
+from .ingest.dumps import STDIN, drop_read_ahead, expand_paths, read_ahead
 from .ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_TRACE
 from .ingest.shard import Shard, merge_shard_reports
 from .scoring.link import LATE_EVICTED, Unmatched
@@ -336,6 +336,7 @@ class ParallelRun:
                          self.close_after, on_own_output, self.transcripts)
 
     def _start(self) -> None:
+        read_ahead(self.paths)  # a large single-object file is read and scanned once, shared
         gc.collect()
         gc.freeze()  # what is loaded now stays shared: no collection writes to its pages
         try:
@@ -379,6 +380,7 @@ class ParallelRun:
 
     def close(self) -> None:
         """End the workers still running (idempotent)."""
+        drop_read_ahead()
         for worker in self.workers:
             if worker.pid:
                 try:

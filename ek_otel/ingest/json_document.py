@@ -48,7 +48,7 @@ try:  # orjson: a dependency; without it every document goes the plain way
 except ImportError:  # pragma: no cover - orjson is a dependency
     _orjson = None
 
-__all__ = ["LARGE_DOCUMENT_BYTES", "check_json", "decode_document", "scan_document"]
+__all__ = ["LARGE_DOCUMENT_BYTES", "check_json", "decode_document", "drop_scans_ahead", "scan_ahead", "scan_document"]
 
 #: Bodies at least this large are read span by span by :func:`decode_document` (below,
 #: orjson's whole parse is cheap enough).
@@ -155,9 +155,42 @@ def check_json(body: bytes) -> None:
 _last: list = [None, None]
 
 
+#: Scans made ahead (:func:`scan_ahead`): id of the body -> (the body, its scan or None).
+_ahead: dict = {}
+
+
+def scan_ahead(body: bytes) -> None:
+    """Scan a large ``body`` now, and keep the scan for the first :func:`check_json` (or
+    :func:`decode_document`) of that same object, which then does not scan again: a
+    parallel run's main process scans before it forks, and every process uses that one scan
+    (the pages of the text and of the scan are shared).
+
+    Example:
+        >>> body = b'{"resourceSpans": []}' + b" " * LARGE_DOCUMENT_BYTES
+        >>> scan_ahead(body)
+        >>> id(body) in _ahead, check_json(body), id(body) in _ahead
+        (True, None, False)
+    """
+    if len(body) >= LARGE_DOCUMENT_BYTES:
+        _ahead[id(body)] = (body, scan_document(body))
+
+
+def drop_scans_ahead() -> None:
+    """Forget the scans :func:`scan_ahead` keeps that no read has taken.
+
+    Example:
+        >>> drop_scans_ahead(); _ahead
+        {}
+    """
+    _ahead.clear()
+
+
 def _scanned(body: bytes) -> Optional["StreamedRequest"]:
     if _last[0] is body:
         return _last[1]
+    kept = _ahead.pop(id(body), None)
+    if kept is not None and kept[0] is body:
+        return kept[1]
     return scan_document(body)
 
 
