@@ -300,8 +300,11 @@ def read_ahead(paths: Sequence[str]) -> int:
     lines of the uncompressed JSON files among ``paths`` (single-object OTLP requests, in
     path order, up to :data:`READ_AHEAD_BYTES` in all), for the :func:`read_dump` that
     follows in this process and in every process forked from it: a parallel run reads and
-    scans such a file once, not once a process. Files that are not there, not JSON or not
-    large are left to :func:`read_dump` (which reports them). Returns the bytes held.
+    scans such a file once, not once a process. Files that cannot be opened, are not JSON
+    or not large are left to :func:`read_dump` (which reports them). Returns the bytes held.
+
+    Raises:
+        InputError: As :func:`read_dump`, before anything is read.
 
     Example:
         >>> read_ahead(["examples/traces.jsonl"])  # small: nothing read ahead

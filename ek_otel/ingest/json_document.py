@@ -24,7 +24,7 @@ nesting is checked at the depth it has in the document), so the records are the 
 for byte, with the same bad-input report. Whatever the scan does not take goes the ordinary
 way (:func:`~ek_otel.ingest.otlp.decode`, one orjson parse of the whole text and its
 repairs): text orjson refuses anywhere (invalid JSON or UTF-8, nesting deeper than orjson's
-limit), a byte order mark, a NUL escape (the markers' character), a spans array whose
+limit), a byte order mark, a NUL escape outside the spans (the markers' character), a spans array whose
 elements are not all objects, a spans array anywhere but under
 ``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a document that is not one
 object of spans only (logs, an array of requests).
@@ -78,6 +78,7 @@ _NEXT_SPAN = re.compile(rb"\}" + _WS + rb"," + _WS + rb"(?=\{" + _WS + rb'"(?:'
 #: goes the plain way, so no string of it can be taken for a marker).
 _MARKER = b'"\\u0000ek-spans:%d"'
 _MARKER_VALUE = "\x00ek-spans:"
+_NUL = b"\\u0000"
 #: A piece is first tried this long at most (doubled while a span is longer): the text of
 #: a parse error is as long as the piece.
 _WINDOW = 64 << 10
@@ -239,8 +240,6 @@ def scan_document(body: bytes) -> Optional[StreamedRequest]:
     """
     if _orjson is None or not isinstance(body, bytes) or body[:3] == b"\xef\xbb\xbf":
         return None  # orjson refuses a byte order mark: the plain path says so
-    if body.find(b"\\u0000") != -1:  # the markers' NUL: no string of the document has one
-        return None
     view = memoryview(body)
     arrays: list = []  # (offset of '[', offset after ']', bounds)
     pos = 0
@@ -257,9 +256,13 @@ def scan_document(body: bytes) -> Optional[StreamedRequest]:
     pieces = []
     pos = 0
     for number, (start, end, _) in enumerate(arrays):
+        if body.find(_NUL, pos, start) != -1:  # the markers' NUL: no skeleton string has one
+            return None
         pieces.append(view[pos:start])
         pieces.append(_MARKER % number)
         pos = end
+    if body.find(_NUL, pos) != -1:
+        return None
     pieces.append(view[pos:])
     try:
         skeleton = _orjson.loads(b"".join(pieces))
