@@ -2,7 +2,9 @@
 
 :class:`ParallelScoring` forks ``jobs - 1`` worker processes; the calling process is shard 0
 and each worker one more shard (:mod:`ek_otel.ingest.shard`). Every process reads every dump
-file itself (no bytes and no decoded records travel between processes) and runs the same
+file itself (no bytes and no decoded records travel between processes; a large single-object
+JSON file is read and scanned once, by the main process before it forks:
+:func:`~ek_otel.ingest.dumps.read_ahead`) and runs the same
 id-level flow as one process: every record goes through the own-output check, grouping by
 trace and late-record merging, so traces close, duplicates drop and late groups come exactly
 as in one process, and every process numbers the trace groups alike. A process decodes in
