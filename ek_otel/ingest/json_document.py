@@ -8,7 +8,8 @@ for the spans it only reads light. Here the document is never parsed whole:
 1. **scan** (:func:`check_json`): each ``"spans": [...]`` array is split into its elements
    by parsing them one at a time with orjson over a zero-copy view of the text, from one
    candidate end (a ``}`` followed by ``,`` and an object whose first key is a span field:
-   never inside a string, where a quote is escaped) to the next. A candidate inside a nested
+   never inside a string, where a quote is escaped) to the next (searched first as the bytes
+   that most likely stand there: :func:`_next_literal`). A candidate inside a nested
    object (a link, an event) gives an incomplete piece, which grows to a candidate at least
    twice as far; a piece holding more than one element is cut where orjson says its first
    value ends; a span longer than 64 KiB is tried in windows that double. What is left, the
@@ -29,7 +30,8 @@ elements are not all objects, a spans array anywhere but under
 ``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a document that is not one
 object of spans only (logs, an array of requests).
 
-Memory is the document's text and one span's objects at a time, in every process.
+Memory is the document's text and one span's objects at a time, in every process. A
+parallel run's main process scans before it forks (:func:`scan_ahead`): one scan for all.
 """
 
 from __future__ import annotations
