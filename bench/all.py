@@ -536,6 +536,8 @@ def main(argv=None) -> int:
         (str(p) for p in (REPO.parent / "shared" / "bfcl-real", REPO.parents[1] / "shared" / "bfcl-real")
          if p.is_dir()), str(REPO.parent / "shared" / "bfcl-real")), help="the bfcl-real submission")
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--no-agentevals", dest="agentevals", action="store_false",
+                        help="bigjson: do not run agentevals-cli (its row says so)")
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]
     only = [s.strip() for s in args.only.split(",") if s.strip()]

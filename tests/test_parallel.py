@@ -387,3 +387,36 @@ def test_episodes_command_output_is_byte_identical_for_any_jobs(tmp_path, table)
     assert "scores written back by ek-otel were read and skipped" in outs[0].stderr
     for out in outs[1:]:
         assert (out.returncode, out.stdout, out.stderr) == (outs[0].returncode, outs[0].stdout, outs[0].stderr)
+
+
+def test_a_large_single_request_is_scanned_once_by_the_main_process_and_scores_the_same(tmp_path, monkeypatch):
+    """The main process reads and scans a large single-object file before it forks; no
+    worker scans it again, and the outputs are those of one process."""
+    import ingest  # bench/ingest.py: the benchmark's generator
+
+    from ek_otel.ingest import dumps, json_document
+
+    folder = tmp_path / "gen"
+    folder.mkdir()
+    ingest.write_gold(str(folder / "gold.jsonl"))
+    path = folder / "request.json"
+    path.write_bytes(ingest.batch_to_json(list(ingest.generate_spans(3_000))))
+    monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(dumps, "LARGE_LINE_BYTES", 1000)
+    scans = tmp_path / "scans"
+    real_scan = json_document.scan_document
+
+    def counted(body):
+        with open(scans, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return real_scan(body)
+
+    monkeypatch.setattr(json_document, "scan_document", counted)
+    tasks, settings = load_settings(str(folder / "gold.jsonl"))
+    one = _scored([path], tasks, settings, 1)
+    assert json.loads(one[0])["aggregate"]["episodes"] == 300
+    for jobs in (2, 3):
+        scans.write_text("")
+        assert _scored([path], tasks, settings, jobs) == one, f"--jobs {jobs}"
+        assert scans.read_text().split() == [str(os.getpid())], f"--jobs {jobs}"
+    assert not dumps._read_ahead and not json_document._ahead

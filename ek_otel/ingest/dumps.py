@@ -51,7 +51,7 @@ import zstandard
 from ..errors import DecodeError, InputError
 from .bad_input import UNDECODABLE_PROTOBUF, UNREADABLE_FILE, BadInputReport
 from .formats import FRAMES, JSON, PROTOBUF, SNIFF_BYTES, content_kind
-from .json_document import LARGE_DOCUMENT_BYTES, check_json, decode_document
+from .json_document import LARGE_DOCUMENT_BYTES, check_json, decode_document, drop_scans_ahead, scan_ahead
 from .otlp import Record, decode
 from .records import Origin
 
@@ -60,6 +60,9 @@ __all__ = [
     "MAX_FRAME_BYTES",
     "MAX_PRETTY_JSON_BYTES",
     "expand_paths",
+    "READ_AHEAD_BYTES",
+    "drop_read_ahead",
+    "read_ahead",
     "read_dump",
     "read_stream",
 ]
@@ -240,10 +243,20 @@ def _large_first_line(stream: io.BufferedReader) -> Optional[bytes]:
         return None
     try:
         start = stream.tell()
-        if os.fstat(raw.fileno()).st_size - start < LARGE_LINE_BYTES:
+        status = os.fstat(raw.fileno())
+        if status.st_size - start < LARGE_LINE_BYTES:
             return None
     except (OSError, ValueError):  # not seekable
         return None
+    if start == 0 and _read_ahead:
+        kept = _read_ahead.pop(_file_key(status), None)
+        if kept is not None:  # read (and scanned) by read_ahead: the same file, unchanged
+            line, after = kept
+            try:
+                stream.seek(after)
+                return line
+            except (OSError, ValueError):
+                stream.seek(start)
     line = None
     try:
         chunk = bytearray(_NEWLINE_SEARCH_CHUNK)
@@ -268,6 +281,67 @@ def _large_first_line(stream: io.BufferedReader) -> Optional[bytes]:
         line = None
     stream.seek(end + 1 if line is not None else start)
     return line
+
+
+#: How many bytes of large first lines :func:`read_ahead` holds at most (files past that
+#: are read when their turn comes, by each process).
+READ_AHEAD_BYTES = 256 << 20
+
+#: Large first lines read ahead: file key (:func:`_file_key`) -> (the line, where it ends).
+_read_ahead: dict = {}
+
+
+def _file_key(status: os.stat_result) -> tuple:
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def read_ahead(paths: Sequence[str]) -> int:
+    """Read now, and scan (:func:`~ek_otel.ingest.json_document.scan_ahead`), the large first
+    lines of the uncompressed JSON files among ``paths`` (single-object OTLP requests, in
+    path order, up to :data:`READ_AHEAD_BYTES` in all), for the :func:`read_dump` that
+    follows in this process and in every process forked from it: a parallel run reads and
+    scans such a file once, not once a process. Files that cannot be opened, are not JSON
+    or not large are left to :func:`read_dump` (which reports them). Returns the bytes held.
+
+    Raises:
+        InputError: As :func:`read_dump`, before anything is read.
+
+    Example:
+        >>> read_ahead(["examples/traces.jsonl"])  # small: nothing read ahead
+        0
+    """
+    held = 0
+    for path in expand_paths(paths):
+        if path == STDIN:
+            continue
+        try:
+            with open(path, "rb") as stream:
+                status = os.fstat(stream.fileno())
+                if status.st_size < LARGE_LINE_BYTES or held + status.st_size > READ_AHEAD_BYTES:
+                    continue
+                if content_kind(stream.peek(SNIFF_BYTES)[:SNIFF_BYTES]) != JSON:
+                    continue
+                line = _large_first_line(stream)
+                if line is None:
+                    continue
+                after = stream.tell()
+        except OSError:
+            continue
+        scan_ahead(line)
+        _read_ahead[_file_key(status)] = (line, after)
+        held += len(line)
+    return held
+
+
+def drop_read_ahead() -> None:
+    """Forget what :func:`read_ahead` holds and its reads have not taken (a run that stops
+    early).
+
+    Example:
+        >>> drop_read_ahead()
+    """
+    _read_ahead.clear()
+    drop_scans_ahead()
 
 
 def _read_json(stream: io.BufferedReader, source: str, report: BadInputReport, shard: Any) -> Iterator[Record]:

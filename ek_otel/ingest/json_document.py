@@ -8,7 +8,8 @@ for the spans it only reads light. Here the document is never parsed whole:
 1. **scan** (:func:`check_json`): each ``"spans": [...]`` array is split into its elements
    by parsing them one at a time with orjson over a zero-copy view of the text, from one
    candidate end (a ``}`` followed by ``,`` and an object whose first key is a span field:
-   never inside a string, where a quote is escaped) to the next. A candidate inside a nested
+   never inside a string, where a quote is escaped) to the next (searched first as the bytes
+   that most likely stand there: :func:`_next_literal`). A candidate inside a nested
    object (a link, an event) gives an incomplete piece, which grows to a candidate at least
    twice as far; a piece holding more than one element is cut where orjson says its first
    value ends; a span longer than 64 KiB is tried in windows that double. What is left, the
@@ -24,12 +25,13 @@ nesting is checked at the depth it has in the document), so the records are the 
 for byte, with the same bad-input report. Whatever the scan does not take goes the ordinary
 way (:func:`~ek_otel.ingest.otlp.decode`, one orjson parse of the whole text and its
 repairs): text orjson refuses anywhere (invalid JSON or UTF-8, nesting deeper than orjson's
-limit), a byte order mark, a NUL escape (the markers' character), a spans array whose
+limit), a byte order mark, a NUL escape outside the spans (the markers' character), a spans array whose
 elements are not all objects, a spans array anywhere but under
 ``resourceSpans[i].scopeSpans[j]`` (a repeated key hides one), a document that is not one
 object of spans only (logs, an array of requests).
 
-Memory is the document's text and one span's objects at a time, in every process.
+Memory is the document's text and one span's objects at a time, in every process. A
+parallel run's main process scans before it forks (:func:`scan_ahead`): one scan for all.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ try:  # orjson: a dependency; without it every document goes the plain way
 except ImportError:  # pragma: no cover - orjson is a dependency
     _orjson = None
 
-__all__ = ["LARGE_DOCUMENT_BYTES", "check_json", "decode_document", "scan_document"]
+__all__ = ["LARGE_DOCUMENT_BYTES", "check_json", "decode_document", "drop_scans_ahead", "scan_ahead", "scan_document"]
 
 #: Bodies at least this large are read span by span by :func:`decode_document` (below,
 #: orjson's whole parse is cheap enough).
@@ -71,12 +73,14 @@ _SPAN_FIELDS = (b"traceId", b"trace_id", b"spanId", b"span_id", b"parentSpanId",
                 b"flags", b"events", b"links", b"droppedAttributesCount", b"dropped_attributes_count",
                 b"droppedEventsCount", b"dropped_events_count", b"droppedLinksCount",
                 b"dropped_links_count")
+_LONGEST_FIELD = max(len(field) for field in _SPAN_FIELDS)
 _NEXT_SPAN = re.compile(rb"\}" + _WS + rb"," + _WS + rb"(?=\{" + _WS + rb'"(?:'
                         + b"|".join(_SPAN_FIELDS) + rb')")')
 #: What replaces spans array number N in the skeleton (a document with a NUL escape anywhere
 #: goes the plain way, so no string of it can be taken for a marker).
 _MARKER = b'"\\u0000ek-spans:%d"'
 _MARKER_VALUE = "\x00ek-spans:"
+_NUL = b"\\u0000"
 #: A piece is first tried this long at most (doubled while a span is longer): the text of
 #: a parse error is as long as the piece.
 _WINDOW = 64 << 10
@@ -84,6 +88,8 @@ _WINDOW = 64 << 10
 #: resourceSpans list and entry, the scopeSpans list and entry, the spans list).
 _ORJSON_DEPTH = 1024
 _SPAN_DEPTH = 6
+#: A span shorter than this cannot nest too deep (:func:`_deep_enough`: each bracket closed).
+_DEEP_BYTES = 2 * (_ORJSON_DEPTH - _SPAN_DEPTH)
 _END_OF_DATA = "unexpected end of data"
 _TRAILING = "unexpected content after document"
 
@@ -152,9 +158,42 @@ def check_json(body: bytes) -> None:
 _last: list = [None, None]
 
 
+#: Scans made ahead (:func:`scan_ahead`): id of the body -> (the body, its scan or None).
+_ahead: dict = {}
+
+
+def scan_ahead(body: bytes) -> None:
+    """Scan a large ``body`` now, and keep the scan for the first :func:`check_json` (or
+    :func:`decode_document`) of that same object, which then does not scan again: a
+    parallel run's main process scans before it forks, and every process uses that one scan
+    (the pages of the text and of the scan are shared).
+
+    Example:
+        >>> body = b'{"resourceSpans": []}' + b" " * LARGE_DOCUMENT_BYTES
+        >>> scan_ahead(body)
+        >>> id(body) in _ahead, check_json(body), id(body) in _ahead
+        (True, None, False)
+    """
+    if len(body) >= LARGE_DOCUMENT_BYTES:
+        _ahead[id(body)] = (body, scan_document(body))
+
+
+def drop_scans_ahead() -> None:
+    """Forget the scans :func:`scan_ahead` keeps that no read has taken.
+
+    Example:
+        >>> drop_scans_ahead(); _ahead
+        {}
+    """
+    _ahead.clear()
+
+
 def _scanned(body: bytes) -> Optional["StreamedRequest"]:
     if _last[0] is body:
         return _last[1]
+    kept = _ahead.pop(id(body), None)
+    if kept is not None and kept[0] is body:
+        return kept[1]
     return scan_document(body)
 
 
@@ -203,8 +242,6 @@ def scan_document(body: bytes) -> Optional[StreamedRequest]:
     """
     if _orjson is None or not isinstance(body, bytes) or body[:3] == b"\xef\xbb\xbf":
         return None  # orjson refuses a byte order mark: the plain path says so
-    if body.find(b"\\u0000") != -1:  # the markers' NUL: no string of the document has one
-        return None
     view = memoryview(body)
     arrays: list = []  # (offset of '[', offset after ']', bounds)
     pos = 0
@@ -221,9 +258,13 @@ def scan_document(body: bytes) -> Optional[StreamedRequest]:
     pieces = []
     pos = 0
     for number, (start, end, _) in enumerate(arrays):
+        if body.find(_NUL, pos, start) != -1:  # the markers' NUL: no skeleton string has one
+            return None
         pieces.append(view[pos:start])
         pieces.append(_MARKER % number)
         pos = end
+    if body.find(_NUL, pos) != -1:
+        return None
     pieces.append(view[pos:])
     try:
         skeleton = _orjson.loads(b"".join(pieces))
@@ -278,17 +319,22 @@ def _split_array(body: bytes, view: memoryview, start: int) -> Optional[tuple]:
     starts at or after ``start``; None when an element is not an object or anything is not
     what orjson takes."""
     bounds = array("q")
+    append = bounds.append
     i = _SKIP_WS.match(body, start).end()
     if body[i:i + 1] == b"]":
         return bounds, i + 1
+    literal = _next_literal(body, i)
     while True:
         if body[i:i + 1] != b"{":
             return None
-        end = _element_end(body, view, i)
+        end = _element_end(body, view, i, literal)
         if end is None:
             return None
-        bounds.append(i)
-        bounds.append(end)
+        append(i)
+        append(end)
+        if body.startswith(b",{", end):  # compact JSON: the next element right after
+            i = end + 1
+            continue
         j = _SKIP_WS.match(body, end).end()
         after = body[j:j + 1]
         if after == b"]":
@@ -298,14 +344,45 @@ def _split_array(body: bytes, view: memoryview, start: int) -> Optional[tuple]:
         i = _SKIP_WS.match(body, j + 1).end()
 
 
-def _element_end(body: bytes, view: memoryview, start: int) -> Optional[int]:
+def _next_literal(body: bytes, first: int) -> Optional[bytes]:
+    """The text that most likely stands between two spans of the array whose first element
+    starts at ``first``: ``},{"`` and that element's first key, when it is a span field
+    written with no space (compact JSON, what exporters write); None otherwise. Searching
+    for it (``bytes.find``) is much faster than the regex of every span field, and it is
+    one of the regex's candidates: which candidate ends a piece never changes the result.
+
+    Example:
+        >>> _next_literal(b'[{"traceId": "t"}]', 1), _next_literal(b'[{ "traceId": "t"}]', 1)
+        (b'},{"traceId"', None)
+    """
+    if body[first + 1:first + 2] != b'"':
+        return None
+    close = body.find(b'"', first + 2, first + 2 + _LONGEST_FIELD + 1)
+    if close == -1 or body[first + 2:close] not in _SPAN_FIELDS:
+        return None
+    return b'},{' + body[first + 1:close + 1]
+
+
+def _candidate(body: bytes, pos: int, literal: Optional[bytes]) -> Optional[tuple]:
+    """``(offset of the '}', offset of the next '{')`` of the first candidate end at or
+    after ``pos`` (the literal's first, within a window, else the regex's), None if none."""
+    if literal is not None:
+        found = body.find(literal, pos, pos + _WINDOW)
+        if found != -1:
+            return found, found + 2
+    match = _NEXT_SPAN.search(body, pos)
+    return None if match is None else (match.start(), match.end())
+
+
+def _element_end(body: bytes, view: memoryview, start: int, literal: Optional[bytes] = None) -> Optional[int]:
     """Where the object starting at ``start`` ends (past trailing whitespace), orjson's
-    parse of it checked; None when orjson refuses it."""
+    parse of it checked; None when orjson refuses it (``literal``: see
+    :func:`_next_literal`)."""
     loads = _orjson.loads
     width = _WINDOW
-    candidate = _NEXT_SPAN.search(body, start + 1)
+    candidate = _candidate(body, start + 1, literal)
     while True:
-        stop = candidate.start() + 1 if candidate is not None else len(body)
+        stop = candidate[0] + 1 if candidate is not None else len(body)
         limited = stop - start > width
         if limited:  # end the piece on a '}' too: a prefix of valid JSON is then incomplete
             stop = body.rfind(b"}", start, start + width) + 1
@@ -327,12 +404,12 @@ def _element_end(body: bytes, view: memoryview, start: int) -> Optional[int]:
             elif candidate is None:
                 return None
             else:  # at least twice as long, so a span of many events or links costs a few tries
-                candidate = _NEXT_SPAN.search(body, max(candidate.end(), start + 2 * (stop - start)))
+                candidate = _candidate(body, max(candidate[1], start + 2 * (stop - start)), None)
                 continue
         if end is None:
             width *= 2
             continue
-        if not _deep_enough(body, start, end):
+        if end - start >= _DEEP_BYTES and not _deep_enough(body, start, end):
             return None
         return end
 

@@ -526,3 +526,43 @@ def test_a_large_first_line_of_a_compressed_file_or_a_pipe_is_read_as_ever(tmp_p
         assert dumps._large_first_line(pipe) is None
         assert pipe.read() == _request_line(40)
     assert _everything(path)[0]
+
+
+def test_a_large_file_read_ahead_is_read_and_scanned_once_with_the_same_records(tmp_path, monkeypatch):
+    """read_ahead (a parallel run's main process, before it forks): the file's first line
+    and its scan are taken by the read_dump that follows, once; a changed file is read anew."""
+    from ek_otel.ingest import dumps, json_document
+
+    monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1000)
+    monkeypatch.setattr(dumps, "LARGE_LINE_BYTES", 1000)
+    big, other = tmp_path / "big.json", tmp_path / "small.jsonl"
+    big.write_bytes(_request_line(40) + b"\n" + _request_line(3, 100) + b"\n")
+    other.write_bytes(_request_line(2, 200) + b"\n")
+    expected = _everything(big)
+    scans, reads = [], []
+    real_scan, real_line = json_document.scan_document, dumps._large_first_line
+    monkeypatch.setattr(json_document, "scan_document", lambda b: scans.append(1) or real_scan(b))
+    monkeypatch.setattr(dumps, "_large_first_line", lambda s: reads.append(1) or real_line(s))
+    assert dumps.read_ahead([str(big), str(other)]) == len(_request_line(40))
+    assert len(scans) == len(reads) == 1
+    assert _everything(big) == expected
+    assert len(scans) == 1 and not dumps._read_ahead and not json_document._ahead  # taken, not redone
+    assert _everything(big) == expected and len(scans) == 2  # a second read reads the file
+    dumps.read_ahead([str(big)])
+    big.write_bytes(_request_line(41) + b"\n")  # changed since: its own read
+    changed = _everything(big)
+    assert len(changed[0]) == 41 and len(scans) == 4
+    dumps.drop_read_ahead()
+    assert not dumps._read_ahead and not json_document._ahead
+    monkeypatch.setattr(dumps, "READ_AHEAD_BYTES", 500)  # over the budget: nothing held
+    assert dumps.read_ahead([str(big)]) == 0
+
+
+def test_read_ahead_leaves_what_is_not_a_large_uncompressed_json_file(tmp_path, monkeypatch):
+    from ek_otel.ingest import dumps
+
+    monkeypatch.setattr(dumps, "LARGE_LINE_BYTES", 1000)
+    gz, pretty = tmp_path / "a.json.gz", tmp_path / "b.json"
+    gz.write_bytes(gzip.compress(_request_line(40)))
+    pretty.write_bytes(b"\n" + _request_line(40))
+    assert dumps.read_ahead([str(gz), str(pretty), "-"]) == 0 and not dumps._read_ahead

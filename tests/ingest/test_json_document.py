@@ -266,3 +266,34 @@ def test_a_large_first_line_that_is_not_a_whole_document_is_read_as_json_lines(t
     monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 1 << 40)
     assert _dump_records(str(path)) == lazy
     assert lazy[1] == {"invalid JSON": 1}
+
+
+def test_a_nul_escape_in_a_span_is_scanned_and_one_in_the_skeleton_is_not():
+    """The markers' NUL matters only where markers stand: in the skeleton."""
+    in_span = _body(_request([_span(name="a\u0000b"), _span(name="\u0000ek-spans:0")]))
+    assert scan_document(in_span) is not None
+    assert_same(in_span)
+    in_resource = _body(_request([_span()], resource={"attributes": [
+        {"key": "m", "value": {"stringValue": "\u0000ek-spans:0"}}]}))
+    after_spans = _body({"resourceSpans": [{"scopeSpans": [{"spans": [_span()]}], "schemaUrl": "\u0000"}]})
+    for body in (in_resource, after_spans):
+        assert scan_document(body) is None
+        assert_same(body)
+
+
+def test_a_scan_made_ahead_is_taken_once_by_the_same_body(monkeypatch):
+    body = _body(_request([_span(), _span(spanId="1111111111111111")]))
+    monkeypatch.setattr(json_document, "LARGE_DOCUMENT_BYTES", 100)
+    scans = []
+    real_scan = json_document.scan_document
+    monkeypatch.setattr(json_document, "scan_document", lambda b: scans.append(1) or real_scan(b))
+    json_document.scan_ahead(body)
+    equal = bytes(bytearray(body))  # an equal body that is another object: scanned on its own
+    check_json(body)
+    records = [repr(r) for r in decode_document(body)]
+    assert len(scans) == 1 and len(records) == 2
+    check_json(equal)
+    assert len(scans) == 2 and not json_document._ahead
+    json_document.scan_ahead(body)
+    json_document.drop_scans_ahead()
+    assert not json_document._ahead
