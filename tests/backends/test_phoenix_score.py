@@ -31,11 +31,24 @@ def _score(tmp_path, name: str, *args: str) -> tuple:
 
 @pytest.fixture(scope="module")
 def traces_in_phoenix(phoenix):
-    """The example traces sent to Phoenix, and their time windows before any scoring."""
+    """The example traces sent to Phoenix, and their time windows before any scoring: taken
+    once Phoenix holds every span sent (it ingests a trace's spans apart, so a trace it lists
+    may still lack its root, and its window would grow)."""
     sent = send_otlp_json_file(phoenix.url, TRACES)
-    windows = wait_until(lambda: (lambda t: t if sent <= set(t) else None)(phoenix.traces()),
-                         120, "Phoenix to ingest the example traces")
+    want = _span_count(TRACES)
+    wait_until(lambda: len({s["context"]["span_id"] for s in phoenix.spans()
+                            if s["context"]["trace_id"] in sent}) >= want,
+               120, "Phoenix to ingest every span of the example traces")
+    windows = phoenix.traces()
     return {trace_id: windows[trace_id] for trace_id in sent}
+
+
+def _span_count(path) -> int:
+    """How many spans an OTLP JSON Lines file holds."""
+    with open(path, encoding="utf-8") as f:
+        requests = [json.loads(line) for line in f if line.strip()]
+    return sum(len(scope.get("spans", [])) for r in requests for rs in r.get("resourceSpans", [])
+               for scope in rs.get("scopeSpans", []))
 
 
 def _annotations_by_target(phoenix, episodes) -> tuple:
