@@ -125,27 +125,24 @@ def _without_lone_surrogates(body: Any) -> Optional[tuple]:
     stack = [value]
     while stack:
         item = stack.pop()
-        if type(item) is list:
-            for index, child in enumerate(item):
-                if type(child) is str:
-                    fixed, n = _LONE_SURROGATE.subn("\ufffd", child)
-                    if n:
-                        item[index], count = fixed, count + n
-                elif type(child) is list or type(child) is dict:
-                    stack.append(child)
-        elif type(item) is dict:
+        if type(item) is dict:
             if any(_LONE_SURROGATE.search(key) for key in item):
                 pairs = [(_LONE_SURROGATE.subn("\ufffd", k), v) for k, v in item.items()]
                 count += sum(n for (_, n), _ in pairs)
                 item.clear()
                 item.update((k, v) for (k, _), v in pairs)
-            for key, child in item.items():
-                if type(child) is str:
-                    fixed, n = _LONE_SURROGATE.subn("\ufffd", child)
-                    if n:
-                        item[key], count = fixed, count + n
-                elif type(child) is list or type(child) is dict:
-                    stack.append(child)
+            children = item.items()
+        elif type(item) is list:
+            children = enumerate(item)
+        else:  # the document itself may be a scalar
+            continue
+        for key, child in children:  # replacing a value in place: the size never changes
+            if type(child) is str:
+                fixed, n = _LONE_SURROGATE.subn("\ufffd", child)
+                if n:
+                    item[key], count = fixed, count + n
+            elif type(child) is list or type(child) is dict:
+                stack.append(child)
     if count == 0:
         return None
     plural = "s" if count != 1 else ""
