@@ -140,7 +140,10 @@ class ServeApp:
                                       overwrites=name in OVERWRITING_SINKS)
             exporter.start()
             self.exporters.append(exporter)
-        setup = ScoringSetup(store_path, gold, cfg.score_settings)
+        # the sinks whose requests can be framed from scores encoded in the scoring workers
+        encodings = tuple((name, sink.encoding) for name, (sink, _) in sinks.items()
+                          if getattr(sink, "encoding", None) is not None)
+        setup = ScoringSetup(store_path, gold, cfg.score_settings, encodings)
         self.scheduler = Scheduler(
             self.index, self.writer, Store(store_path, readonly=True), setup,
             self._make_executor, sinks=tuple(sinks), on_scored=self._wake_outbox,

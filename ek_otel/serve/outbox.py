@@ -85,7 +85,10 @@ class OutboxExporter:
 
     Args:
         name: The sink's name in the outbox table (``"file"``, ``"otlp"``).
-        sink: An object with ``send(envelopes) -> bool`` and ``close()``.
+        sink: An object with ``send(envelopes) -> bool`` and ``close()``; one that also has
+            an ``encoding`` (:class:`~ek_otel.emit.prepared.Encoding`) and
+            ``send_prepared(prepared)`` is sent the bytes the scoring workers prepared for it
+            (rows without them go through ``send``).
         writer: The store's group-commit writer (marks rows).
         open_reader: Opens a read connection on the store (called in the thread).
         file_path: For a file sink, its path: enables the exactly-once truncation.
@@ -205,21 +208,19 @@ class OutboxExporter:
 
     def _step(self, reader: Store) -> str:
         """Send one batch: ``"sent"``, ``"idle"`` (nothing pending) or ``"failed"``."""
-        from ..emit.envelope import ScoreEnvelope
-
         upserts = self.file_path is None
         rows = reader.pending_exports(self.name, self.batch, fresh_first=upserts)
         if not rows:
             return "idle"
         self._idle.clear()
         ids = [r.id for r in rows]
-        envelopes = [ScoreEnvelope.from_json(r.envelope) for r in rows]
+        send = self._sender(reader, rows)
         if self.file_path is not None:
             size = os.path.getsize(self.file_path) if os.path.exists(self.file_path) else 0
             self.writer.call(lambda s, ids=ids, size=size: s.mark_sending(ids, size))
         result = None
         try:
-            result = self.sink.send(envelopes)
+            result = send()
         except Exception as exc:  # a sink should not raise; treat as a failure
             _log.warning("sink %s raised: %s", self.name, exc)
         if result is not None and bool(result):
@@ -229,7 +230,7 @@ class OutboxExporter:
         failed_keys = set(getattr(result, "failed_keys", ()) or ())
         if failed_keys and upserts:
             # the sink wrote some of the batch (e.g. Phoenix lacks some spans yet): mark those
-            done = [row.id for row, env in zip(rows, envelopes) if env.key not in failed_keys]
+            done = [row.id for row in rows if row.key not in failed_keys]
             if done:
                 self.writer.call(lambda s, done=done: s.mark_exported(done,
                                                                       supersede=self.overwrites))
@@ -242,9 +243,23 @@ class OutboxExporter:
             self._truncate(reader)
         errors = "; ".join(getattr(result, "errors", ()) or ()) or "the sink said no"
         _log.warning("sink %s failed (%s); %d scores wait", self.name, errors, len(ids))
-        self._give_up_stale([(r, e) for r, e in zip(rows, envelopes) if r.id in set(ids)],
-                            result, now)
+        self._give_up_stale([r for r in rows if r.id in set(ids)], result, now)
         return "failed"
+
+    def _sender(self, reader: Store, rows: list) -> Callable[[], Any]:
+        """How to send ``rows``: the bytes the scoring workers prepared for this sink when
+        every row has them (framing and writing only), else their envelopes (read back and
+        encoded here: rows of an older store, or of a server run with other options)."""
+        from ..emit.envelope import ScoreEnvelope
+        from ..emit.prepared import parts
+
+        encoding = getattr(self.sink, "encoding", None)
+        if encoding is not None:
+            prepared = [parts(encoding, row.prepared) for row in rows]
+            if all(p is not None for p in prepared):
+                return lambda: self.sink.send_prepared(prepared)
+        envelopes = [ScoreEnvelope.from_json(reader.envelope_of(row)) for row in rows]
+        return lambda: self.sink.send(envelopes)
 
     def _give_up_stale(self, failed: list, result: Any, now: float) -> None:
         """Give up the failed rows refused for good, or whose run the backend does not have,
@@ -255,13 +270,13 @@ class OutboxExporter:
         unknown = set(getattr(result, "unknown_keys", ()) or ())
         reason = "; ".join(getattr(result, "errors", ()) or ()) or "refused"
         reasons = {}
-        for row, envelope in failed:
-            if not (permanent or envelope.key in unknown):
+        for row in failed:
+            if not (permanent or row.key in unknown):
                 continue  # transient (5xx, connection): keep retrying
             since = now if row.first_failed is None else row.first_failed
             if now - since < self.give_up_s:
                 continue
-            why = (f"{self.name} does not have the run" if envelope.key in unknown
+            why = (f"{self.name} does not have the run" if row.key in unknown
                    else f"{self.name} refused it") + f": {reason}"
             reasons[row.id] = why
             _log.warning("outbox %s: giving up the score of trace %s (revision %d) after "

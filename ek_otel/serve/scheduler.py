@@ -231,7 +231,8 @@ class Scheduler:
             return [store.record_score(
                 r.trace_id, r.revision, r.upto, task_id=r.task_id, matched=r.matched,
                 success=r.success, envelope=r.envelope, detail=r.detail,
-                comparability=r.comparability, sinks=sinks) for r in results]
+                comparability=r.comparability, sinks=sinks, prepared=dict(r.prepared))
+                for r in results]
 
         commit = self.writer.submit(record, after=lambda outcomes: self._recorded(items, outcomes))
         commit.add_done_callback(lambda c: self._commit_done(items, c))

@@ -43,9 +43,10 @@ from __future__ import annotations
 import sqlite3
 import time
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from ..errors import ConfigError
+from .outbox_rows import OutboxQueries, OutboxRow
 from .payload import payload_digest, unpack_payload
 
 __all__ = [
@@ -105,12 +106,13 @@ CREATE TABLE IF NOT EXISTS outbox(
     sink TEXT NOT NULL,              -- which sink: each one is delivered to independently
     trace_id TEXT NOT NULL,
     revision INTEGER NOT NULL,
-    envelope TEXT NOT NULL,
+    envelope TEXT NOT NULL,          -- the ScoreEnvelope JSON ('': the score row's, see prepared)
     attempts INTEGER NOT NULL DEFAULT 0,
     sending INTEGER,                 -- file sinks: the file size before the write began
     exported REAL,                   -- NULL until the sink accepted it, or gave it up
     first_failed REAL,               -- when the first export attempt failed
     given_up TEXT,                   -- why the row was given up (then exported is set too)
+    prepared BLOB,                   -- what the sink sends of the score (emit.prepared), or NULL
     UNIQUE(sink, trace_id, revision)
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(sink, exported, id);
@@ -215,20 +217,7 @@ class ScoreRow:
     comparability: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class OutboxRow:
-    """A score waiting to be exported."""
-
-    id: int
-    trace_id: str
-    revision: int
-    envelope: str
-    attempts: int
-    sending: Optional[int] = None
-    first_failed: Optional[float] = None
-
-
-class Store:
+class Store(OutboxQueries):
     """Transactions over the store; every method that writes is one transaction.
 
     Writes must come from one thread at a time (the group-commit writer's); reads may use
@@ -251,7 +240,8 @@ class Store:
                                 fields=("store",), path=path)
             self.conn.executescript(SCHEMA)
             columns = {r[1] for r in self.conn.execute("PRAGMA table_info(outbox)")}
-            for column, kind in (("first_failed", "REAL"), ("given_up", "TEXT")):
+            for column, kind in (("first_failed", "REAL"), ("given_up", "TEXT"),
+                                 ("prepared", "BLOB")):
                 if column not in columns:  # a store written by an older ek-otel
                     self.conn.execute(f"ALTER TABLE outbox ADD COLUMN {column} {kind}")
 
@@ -418,11 +408,15 @@ class Store:
         detail: Optional[str] = None,
         comparability: Optional[str] = None,
         sinks: Sequence[str] = (),
+        prepared: Optional[Mapping[str, bytes]] = None,
         now: Optional[float] = None,
     ) -> tuple:
         """Commit one scored revision: score row, outbox row, covered payloads, trace state.
 
-        One outbox row is added per name in ``sinks`` (when the episode matched a task).
+        One outbox row is added per name in ``sinks`` (when the episode matched a task). A
+        sink named in ``prepared`` gets those bytes (what it sends of the score,
+        :mod:`ek_otel.emit.prepared`) in its row, and no copy of the envelope: the score
+        row's is read when needed (:meth:`envelope_of`).
         Returns ``(recorded, open_trace)``: ``open_trace`` is the trace's :class:`OpenTraceRow`
         when it still has payloads not covered (newer than ``upto``: it stays open for the
         next revision), else None. A revision that is not the trace's next one (a scoring
@@ -430,11 +424,12 @@ class Store:
         """
         return self._transaction(
             self._record_score, trace_id, revision, upto, task_id, matched, success,
-            envelope, detail, comparability, tuple(sinks), time.time() if now is None else now,
+            envelope, detail, comparability, tuple(sinks), prepared or {},
+            time.time() if now is None else now,
         )
 
     def _record_score(self, trace_id, revision, upto, task_id, matched, success, envelope,
-                      detail, comparability, sinks, now):
+                      detail, comparability, sinks, prepared, now):
         row = self.conn.execute(
             "SELECT revisions FROM traces WHERE trace_id=?", (trace_id,)
         ).fetchone()
@@ -449,8 +444,10 @@ class Store:
         )
         if matched and envelope is not None:
             self.conn.executemany(
-                "INSERT INTO outbox(sink, trace_id, revision, envelope) VALUES(?, ?, ?, ?)",
-                [(sink, trace_id, revision, envelope) for sink in sinks],
+                "INSERT INTO outbox(sink, trace_id, revision, envelope, prepared) "
+                "VALUES(?, ?, ?, ?, ?)",
+                [(sink, trace_id, revision, "" if prepared.get(sink) else envelope,
+                  prepared.get(sink)) for sink in sinks],
             )
         # Payload ids grow with arrival, and a revision covers every payload up to its
         # ``upto``: the payloads still pending are those above the highest upto recorded.
@@ -482,107 +479,6 @@ class Store:
             "FROM traces WHERE trace_id=? AND state='open'", (trace_id,)
         ).fetchone()
         return None if r is None else OpenTraceRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5])
-
-    # -- outbox -----------------------------------------------------------------------------
-
-    def pending_exports(self, sink: str, limit: int = 100, *,
-                        fresh_first: bool = False) -> list[OutboxRow]:
-        """Scores not yet exported to ``sink``, oldest first.
-
-        With ``fresh_first``, rows never tried come before rows that failed (each group oldest
-        first), so rows a backend keeps refusing cannot hold back the ones behind them.
-
-        Example:
-            >>> s = Store(":memory:")
-            >>> s.pending_exports("otlp", fresh_first=True)
-            []
-        """
-        order = "(attempts > 0), id" if fresh_first else "id"
-        return [
-            OutboxRow(*r)
-            for r in self.conn.execute(
-                "SELECT id, trace_id, revision, envelope, attempts, sending, first_failed "
-                f"FROM outbox WHERE sink=? AND exported IS NULL ORDER BY {order} LIMIT ?",
-                (sink, limit),
-            )
-        ]
-
-    def mark_sending(self, ids: Iterable[int], offset: int) -> None:
-        """Record, before a file write, the file size it starts at (to undo a torn write)."""
-        self._transaction(
-            self.conn.executemany,
-            "UPDATE outbox SET sending=? WHERE id=? AND exported IS NULL",
-            [(offset, i) for i in ids],
-        )
-
-    def interrupted_write(self, sink: str) -> Optional[int]:
-        """The file offset of a write to ``sink`` that was started and never confirmed."""
-        row = self.conn.execute(
-            "SELECT MIN(sending) FROM outbox WHERE sink=? AND exported IS NULL "
-            "AND sending IS NOT NULL", (sink,)
-        ).fetchone()
-        return row[0]
-
-    def mark_exported(self, ids: Iterable[int], now: Optional[float] = None, *,
-                      supersede: bool = False) -> None:
-        """Mark outbox rows as exported (after the sink accepted them).
-
-        With ``supersede`` (sinks that upsert: a newer revision replaces an older one), older
-        revisions of the same trace still pending for that sink are marked exported too, so a
-        late retry of an old revision never overwrites the new one.
-        """
-        ts = time.time() if now is None else now
-        ids = list(ids)
-        self._transaction(
-            self.conn.executemany,
-            "UPDATE outbox SET exported=? WHERE id=? AND exported IS NULL",
-            [(ts, i) for i in ids],
-        )
-        if supersede:
-            self._transaction(
-                self.conn.executemany,
-                "UPDATE outbox SET exported=? WHERE exported IS NULL AND id IN ("
-                "SELECT o.id FROM outbox o JOIN outbox d ON o.sink=d.sink "
-                "AND o.trace_id=d.trace_id AND o.revision<d.revision WHERE d.id=?)",
-                [(ts, i) for i in ids],
-            )
-
-    def count_attempt(self, ids: Iterable[int], now: Optional[float] = None) -> None:
-        """Count a failed export attempt of outbox rows (the first failure's time is kept)."""
-        ts = time.time() if now is None else now
-        self._transaction(
-            self.conn.executemany,
-            "UPDATE outbox SET attempts=attempts+1, first_failed=COALESCE(first_failed, ?) "
-            "WHERE id=?",
-            [(ts, i) for i in ids],
-        )
-
-    def give_up(self, reasons: dict, now: Optional[float] = None) -> None:
-        """Stop exporting outbox rows: ``{row id: why}``. They count as ``export_failed``.
-
-        Example:
-            >>> s = Store(":memory:")
-            >>> s.give_up({})
-            >>> s.counts()["export_failed"]
-            0
-        """
-        ts = time.time() if now is None else now
-        self._transaction(
-            self.conn.executemany,
-            "UPDATE outbox SET exported=?, given_up=? WHERE id=? AND exported IS NULL",
-            [(ts, why, i) for i, why in reasons.items()],
-        )
-
-    def export_failures(self) -> list[tuple]:
-        """The given-up outbox rows: ``(sink, trace_id, revision, reason)``, oldest first.
-
-        Example:
-            >>> Store(":memory:").export_failures()
-            []
-        """
-        return [tuple(r) for r in self.conn.execute(
-            "SELECT sink, trace_id, revision, given_up FROM outbox WHERE given_up IS NOT NULL "
-            "ORDER BY id")]
 
     # -- reading scores ---------------------------------------------------------------------
 

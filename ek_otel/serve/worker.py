@@ -37,12 +37,15 @@ class ScoringSetup:
     """What a scoring worker needs to know (picklable: sent to worker processes).
 
     ``settings`` is the :class:`~ek_otel.scoring.settings.ScoreSettings` of the command line
-    as JSON (``""``: the defaults for the gold file).
+    as JSON (``""``: the defaults for the gold file). ``encodings`` are ``(sink name,
+    Encoding)`` pairs (:mod:`ek_otel.emit.prepared`): each score is also encoded for those
+    sinks here, so the receiver's outbox only frames and sends the bytes.
     """
 
     store_path: str
     gold: str
     settings: str = ""
+    encodings: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,8 @@ class ScoringResult:
     """The outcome of scoring one revision of one trace (what the store records).
 
     ``comparability`` is the episode's ``RunProvenance.comparability_key()`` as a list (the
-    report groups runs by it, as ``ek-otel score`` does).
+    report groups runs by it, as ``ek-otel score`` does). ``prepared`` holds ``(sink name,
+    bytes)``: the score encoded for that sink (a sink left out encodes it when sending).
     """
 
     trace_id: str
@@ -62,6 +66,7 @@ class ScoringResult:
     envelope: Optional[str]
     detail: Optional[str] = None
     comparability: Optional[str] = None
+    prepared: tuple = ()
 
 
 def decode_trace(payloads: Sequence[tuple[str, bytes]]) -> tuple[list, list]:
@@ -102,13 +107,15 @@ class TraceScorer:
     Args:
         gold: The gold task file.
         settings: The scoring settings as JSON (see :class:`ScoringSetup`).
+        encodings: ``(sink name, Encoding)`` pairs each score is prepared for.
     """
 
-    def __init__(self, gold: str, settings: str = ""):
+    def __init__(self, gold: str, settings: str = "", encodings: tuple = ()):
         from ..scoring.link import load_scoring
 
         self.gold = gold
         self.tasks, self.settings = load_scoring(gold, settings)
+        self.encodings = tuple(encodings)
 
     def episode_of(self, trace_id: str, payloads: Sequence[tuple[str, bytes]]) -> Any:
         """The episode of one trace's stored payloads."""
@@ -137,7 +144,33 @@ class TraceScorer:
                                  detail=outcome.reason, comparability=comparability)
         return ScoringResult(trace_id, revision, upto, task_id=outcome.task_id, matched=True,
                              success=bool(outcome.score.success),
-                             envelope=envelope_json(outcome), comparability=comparability)
+                             envelope=envelope_json(outcome), comparability=comparability,
+                             prepared=self.prepare(outcome))
+
+    def prepare(self, envelope: Any) -> tuple:
+        """``(sink name, bytes)`` of the score encoded for each sink that takes prepared
+        scores; a sink whose encoding fails is left out (its outbox encodes the envelope,
+        and reports the failure as it always did).
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
+            >>> from ek_otel.emit.prepared import Encoding
+            >>> scorer = TraceScorer.__new__(TraceScorer)
+            >>> scorer.encodings = (("file", Encoding("json")),)
+            >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"), ScoreProvenance("0"))
+            >>> [name for name, _ in scorer.prepare(env)], scorer.prepare("not a score")
+            (['file'], ())
+        """
+        from ..emit.prepared import encode_score
+
+        prepared = []
+        for name, encoding in self.encodings:
+            try:
+                prepared.append((name, encode_score(encoding, envelope)))
+            except Exception:  # noqa: BLE001 - the outbox meets the same error, and says it
+                continue
+        return tuple(prepared)
 
 
 def envelope_json(envelope: Any) -> str:
@@ -182,7 +215,8 @@ def _worker_state(setup: ScoringSetup) -> tuple[Any, Any]:
         from .store import Store
 
         _WORKER.clear()
-        state = (Store(setup.store_path, readonly=True), TraceScorer(setup.gold, setup.settings))
+        state = (Store(setup.store_path, readonly=True),
+                 TraceScorer(setup.gold, setup.settings, setup.encodings))
         _WORKER[setup] = state
     return state
 
@@ -219,6 +253,9 @@ def warm_up(setup: ScoringSetup) -> int:
     _, scorer = _worker_state(setup)
     try:  # an empty run: what scoring imports on its way (the matcher, the envelope, orjson)
         scorer.score("0" * 32, 0, 0, [])
+        if scorer.encodings:  # and what preparing a score imports (the OTel SDK)
+            from ..emit import prepared  # noqa: F401
+            from ..emit import encode  # noqa: F401
     except Exception:  # noqa: BLE001 - only a warm-up; a real failure shows when scoring
         pass
     return os.getpid()
