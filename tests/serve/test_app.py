@@ -370,3 +370,45 @@ def test_scoring_workers_start_ready_and_exit_when_the_server_is_killed(tmp_path
             return True
 
     wait_for(lambda: all(gone(pid) for pid in workers), 30, "the orphaned workers to exit")
+
+
+def test_the_file_the_workers_prepared_is_what_the_file_sink_writes_of_the_stored_scores(
+        tmp_path, start_server):
+    """Scores encoded in a scoring worker process and framed by the outbox: each batch's two
+    lines are, byte for byte, what FileSink.send writes for the stored envelopes of its
+    scores (the resource is the receiver's); the outbox rows hold the prepared bytes and no
+    second copy of the envelope. Late spans make a revision, written after the first."""
+    from ek_otel.emit.envelope import ScoreEnvelope
+    from ek_otel.emit.otlp_json import request_lines
+    from ek_otel.emit.encode import encode_log_records, encode_spans
+
+    scores_file = str(tmp_path / "scores.jsonl")
+    server = start_server(emit_file=scores_file, scorer_processes=1, grace_s=0.2)
+    ids = [tid(i, 0x77) for i in range(12)]
+    for i in range(0, len(ids), 3):
+        assert post(server.http_url + "/v1/traces", run_request(ids[i:i + 3])) == 200
+    wait_for(lambda: server.counts()["scores"] == len(ids), 60, "every trace scored")
+    assert post(server.http_url + "/v1/traces", run_request(ids[:1], late=True)) == 200
+    wait_for(lambda: server.counts()["scores"] == len(ids) + 1, 60, "the late revision")
+    wait_for(lambda: server.counts()["outbox_pending"] == 0, 60, "every score written")
+    store = str(tmp_path / "store.db")
+    envelopes = {(t, r): ScoreEnvelope.from_json(e) for t, r, e in store_rows(
+        store, "SELECT trace_id, revision, envelope FROM scores WHERE envelope IS NOT NULL")}
+    assert store_rows(store, "SELECT COUNT(*) FROM outbox WHERE prepared IS NOT NULL "
+                             "AND envelope = ''")[0][0] == len(envelopes) == len(ids) + 1
+    lines = open(scores_file).read().splitlines()
+    assert len(lines) % 2 == 0
+    written = []
+    for traces_line, logs_line in zip(lines[::2], lines[1::2]):
+        keys = []
+        for span in json.loads(traces_line)["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+            attrs = {a["key"]: a["value"] for a in span["attributes"]}
+            key = (span["traceId"], int(attrs["ek.revision"]["intValue"]))
+            if key not in keys:
+                keys.append(key)
+        batch = [envelopes[k] for k in keys]
+        assert [traces_line, logs_line] == request_lines(encode_spans(batch),
+                                                         encode_log_records(batch))
+        written.extend(keys)
+    assert sorted(written) == sorted(envelopes) and written.index((ids[0], 1)) > written.index(
+        (ids[0], 0))

@@ -328,3 +328,56 @@ def test_an_mlflow_without_the_run_gets_the_others_and_the_stuck_one_is_given_up
     gave_up = [r.getMessage() for r in caplog.records if "giving up" in r.getMessage()]
     assert len(gave_up) == 1 and f"{1:032x}" in gave_up[0] and "mlflow" in gave_up[0]
     writer.stop()
+
+
+def test_rows_prepared_for_the_sink_are_sent_as_bytes_and_the_others_from_their_envelopes(
+        tmp_path):
+    """A row prepared for another encoding (a restart with other options) or not at all (an
+    older store) sends the batch from the envelopes; the file is the same either way."""
+    from ek_otel.emit.prepared import Encoding, encode_score
+
+    class Recording(FileSink):
+        def __init__(self, path):
+            super().__init__(path)
+            self.calls: list = []
+
+        def send(self, envelopes):
+            self.calls.append("envelopes")
+            return super().send(envelopes)
+
+        def send_prepared(self, prepared):
+            self.calls.append("prepared")
+            return super().send_prepared(prepared)
+
+    def run(prepared_for) -> tuple:
+        path, out = str(tmp_path / f"{len(prepared_for)}.db"), str(tmp_path / f"{len(prepared_for)}.jsonl")
+        s = Store(path)
+        for i, encoding in enumerate(prepared_for):
+            tid = f"{i + 1:032x}"
+            s.ingest([IncomingChunk("traces", tid, b"p", ("01" * 8,), True)])
+            text = envelope(i)
+            data = None if encoding is None else encode_score(encoding, ScoreEnvelope.from_json(text))
+            s.record_score(tid, 0, s.max_payload_id(tid), task_id="t", matched=True,
+                           success=True, envelope=text, sinks=("file",),
+                           prepared={} if data is None else {"file": data})
+        s.close()
+        writer = GroupCommitWriter(lambda: Store(path))
+        writer.start()
+        sink = Recording(out)
+        exporter = OutboxExporter("file", sink, writer, lambda: Store(path, readonly=True),
+                                  file_path=out)
+        exporter.start()
+        wait_for(lambda: writer.call(lambda s: s.counts()["outbox_pending"]) == 0, 30, "sent")
+        exporter.stop(5)
+        writer.stop()
+        return sink.calls, open(out).read()
+
+    ours = Encoding("json", False, ("spans", "logs"))
+    prepared = run([ours] * 3)
+    other = run([ours, Encoding("json", True, ("spans", "logs")), ours, ours])
+    older = run([ours, None, ours, ours, ours])
+    assert prepared[0] == ["prepared"] and other[0] == older[0] == ["envelopes"]
+    reference = str(tmp_path / "reference.jsonl")
+    FileSink(reference).send([ScoreEnvelope.from_json(envelope(i)) for i in range(3)])
+    assert prepared[1] == open(reference).read()
+    assert other[1].count("\n") == older[1].count("\n") == 2

@@ -109,3 +109,40 @@ def test_payloads_are_stored_packed_and_read_back_as_split(tmp_path):
     s.record_score(T, 0, s.max_payload_id(T), task_id="t", matched=True, success=True,
                    envelope="{}")
     assert s.open_traces() == [] and s.counts()["open"] == 0
+
+
+#: The outbox table of the ek-otel before prepared scores (and of the first release: no
+#: first_failed, no given_up).
+_OLD_OUTBOX = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE outbox(
+    id INTEGER PRIMARY KEY, sink TEXT NOT NULL, trace_id TEXT NOT NULL,
+    revision INTEGER NOT NULL, envelope TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+    sending INTEGER, exported REAL, UNIQUE(sink, trace_id, revision));
+INSERT INTO outbox(sink, trace_id, revision, envelope) VALUES('file', 'ab', 0, '{"old": 1}');
+"""
+
+
+def test_an_older_store_opens_and_its_outbox_rows_keep_their_envelopes(tmp_path):
+    path = str(tmp_path / "old.db")
+    conn = sqlite3.connect(path)
+    conn.executescript(_OLD_OUTBOX)
+    conn.close()
+    s = Store(path)
+    (row,) = s.pending_exports("file")
+    assert row.prepared is None and s.envelope_of(row) == '{"old": 1}'
+    assert {"prepared", "first_failed", "given_up"} <= {
+        r[1] for r in s.conn.execute("PRAGMA table_info(outbox)")}
+    s.close()
+
+
+def test_a_prepared_outbox_row_reads_its_envelope_from_the_score_row():
+    s = Store(":memory:")
+    s.ingest([IncomingChunk("traces", T, b"p", ("01" * 8,), True)], now=1.0)
+    s.record_score(T, 0, s.max_payload_id(T), task_id="t", matched=True, success=True,
+                   envelope='{"e": 1}', sinks=("file", "phoenix"),
+                   prepared={"file": b"bytes"})
+    rows = {r[0]: r[1:] for r in s.conn.execute("SELECT sink, envelope, prepared FROM outbox")}
+    assert rows == {"file": ("", b"bytes"), "phoenix": ('{"e": 1}', None)}
+    (file_row,) = s.pending_exports("file")
+    assert file_row.prepared == b"bytes" and s.envelope_of(file_row) == '{"e": 1}'
