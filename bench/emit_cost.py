@@ -1,10 +1,15 @@
 """CPU per score of writing scores out: the outbox's work for a file sink, alone, in one process.
 
-Reads the envelopes a server stored (``scores.envelope`` of a store), then, as the outbox does
-for ``--emit-file``, reads each batch of 200 back (``ScoreEnvelope.from_json``) and hands it to
-a :class:`~ek_otel.emit.sinks.FileSink` (SDK span and log-record objects, the SDK's protobuf
+Reads what a server stored, then does what the outbox of the tree on ``PYTHONPATH`` does for
+``--emit-file``, batches of 200: with prepared scores (a tree whose ``FileSink`` has
+``send_prepared`` and a store whose outbox rows hold them: ``emit.prepared``, encoded by the
+scoring workers), it frames and writes their bytes; otherwise it reads each envelope back
+(``scores.envelope``, ``ScoreEnvelope.from_json``) and hands the batch to a
+:class:`~ek_otel.emit.sinks.FileSink` (SDK span and log-record objects, the SDK's protobuf
 encoders, the OTLP JSON mapping, ``json.dumps``, write and fsync). Prints one JSON line: the
-best CPU seconds per score of ``--repeat`` passes, and the bytes written per score.
+best CPU seconds per score of ``--repeat`` passes (``cpu_s_per_score``: the receiver's work),
+the bytes written per score, and with prepared scores what preparing one cost
+(``prepare_cpu_s_per_score``: the scoring worker's extra work, ``encode_score``).
 
 ``bench/all.py --only serve-scoring`` runs it on a store of its live run, for this tree and
 (``--before``) an earlier one, alternated.
@@ -36,9 +41,25 @@ def main(argv=None) -> int:
     conn = sqlite3.connect(f"file:{args.store}?mode=ro", uri=True)
     rows = [r[0] for r in conn.execute(
         "SELECT envelope FROM scores WHERE envelope IS NOT NULL LIMIT ?", (args.limit,))]
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(outbox)")}
+    prepared = [] if "prepared" not in columns or not hasattr(FileSink, "send_prepared") else [
+        r[0] for r in conn.execute("SELECT prepared FROM outbox WHERE sink='file' AND prepared "
+                                   "IS NOT NULL ORDER BY id LIMIT ?", (args.limit,))]
     conn.close()
     if not rows:
         raise SystemExit(f"{args.store}: no stored scores")
+    extra: dict = {}
+    if prepared:
+        from ek_otel.emit.prepared import encode_score, parts
+
+        encoding = FileSink(os.devnull).encoding
+        envelopes = [ScoreEnvelope.from_json(r) for r in rows]
+        encode_score(encoding, envelopes[0])
+        start = time.process_time()
+        for envelope in envelopes:
+            encode_score(encoding, envelope)
+        extra["prepare_cpu_s_per_score"] = (time.process_time() - start) / len(envelopes)
+        rows = prepared
     with tempfile.TemporaryDirectory(prefix="ek-emit-cost-") as folder:
         out = os.path.join(folder, "scores.jsonl")
 
@@ -47,7 +68,10 @@ def main(argv=None) -> int:
                 os.remove(out)
             sink = FileSink(out)
             for i in range(0, len(rows), 200):
-                if not sink.send([ScoreEnvelope.from_json(r) for r in rows[i:i + 200]]):
+                batch = rows[i:i + 200]
+                sent = (sink.send_prepared([parts(sink.encoding, r) for r in batch]) if prepared
+                        else sink.send([ScoreEnvelope.from_json(r) for r in batch]))
+                if not sent:
                     raise SystemExit("the file sink failed")
             sink.close()
 
@@ -59,7 +83,7 @@ def main(argv=None) -> int:
             best = min(best, time.process_time() - start)
         size = os.path.getsize(out)
     print(json.dumps({"scores": len(rows), "cpu_s_per_score": best / len(rows),
-                      "bytes_per_score": size / len(rows)}))
+                      "bytes_per_score": size / len(rows), "prepared": bool(prepared), **extra}))
     return 0
 
 
