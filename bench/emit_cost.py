@@ -51,13 +51,14 @@ def main(argv=None) -> int:
     extra: dict = {}
     if prepared:
         from ek_otel.emit.prepared import encode_score, parts
+        from ek_otel.serve.payload import pack_payload, unpack_payload
 
         encoding = FileSink(os.devnull).encoding
         envelopes = [ScoreEnvelope.from_json(r) for r in rows]
         encode_score(encoding, envelopes[0])
         start = time.process_time()
         for envelope in envelopes:
-            encode_score(encoding, envelope)
+            pack_payload(encode_score(encoding, envelope))
         extra["prepare_cpu_s_per_score"] = (time.process_time() - start) / len(envelopes)
         rows = prepared
     with tempfile.TemporaryDirectory(prefix="ek-emit-cost-") as folder:
@@ -69,7 +70,8 @@ def main(argv=None) -> int:
             sink = FileSink(out)
             for i in range(0, len(rows), 200):
                 batch = rows[i:i + 200]
-                sent = (sink.send_prepared([parts(sink.encoding, r) for r in batch]) if prepared
+                sent = (sink.send_prepared([parts(sink.encoding, unpack_payload(r))
+                                            for r in batch]) if prepared
                         else sink.send([ScoreEnvelope.from_json(r) for r in batch]))
                 if not sent:
                     raise SystemExit("the file sink failed")

@@ -252,10 +252,12 @@ class OutboxExporter:
         encoded here: rows of an older store, or of a server run with other options)."""
         from ..emit.envelope import ScoreEnvelope
         from ..emit.prepared import parts
+        from .payload import unpack_payload
 
         encoding = getattr(self.sink, "encoding", None)
         if encoding is not None:
-            prepared = [parts(encoding, row.prepared) for row in rows]
+            prepared = [parts(encoding, row.prepared and unpack_payload(row.prepared))
+                        for row in rows]
             if all(p is not None for p in prepared):
                 return lambda: self.sink.send_prepared(prepared)
         envelopes = [ScoreEnvelope.from_json(reader.envelope_of(row)) for row in rows]

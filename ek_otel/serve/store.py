@@ -112,7 +112,7 @@ CREATE TABLE IF NOT EXISTS outbox(
     exported REAL,                   -- NULL until the sink accepted it, or gave it up
     first_failed REAL,               -- when the first export attempt failed
     given_up TEXT,                   -- why the row was given up (then exported is set too)
-    prepared BLOB,                   -- what the sink sends of the score (emit.prepared), or NULL
+    prepared BLOB,                   -- what the sink sends of the score (emit.prepared), packed
     UNIQUE(sink, trace_id, revision)
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox(sink, exported, id);

@@ -54,7 +54,8 @@ class ScoringResult:
 
     ``comparability`` is the episode's ``RunProvenance.comparability_key()`` as a list (the
     report groups runs by it, as ``ek-otel score`` does). ``prepared`` holds ``(sink name,
-    bytes)``: the score encoded for that sink (a sink left out encodes it when sending).
+    bytes)``: the score encoded for that sink, zstd-packed (:func:`~ek_otel.serve.payload.pack_payload`;
+    a sink left out encodes it when sending).
     """
 
     trace_id: str
@@ -163,11 +164,12 @@ class TraceScorer:
             (['file'], ())
         """
         from ..emit.prepared import encode_score
+        from .payload import pack_payload
 
         prepared = []
         for name, encoding in self.encodings:
-            try:
-                prepared.append((name, encode_score(encoding, envelope)))
+            try:  # packed as payloads are: a quarter of the bytes to commit
+                prepared.append((name, pack_payload(encode_score(encoding, envelope))))
             except Exception:  # noqa: BLE001 - the outbox meets the same error, and says it
                 continue
         return tuple(prepared)
