@@ -44,7 +44,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-__all__ = ["Encoding", "Prepared", "encode_score", "parts", "json_lines", "protobuf_requests",
+__all__ = ["Encoding", "Prepared", "encode_score", "encode_scores", "parts", "json_lines", "protobuf_requests",
            "WIRES"]
 
 #: The wires a score can be prepared for: OTLP JSON (a file's lines) and OTLP protobuf.
@@ -112,7 +112,8 @@ def _items(request, resources: str, scopes: str, items: str) -> list:
 
 
 def encode_score(encoding: Encoding, envelope) -> bytes:
-    """The prepared bytes of one score (its answer score's spans and records included).
+    """The prepared bytes of one score (its answer score's spans and records included); see
+    :func:`encode_scores` for several encodings of it.
 
     Example:
         >>> from ek_otel.core.scores import EpisodeScore
@@ -122,9 +123,35 @@ def encode_score(encoding: Encoding, envelope) -> bytes:
         >>> got = parts(wire, encode_score(wire, env)); got.spans, len(got.logs) > 100
         (b'', True)
     """
+    return encode_scores([encoding], envelope)[0]
+
+
+def encode_scores(encodings: Sequence[Encoding], envelope) -> list:
+    """:func:`encode_score` for each encoding; the SDK's requests are made once for the
+    encodings that send the same spans (a file and an OTLP sink).
+
+    Example:
+        >>> from ek_otel.core.scores import EpisodeScore
+        >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
+        >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"), ScoreProvenance("0"))
+        >>> wires = [Encoding("json"), Encoding("protobuf")]
+        >>> encode_scores(wires, env) == [encode_score(w, env) for w in wires]
+        True
+    """
+    made: dict = {}
+    out = []
+    for encoding in encodings:
+        key = (encoding.phoenix, encoding.signals)
+        if key not in made:
+            made[key] = _requests([envelope], encoding.phoenix, encoding.signals)
+        out.append(_prepare(encoding, *made[key]))
+    return out
+
+
+def _prepare(encoding: Encoding, spans, logs) -> bytes:
+    """The prepared bytes of the requests of one score."""
     from .otlp_json import message_dict
 
-    spans, logs = _requests([envelope], encoding.phoenix, encoding.signals)
     chunks = []
     for request, names in ((spans, _SPAN_NAMES), (logs, _LOG_NAMES)):
         if request is None:
