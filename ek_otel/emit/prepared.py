@@ -113,7 +113,7 @@ def _items(request, resources: str, scopes: str, items: str) -> list:
 
 def encode_score(encoding: Encoding, envelope) -> bytes:
     """The prepared bytes of one score (its answer score's spans and records included); see
-    :func:`encode_scores` for several encodings of it.
+    :func:`encode_scores` for several scores and encodings at once.
 
     Example:
         >>> from ek_otel.core.scores import EpisodeScore
@@ -123,42 +123,61 @@ def encode_score(encoding: Encoding, envelope) -> bytes:
         >>> got = parts(wire, encode_score(wire, env)); got.spans, len(got.logs) > 100
         (b'', True)
     """
-    return encode_scores([encoding], envelope)[0]
+    return encode_scores([encoding], [envelope])[0][0]
 
 
-def encode_scores(encodings: Sequence[Encoding], envelope) -> list:
-    """:func:`encode_score` for each encoding; the SDK's requests are made once for the
+def encode_scores(encodings: Sequence[Encoding], envelopes: Sequence) -> list:
+    """For each envelope, its :func:`encode_score` bytes for each encoding: the SDK's
+    requests are made once for all the envelopes (each envelope's spans and records are told
+    apart by trace id; envelopes that share one are prepared one by one) and once for the
     encodings that send the same spans (a file and an OTLP sink).
 
     Example:
         >>> from ek_otel.core.scores import EpisodeScore
         >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
-        >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"), ScoreProvenance("0"))
+        >>> envs = [ScoreEnvelope(c * 32, "cd" * 8, "t", EpisodeScore("t"), ScoreProvenance("0"))
+        ...         for c in "ab"]
         >>> wires = [Encoding("json"), Encoding("protobuf")]
-        >>> encode_scores(wires, env) == [encode_score(w, env) for w in wires]
+        >>> encode_scores(wires, envs) == [[encode_score(w, e) for w in wires] for e in envs]
         True
     """
+    ids = [bytes.fromhex(e.trace_id) for e in envelopes]
+    if len(set(ids)) < len(ids):
+        return [encode_scores(encodings, [e])[0] for e in envelopes]
+    index = {trace_id: i for i, trace_id in enumerate(ids)}
     made: dict = {}
-    out = []
+    out: list = [[] for _ in envelopes]
     for encoding in encodings:
         key = (encoding.phoenix, encoding.signals)
         if key not in made:
-            made[key] = _requests([envelope], encoding.phoenix, encoding.signals)
-        out.append(_prepare(encoding, *made[key]))
+            spans, logs = _requests(envelopes, *key)
+            made[key] = (_by_score(spans, _SPAN_NAMES, index), _by_score(logs, _LOG_NAMES, index))
+        spans, logs = made[key]
+        for i, row in enumerate(out):
+            row.append(_prepare(encoding, spans[i], logs[i]))
+    return out
+
+
+def _by_score(request, names: tuple, index: dict) -> list:
+    """The items of a request, per score (by the position of their trace id in ``index``);
+    None for each score when the signal is not sent."""
+    if request is None:
+        return [None] * len(index)
+    out: list = [[] for _ in index]
+    for item in _items(request, *names):
+        out[index[item.trace_id]].append(item)
     return out
 
 
 def _prepare(encoding: Encoding, spans, logs) -> bytes:
-    """The prepared bytes of the requests of one score."""
+    """The prepared bytes of one score's spans and log records (None: a signal not sent)."""
     from .otlp_json import message_dict
 
     chunks = []
-    for request, names in ((spans, _SPAN_NAMES), (logs, _LOG_NAMES)):
-        if request is None:
+    for messages in (spans, logs):
+        if messages is None:
             chunks.append(b"")
-            continue
-        messages = _items(request, *names)
-        if encoding.wire == "json":
+        elif encoding.wire == "json":
             chunks.append(",".join(json.dumps(message_dict(m), separators=_SEPARATORS)
                                    for m in messages).encode())
         else:

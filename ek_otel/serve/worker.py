@@ -129,7 +129,15 @@ class TraceScorer:
 
     def score(self, trace_id: str, revision: int, upto: int,
               payloads: Sequence[tuple[str, bytes]]) -> ScoringResult:
-        """Score the payloads of one trace as revision ``revision``."""
+        """Score the payloads of one trace as revision ``revision``, with its :meth:`prepare`
+        bytes."""
+        result, envelope = self.score_unprepared(trace_id, revision, upto, payloads)
+        return self.prepare_all([result], [envelope])[0]
+
+    def score_unprepared(self, trace_id: str, revision: int, upto: int,
+                         payloads: Sequence[tuple[str, bytes]]) -> tuple:
+        """``(result, envelope)``: :meth:`score` without the prepared bytes, and the score's
+        envelope (None when unmatched) to prepare them from (:meth:`prepare_all`)."""
         import json
 
         from ..core.episode import RunProvenance
@@ -142,16 +150,45 @@ class TraceScorer:
         if isinstance(outcome, Unmatched):
             return ScoringResult(trace_id, revision, upto, task_id=outcome.task_id or None,
                                  matched=False, success=None, envelope=None,
-                                 detail=outcome.reason, comparability=comparability)
+                                 detail=outcome.reason, comparability=comparability), None
         return ScoringResult(trace_id, revision, upto, task_id=outcome.task_id, matched=True,
                              success=bool(outcome.score.success),
-                             envelope=envelope_json(outcome), comparability=comparability,
-                             prepared=self.prepare(outcome))
+                             envelope=envelope_json(outcome), comparability=comparability), outcome
+
+    def prepare_all(self, results: Sequence[ScoringResult], envelopes: Sequence[Any]) -> list:
+        """``results`` with the :meth:`prepare` bytes of their ``envelopes`` (None: not
+        matched), the SDK's requests made once for all of them (one job of the scheduler).
+
+        Example:
+            >>> scorer = TraceScorer.__new__(TraceScorer); scorer.encodings = ()
+            >>> scorer.prepare_all([], [])
+            []
+        """
+        import dataclasses
+
+        from ..emit.prepared import encode_scores
+        from .payload import pack_payload
+
+        matched = [(i, e) for i, e in enumerate(envelopes) if e is not None]
+        if not self.encodings or not matched:
+            return list(results)
+        out = list(results)
+        try:
+            made = encode_scores([encoding for _, encoding in self.encodings],
+                                 [e for _, e in matched])
+            prepared = [tuple((name, pack_payload(data))
+                              for (name, _), data in zip(self.encodings, row)) for row in made]
+        except Exception:  # noqa: BLE001 - then one by one: the others may work
+            prepared = [self.prepare(e) for _, e in matched]
+        for (i, _), p in zip(matched, prepared):
+            out[i] = dataclasses.replace(out[i], prepared=p)
+        return out
 
     def prepare(self, envelope: Any) -> tuple:
         """``(sink name, bytes)`` of the score encoded for each sink that takes prepared
-        scores; a sink whose encoding fails is left out (its outbox encodes the envelope,
-        and reports the failure as it always did).
+        scores, packed as payloads are (:func:`~ek_otel.serve.payload.pack_payload`: a
+        quarter of the bytes to commit); a sink whose encoding fails is left out (its outbox
+        encodes the envelope, and reports the failure as it always did).
 
         Example:
             >>> from ek_otel.core.scores import EpisodeScore
@@ -166,8 +203,8 @@ class TraceScorer:
         from ..emit.prepared import encode_score, encode_scores
         from .payload import pack_payload
 
-        try:  # the SDK's requests made once for all (packed as payloads: a quarter the bytes)
-            made = encode_scores([encoding for _, encoding in self.encodings], envelope)
+        try:  # the SDK's requests made once for all the sinks
+            (made,) = encode_scores([encoding for _, encoding in self.encodings], [envelope])
             return tuple((name, pack_payload(data))
                          for (name, _), data in zip(self.encodings, made))
         except Exception:  # noqa: BLE001 - then each alone: the others may work
@@ -236,19 +273,25 @@ def score_trace(setup: ScoringSetup, trace_id: str, revision: int, upto: int) ->
     fail again): it becomes an unmatched result carrying the error, so the trace is closed
     and reported rather than retried forever.
     """
-    store, scorer = _worker_state(setup)
-    payloads = store.payloads_for(trace_id, upto)
-    try:
-        return scorer.score(trace_id, revision, upto, payloads)
-    except Exception as exc:  # noqa: BLE001 - recorded in the store, see docstring
-        return ScoringResult(trace_id, revision, upto, task_id=None, matched=False,
-                             success=None, envelope=None,
-                             detail=f"scoring failed: {type(exc).__name__}: {exc}"[:2000])
+    return score_traces(setup, ((trace_id, revision, upto),))[0]
 
 
 def score_traces(setup: ScoringSetup, items: tuple) -> list:
-    """Worker entry point for a batch of ``(trace_id, revision, upto)``: one result each."""
-    return [score_trace(setup, trace_id, revision, upto) for trace_id, revision, upto in items]
+    """Worker entry point for a batch of ``(trace_id, revision, upto)``: one result each
+    (see :func:`score_trace`), their scores prepared for the sinks at once
+    (:meth:`TraceScorer.prepare_all`)."""
+    store, scorer = _worker_state(setup)
+    outcomes = []
+    for trace_id, revision, upto in items:
+        payloads = store.payloads_for(trace_id, upto)
+        try:
+            outcomes.append(scorer.score_unprepared(trace_id, revision, upto, payloads))
+        except Exception as exc:  # noqa: BLE001 - recorded in the store, see score_trace
+            outcomes.append((ScoringResult(
+                trace_id, revision, upto, task_id=None, matched=False, success=None,
+                envelope=None, detail=f"scoring failed: {type(exc).__name__}: {exc}"[:2000]),
+                None))
+    return scorer.prepare_all([r for r, _ in outcomes], [e for _, e in outcomes])
 
 
 def warm_up(setup: ScoringSetup) -> int:

@@ -14,7 +14,8 @@ from ek_otel.core.scores import ArgDiff, CallRow, EpisodeScore, Score
 from ek_otel.emit.encode import ek_resource, encode_log_records, encode_spans
 from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
 from ek_otel.emit.otlp_json import request_lines
-from ek_otel.emit.prepared import Encoding, encode_score, json_lines, parts, protobuf_requests
+from ek_otel.emit.prepared import (Encoding, encode_score, encode_scores, json_lines, parts,
+                                    protobuf_requests)
 from ek_otel.emit.sinks import FileSink
 
 
@@ -99,3 +100,11 @@ def test_scores_prepared_in_other_processes_are_written_as_this_process_wrote_th
     text = open(sink.path).read()
     assert text == open(reference.path).read()
     assert ek_resource().attributes["service.instance.id"] in text
+
+
+def test_several_scores_and_encodings_at_once_are_each_prepared_alone():
+    encodings = [Encoding("json", True), Encoding("protobuf", True), Encoding("json")]
+    alone = [[encode_score(w, e) for w in encodings] for e in ENVELOPES]
+    assert encode_scores(encodings, ENVELOPES) == alone
+    twice = [ENVELOPES[0], ENVELOPES[1], ENVELOPES[0]]      # two scores of one trace
+    assert encode_scores(encodings, twice) == [alone[0], alone[1], alone[0]]

@@ -203,17 +203,17 @@ def test_scores_sent_back_to_the_server_are_not_scored_again(start_server):
 def test_a_trace_that_kills_its_scoring_worker_is_isolated_and_recorded(start_server, monkeypatch):
     """A poison trace (its worker dies) is retried alone, then recorded as failed; the others
     batched with it are scored."""
-    import ek_otel.serve.worker as worker
+    import ek_otel.serve.scheduler as scheduler
 
     poison = tid(7, 0x44)
-    real = worker.score_trace
+    real = scheduler.score_traces
 
-    def crashing(setup, trace_id, revision, upto):
-        if trace_id == poison:
+    def crashing(setup, items):
+        if any(trace_id == poison for trace_id, _, _ in items):
             raise SystemExit("worker died")       # what a dead worker looks like to the pool
-        return real(setup, trace_id, revision, upto)
+        return real(setup, items)
 
-    monkeypatch.setattr(worker, "score_trace", crashing)
+    monkeypatch.setattr(scheduler, "score_traces", crashing)
     server = start_server()
     ids = [tid(i, 0x44) for i in range(8)]
     assert post(server.http_url + "/v1/traces", run_request(ids)) == 200
