@@ -468,7 +468,7 @@ def _emit_cost(args, store: str, sides: dict) -> dict:
     row("writing one score out (--emit-file's outbox work), CPU", f"{this * 1e3:.3f} ms", "",
         f"{out['this']['bytes_per_score']:,.0f} bytes per score (bench/emit_cost.py)")
     if "prepare_cpu_s_per_score" in out["this"]:
-        row("  preparing it (in the scoring worker: emit.prepared.encode_score), CPU",
+        row("  preparing it (in the scoring worker: emit.prepared.encode_scores), CPU",
             f"{out['this']['prepare_cpu_s_per_score'] * 1e3:.3f} ms", "", "")
     if "before" in out:
         then = out["before"]["cpu_s_per_score"]

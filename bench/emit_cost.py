@@ -9,7 +9,8 @@ scoring workers), it frames and writes their bytes; otherwise it reads each enve
 encoders, the OTLP JSON mapping, ``json.dumps``, write and fsync). Prints one JSON line: the
 best CPU seconds per score of ``--repeat`` passes (``cpu_s_per_score``: the receiver's work),
 the bytes written per score, and with prepared scores what preparing one cost
-(``prepare_cpu_s_per_score``: the scoring worker's extra work, ``encode_score``).
+(``prepare_cpu_s_per_score``: the scoring worker's extra work, ``encode_scores`` on jobs
+of 32 scores, packed).
 
 ``bench/all.py --only serve-scoring`` runs it on a store of its live run, for this tree and
 (``--before``) an earlier one, alternated.
@@ -50,15 +51,16 @@ def main(argv=None) -> int:
         raise SystemExit(f"{args.store}: no stored scores")
     extra: dict = {}
     if prepared:
-        from ek_otel.emit.prepared import encode_score, parts
+        from ek_otel.emit.prepared import encode_scores, parts
         from ek_otel.serve.payload import pack_payload, unpack_payload
 
         encoding = FileSink(os.devnull).encoding
         envelopes = [ScoreEnvelope.from_json(r) for r in rows]
-        encode_score(encoding, envelopes[0])
+        encode_scores([encoding], envelopes[:1])
         start = time.process_time()
-        for envelope in envelopes:
-            pack_payload(encode_score(encoding, envelope))
+        for i in range(0, len(envelopes), 32):  # as the worker does: a job of 32 traces at once
+            for (data,) in encode_scores([encoding], envelopes[i:i + 32]):
+                pack_payload(data)
         extra["prepare_cpu_s_per_score"] = (time.process_time() - start) / len(envelopes)
         rows = prepared
     with tempfile.TemporaryDirectory(prefix="ek-emit-cost-") as folder:
