@@ -57,6 +57,8 @@ __all__ = [
     "OutboxRow",
     "Store",
     "NotAStore",
+    "NewerStore",
+    "STORE_FORMAT",
     "connect",
 ]
 
@@ -173,6 +175,31 @@ class NotAStore(ConfigError):
     """
 
 
+class NewerStore(ConfigError):
+    """The store was written by a newer ek-otel, whose rows this one cannot read.
+
+    A store records its format in SQLite's ``user_version`` (:data:`STORE_FORMAT`); one of a
+    higher format is refused, never half-read.
+
+    Example:
+        >>> import os, sqlite3, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "s.db")
+        >>> Store(path).close()
+        >>> sqlite3.connect(path).execute("PRAGMA user_version=99").connection.close()
+        >>> Store(path)
+        Traceback (most recent call last):
+        ...
+        ek_otel.serve.store.NewerStore: ...s.db: written by a newer ek-otel (store format 99; this one reads up to 2); upgrade ek-otel or choose another store
+    """
+
+
+#: The store's format, kept in SQLite's ``user_version``. 0: no stamp (stores before
+#: formats were recorded: opened and brought up to date); 2: outbox rows may hold a sink's
+#: prepared bytes and no envelope copy (``outbox.prepared``), which an ek-otel of format 0
+#: cannot send (it retries them with a warning, and loses nothing).
+STORE_FORMAT = 2
+
+
 @dataclass(frozen=True)
 class IncomingChunk:
     """One trace's share of a request, as the receiver hands it to the store.
@@ -229,6 +256,12 @@ class Store(OutboxQueries):
         self.path = path
         self.conn = connect(path, synchronous=synchronous, readonly=readonly,
                             autocheckpoint_pages=autocheckpoint_pages)
+        stamped = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if stamped > STORE_FORMAT:
+            self.conn.close()
+            raise NewerStore(f"written by a newer ek-otel (store format {stamped}; this one reads up "
+                             f"to {STORE_FORMAT}); upgrade ek-otel or choose another {{store}}",
+                             fields=("store",), path=path)
         if not readonly:
             tables = {r[0] for r in self.conn.execute(
                 "SELECT name FROM sqlite_master WHERE type='table'")}
@@ -244,6 +277,8 @@ class Store(OutboxQueries):
                                  ("prepared", "BLOB")):
                 if column not in columns:  # a store written by an older ek-otel
                     self.conn.execute(f"ALTER TABLE outbox ADD COLUMN {column} {kind}")
+            if stamped != STORE_FORMAT:
+                self.conn.execute(f"PRAGMA user_version={STORE_FORMAT}")
 
     def close(self) -> None:
         """Close the connection (safe to call twice)."""

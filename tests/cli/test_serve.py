@@ -109,9 +109,19 @@ def test_a_store_that_is_not_ours_is_one_line_and_exit_2(gold_file, tmp_path):
     conn.execute("CREATE TABLE users(name)")
     conn.commit()
     conn.close()
+    from ek_otel.serve.store import STORE_FORMAT, Store
+
+    newer = tmp_path / "newer.db"
+    Store(str(newer)).close()
+    conn = sqlite3.connect(newer)
+    conn.execute(f"PRAGMA user_version={STORE_FORMAT + 1}")
+    conn.close()
     for store, message in ((corrupt, "not a database"),
                            (foreign, "not an ek-otel store (it holds other tables: users); "
-                                     "choose another --store\n")):
+                                     "choose another --store\n"),
+                           (newer, f"written by a newer ek-otel (store format {STORE_FORMAT + 1}; "
+                                   f"this one reads up to {STORE_FORMAT}); upgrade ek-otel or "
+                                   "choose another --store\n")):
         proc = _serve(gold_file, store)
         assert proc.returncode == 2, proc.stderr
         assert message in proc.stderr and "Traceback" not in proc.stderr

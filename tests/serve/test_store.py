@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from ek_otel.serve.store import IncomingChunk, Store
+import pytest
+
+from ek_otel.serve.store import STORE_FORMAT, IncomingChunk, NewerStore, Store
 
 T = "ab" * 16
 
@@ -133,7 +135,20 @@ def test_an_older_store_opens_and_its_outbox_rows_keep_their_envelopes(tmp_path)
     assert row.prepared is None and s.envelope_of(row) == '{"old": 1}'
     assert {"prepared", "first_failed", "given_up"} <= {
         r[1] for r in s.conn.execute("PRAGMA table_info(outbox)")}
+    assert s.conn.execute("PRAGMA user_version").fetchone()[0] == STORE_FORMAT
     s.close()
+
+
+def test_a_store_of_a_newer_format_is_refused_for_writing_and_reading(tmp_path):
+    """Its outbox rows may be what this ek-otel cannot send: refused, never half-read."""
+    path = str(tmp_path / "newer.db")
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={STORE_FORMAT + 1}")
+    conn.close()
+    for readonly in (False, True):
+        with pytest.raises(NewerStore, match=f"store format {STORE_FORMAT + 1}; this one reads up to"):
+            Store(path, readonly=readonly)
 
 
 def test_a_prepared_outbox_row_reads_its_envelope_from_the_score_row():
