@@ -203,7 +203,8 @@ def build_episode(
         root_end_ns=_root_end_ns(root),
     )
     task_id = _task_id(roots, task_id_keys)
-    meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded)
+    without_usage = _calls_without_usage(clusters)
+    meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded, without_usage)
     not_a_run = sc.not_a_run_kind(
         (n.span for n in nodes.values()),
         model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured,
@@ -216,7 +217,7 @@ def build_episode(
         trajectory=Trajectory(steps),
         output=final_text if final_text is not None else (
             _root_output(root) or _agent_output(agent)),
-        cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes)),
+        cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes, without_usage)),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
         meta=meta,
@@ -281,10 +282,10 @@ def _cost(usage: sc.Usage, retries: int, roots: Sequence[Node], nodes: Mapping,
     )
 
 
-def _uncounted_calls(clusters: Mapping, nodes: Mapping) -> int:
+def _uncounted_calls(clusters: Mapping, nodes: Mapping, without: int) -> int:
     """The model calls whose tokens the Cost lacks: those without usage, unless no call had
-    any and an aggregate span's total (``usage_of_clusters``' fallback) covers them all."""
-    without = _calls_without_usage(clusters)
+    any and an aggregate span's total (``usage_of_clusters``' fallback) covers them all
+    (``without``: :func:`_calls_without_usage`, counted once for the meta too)."""
     if without and without == len(clusters) and any(
             n.usage is not None for n in nodes.values() if n.role in (sc.AGENT, sc.OTHER)):
         return 0
@@ -307,14 +308,15 @@ def _run(clusters: Mapping, scaffold: str) -> RunProvenance:
     )
 
 
-def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecorded: int) -> dict:
+def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecorded: int,
+          without_usage: int) -> dict:
     return {
         "trace_ids": trace_ids,
         "bad_spans": bad,
         "model_calls": distinct_calls(clusters),
         # model calls that no model span gave a token count (the package recorded none):
         # unless an aggregate span's total covers them, the Cost is short by their tokens
-        "model_calls_without_usage": _calls_without_usage(clusters),
+        "model_calls_without_usage": without_usage,
         "uncaptured_tool_calls": uncaptured,
         "unrecorded_model_outputs": unrecorded,
     }
@@ -323,6 +325,11 @@ def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecor
 def _calls_without_usage(clusters: Mapping) -> int:
     count = 0
     for members in clusters.values():
+        if len(members) == 1:  # the common case, without a generator
+            node = members[0]
+            if node.usage is None and not node.error:
+                count += 1
+            continue
         if all(node.error for node in members):
             continue  # a failed call: nothing billed for a span to show
         for node in members:

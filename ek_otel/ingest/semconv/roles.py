@@ -101,10 +101,14 @@ def span_role(span: Any) -> str:
     name = getattr(span, "name", "") or ""
     if name.endswith(_NOT_MODEL_CALL_SUFFIXES):
         return OTHER
-    if text_or_empty(attributes.get(TOOL_NAME)) in GROUPING_TOOL_NAMES:
+    get = attributes.get
+    if text_or_empty(get(TOOL_NAME)) in GROUPING_TOOL_NAMES:
         return OTHER  # a span over other tool executions is no call
     for key, normalize, roles in _ROLE_BY_ATTRIBUTE:
-        role = roles.get(normalize(text_or_empty(attributes.get(key))))
+        value = get(key)
+        if type(value) is not str and not isinstance(value, str):
+            continue  # absent or no text: no role ("" names none in any table)
+        role = roles.get(normalize(value))
         if role is not None:
             return role
     if name in _MODEL_SPAN_NAMES:
