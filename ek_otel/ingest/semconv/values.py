@@ -87,10 +87,11 @@ def as_float(value: Any) -> Optional[float]:
     return None
 
 
-#: Digits to "0" and every other byte to " ": a run of 19 zeros then marks a run of 19
-#: digits, an integer orjson might read as a float (beyond 64 bits). Five times faster
-#: than a regular expression.
-_DIGIT_RUNS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+#: Digits to "0", "[" and "{" to "[", every other byte to " ": a run of 19 zeros then
+#: marks a run of 19 digits, an integer orjson might read as a float (beyond 64 bits), and
+#: the count of "[" is that of the brackets that open arrays and objects. Five times faster
+#: than a regular expression, and one pass for both questions.
+_DIGIT_RUNS = bytes(48 if 48 <= i <= 57 else 91 if i in (91, 123) else 32 for i in range(256))
 _LONG_RUN = b"0" * 19
 
 #: Bad-input reasons of :func:`loads` (the values of ``ingest.bad_input``'s constants; this
@@ -162,6 +163,11 @@ def _capped(value: Any, data: Any) -> Any:
     if data.count("[" if type(data) is str else b"[") + data.count(
             "{" if type(data) is str else b"{") <= MAX_ATTRIBUTE_JSON_DEPTH:
         return value
+    return _cut_deep(value)
+
+
+def _cut_deep(value: Any) -> Any:
+    """``value`` cut at ``MAX_ATTRIBUTE_JSON_DEPTH`` levels when it is deeper, and noted."""
     if not _deeper_than(value, MAX_ATTRIBUTE_JSON_DEPTH):
         return value
     _note(_DEEP_NESTING, f"JSON inside an attribute nested more than {MAX_ATTRIBUTE_JSON_DEPTH} "
@@ -246,14 +252,17 @@ def loads(text: str) -> Any:
             data = text.encode()
         except UnicodeEncodeError:  # lone surrogates, which orjson refuses
             return _stdlib_loads(text)
-        if _LONG_RUN not in data.translate(_DIGIT_RUNS):
+        scan = data.translate(_DIGIT_RUNS)
+        if _LONG_RUN not in scan:
             try:
                 value = _orjson_loads(data)
             except _OrjsonError:
                 pass
             else:
-                if type(value) is dict or type(value) is list:
-                    return _capped(value, data)
+                # text with fewer brackets than the limit cannot be deeper (as _capped)
+                if (type(value) is dict or type(value) is list) and scan.count(
+                        b"[") > MAX_ATTRIBUTE_JSON_DEPTH:
+                    return _cut_deep(value)
                 return value
     return _stdlib_loads(text)
 
