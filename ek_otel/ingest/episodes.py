@@ -297,8 +297,10 @@ def _run(clusters: Mapping, scaffold: str) -> RunProvenance:
     first requested seed and temperature, read leaf spans first."""
     # model calls in time order; within one (an agent's span around a client's), the
     # innermost span first: it saw the request and the response closest to the wire
-    leaves_first = [n for members in sorted(clusters.values(), key=lambda m: m[0].order)
-                    for n in sorted(members, key=lambda n: (-n.depth, n.order))]
+    # (clusters_of gives the clusters in the time order of their first span)
+    leaves_first = [n for members in clusters.values()
+                    for n in (members if len(members) == 1
+                              else sorted(members, key=lambda n: (-n.depth, n.order)))]
     model = _first(leaves_first, sc.response_model_of) or _first(leaves_first, sc.request_model_of)
     return RunProvenance(
         seed=_first(leaves_first, sc.seed_of),

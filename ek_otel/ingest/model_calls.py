@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Optional
 
 from . import semconv as sc
@@ -32,7 +33,9 @@ __all__ = ["clusters_of", "usage_of_clusters", "Requested", "requested_calls", "
 
 
 def clusters_of(nodes: Mapping) -> dict:
-    """Model spans grouped by their outermost model-span ancestor (one model call each)."""
+    """Model spans grouped by their outermost model-span ancestor (one model call each):
+    each cluster's spans in time order (:func:`by_time`), the clusters in the time order of
+    their first span."""
     clusters: dict = {}
     outermost = outermost_above(nodes, _is_model)
     for node in by_time(nodes.values()):
@@ -158,7 +161,7 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
         output = model_output_of_log(log)
         if output:
             answers.append((log.time_ns, output, holder))
-    answers.sort(key=lambda a: a[0])
+    answers.sort(key=_FIRST)
     requested: list = []
     seen_ids: set = set()
     final_text = None
@@ -179,6 +182,9 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
                 seen_ids.add(call.call_id)
                 requested.append(Requested(call, log.time_ns, nodes.get(log.span_id)))
     return requested, final_text, uncaptured, unrecorded
+
+
+_FIRST = itemgetter(0)
 
 
 def distinct_calls(clusters: Mapping) -> int:

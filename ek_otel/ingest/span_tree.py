@@ -262,6 +262,8 @@ def roots_of(nodes: Mapping) -> list:
     roots: dict = {}
     for node in by_time(n for n in nodes.values() if n.parent is None):
         roots.setdefault(node.span.trace_id, node)
+    if len(roots) < 2:  # one trace: nothing to sort
+        return list(roots.values())
     return sorted(roots.values(), key=lambda n: (n.span.start_ns, n.span_id))
 
 
