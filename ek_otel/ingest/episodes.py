@@ -179,7 +179,8 @@ def build_episode(
     nodes, bad = build_tree(spans, logs, report)
     roots = roots_of(nodes)
     root = roots[0] if roots else None
-    clusters = clusters_of(nodes)
+    all_by_time = by_time(nodes.values())
+    clusters = clusters_of(nodes, all_by_time)
     usage, retries = usage_of_clusters(nodes, clusters)
     requested, final_text, uncaptured, unrecorded = requested_calls(clusters, logs, nodes)
     steps = merge_steps(requested, tool_executions(nodes))
@@ -193,7 +194,7 @@ def build_episode(
         source=source,
         trace_id=trace_ids[0] if trace_ids else "",
         root_span_id=root.span_id if root is not None else "",
-        conversation_id=_conversation_id(nodes),
+        conversation_id=_conversation_id(all_by_time),
         service_name=service_name,
         service_version=service_version,
         agent_name=agent_name,
@@ -263,9 +264,8 @@ def _trace_ids(roots: Sequence[Node], logs: Sequence[LogRecord]) -> list:
     return trace_ids
 
 
-def _conversation_id(nodes: Mapping) -> Optional[str]:
+def _conversation_id(all_by_time: Sequence[Node]) -> Optional[str]:
     """The first conversation id of the spans in time order, else the first session id."""
-    all_by_time = by_time(nodes.values())
     return _first(all_by_time, sc.conversation_id_of) or _first(all_by_time, sc.session_id_of)
 
 

@@ -32,13 +32,13 @@ from .span_tree import Node, by_time, nearest_above, outermost_above, with_desce
 __all__ = ["clusters_of", "usage_of_clusters", "Requested", "requested_calls", "distinct_calls"]
 
 
-def clusters_of(nodes: Mapping) -> dict:
+def clusters_of(nodes: Mapping, ordered: Optional[Sequence[Node]] = None) -> dict:
     """Model spans grouped by their outermost model-span ancestor (one model call each):
     each cluster's spans in time order (:func:`by_time`), the clusters in the time order of
-    their first span."""
+    their first span. ``ordered``: ``by_time(nodes.values())``, when the caller has it."""
     clusters: dict = {}
     outermost = outermost_above(nodes, _is_model)
-    for node in by_time(nodes.values()):
+    for node in by_time(nodes.values()) if ordered is None else ordered:
         if node.role != sc.MODEL:
             continue
         top = outermost[node] or node
