@@ -179,7 +179,8 @@ def build_episode(
     nodes, bad = build_tree(spans, logs, report)
     roots = roots_of(nodes)
     root = roots[0] if roots else None
-    clusters = clusters_of(nodes)
+    all_by_time = by_time(nodes.values())
+    clusters = clusters_of(nodes, all_by_time)
     usage, retries = usage_of_clusters(nodes, clusters)
     requested, final_text, uncaptured, unrecorded = requested_calls(clusters, logs, nodes)
     steps = merge_steps(requested, tool_executions(nodes))
@@ -193,7 +194,7 @@ def build_episode(
         source=source,
         trace_id=trace_ids[0] if trace_ids else "",
         root_span_id=root.span_id if root is not None else "",
-        conversation_id=_conversation_id(nodes),
+        conversation_id=_conversation_id(all_by_time),
         service_name=service_name,
         service_version=service_version,
         agent_name=agent_name,
@@ -203,7 +204,8 @@ def build_episode(
         root_end_ns=_root_end_ns(root),
     )
     task_id = _task_id(roots, task_id_keys)
-    meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded)
+    without_usage = _calls_without_usage(clusters)
+    meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded, without_usage)
     not_a_run = sc.not_a_run_kind(
         (n.span for n in nodes.values()),
         model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured,
@@ -216,7 +218,7 @@ def build_episode(
         trajectory=Trajectory(steps),
         output=final_text if final_text is not None else (
             _root_output(root) or _agent_output(agent)),
-        cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes)),
+        cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes, without_usage)),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
         meta=meta,
@@ -262,9 +264,8 @@ def _trace_ids(roots: Sequence[Node], logs: Sequence[LogRecord]) -> list:
     return trace_ids
 
 
-def _conversation_id(nodes: Mapping) -> Optional[str]:
+def _conversation_id(all_by_time: Sequence[Node]) -> Optional[str]:
     """The first conversation id of the spans in time order, else the first session id."""
-    all_by_time = by_time(nodes.values())
     return _first(all_by_time, sc.conversation_id_of) or _first(all_by_time, sc.session_id_of)
 
 
@@ -281,10 +282,10 @@ def _cost(usage: sc.Usage, retries: int, roots: Sequence[Node], nodes: Mapping,
     )
 
 
-def _uncounted_calls(clusters: Mapping, nodes: Mapping) -> int:
+def _uncounted_calls(clusters: Mapping, nodes: Mapping, without: int) -> int:
     """The model calls whose tokens the Cost lacks: those without usage, unless no call had
-    any and an aggregate span's total (``usage_of_clusters``' fallback) covers them all."""
-    without = _calls_without_usage(clusters)
+    any and an aggregate span's total (``usage_of_clusters``' fallback) covers them all
+    (``without``: :func:`_calls_without_usage`, counted once for the meta too)."""
     if without and without == len(clusters) and any(
             n.usage is not None for n in nodes.values() if n.role in (sc.AGENT, sc.OTHER)):
         return 0
@@ -296,8 +297,10 @@ def _run(clusters: Mapping, scaffold: str) -> RunProvenance:
     first requested seed and temperature, read leaf spans first."""
     # model calls in time order; within one (an agent's span around a client's), the
     # innermost span first: it saw the request and the response closest to the wire
-    leaves_first = [n for members in sorted(clusters.values(), key=lambda m: m[0].order)
-                    for n in sorted(members, key=lambda n: (-n.depth, n.order))]
+    # (clusters_of gives the clusters in the time order of their first span)
+    leaves_first = [n for members in clusters.values()
+                    for n in (members if len(members) == 1
+                              else sorted(members, key=lambda n: (-n.depth, n.order)))]
     model = _first(leaves_first, sc.response_model_of) or _first(leaves_first, sc.request_model_of)
     return RunProvenance(
         seed=_first(leaves_first, sc.seed_of),
@@ -307,14 +310,15 @@ def _run(clusters: Mapping, scaffold: str) -> RunProvenance:
     )
 
 
-def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecorded: int) -> dict:
+def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecorded: int,
+          without_usage: int) -> dict:
     return {
         "trace_ids": trace_ids,
         "bad_spans": bad,
         "model_calls": distinct_calls(clusters),
         # model calls that no model span gave a token count (the package recorded none):
         # unless an aggregate span's total covers them, the Cost is short by their tokens
-        "model_calls_without_usage": _calls_without_usage(clusters),
+        "model_calls_without_usage": without_usage,
         "uncaptured_tool_calls": uncaptured,
         "unrecorded_model_outputs": unrecorded,
     }
@@ -323,6 +327,11 @@ def _meta(trace_ids: list, bad: int, clusters: Mapping, uncaptured: int, unrecor
 def _calls_without_usage(clusters: Mapping) -> int:
     count = 0
     for members in clusters.values():
+        if len(members) == 1:  # the common case, without a generator
+            node = members[0]
+            if node.usage is None and not node.error:
+                count += 1
+            continue
         if all(node.error for node in members):
             continue  # a failed call: nothing billed for a span to show
         for node in members:

@@ -248,13 +248,14 @@ def calls_from_message(message: Any) -> list:
         for part in parts:
             if type(part) is not dict and not isinstance(part, Mapping):
                 continue
-            if part.get("type") in HOSTED_PART_KINDS:
+            part_type = part.get("type")
+            if part_type in HOSTED_PART_KINDS:
                 if results is None:
                     results = _hosted_results(parts)
                 call = _hosted_part_call(part, len(calls), results)
                 if call:
                     calls.append(call)
-            elif part.get("type") in _TOOL_CALL_KINDS or _has_call_wrapper(part):
+            elif part_type in _TOOL_CALL_KINDS or _has_call_wrapper(part):
                 call = call_from_entry(part, len(calls))
                 if call and answered:
                     if results is None:
@@ -265,7 +266,7 @@ def calls_from_message(message: Any) -> list:
                                              results[call.call_id])
                 if call:
                     calls.append(call)
-            elif part.get("type") == "text":
+            elif part_type == "text":
                 for call in calls_from_repr(str(part.get("content") or part.get("text") or "")):
                     calls.append(call.at(len(calls)))
     function_call = message.get("function_call")  # legacy OpenAI functions

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Optional
 
 from . import semconv as sc
@@ -31,11 +32,13 @@ from .span_tree import Node, by_time, nearest_above, outermost_above, with_desce
 __all__ = ["clusters_of", "usage_of_clusters", "Requested", "requested_calls", "distinct_calls"]
 
 
-def clusters_of(nodes: Mapping) -> dict:
-    """Model spans grouped by their outermost model-span ancestor (one model call each)."""
+def clusters_of(nodes: Mapping, ordered: Optional[Sequence[Node]] = None) -> dict:
+    """Model spans grouped by their outermost model-span ancestor (one model call each):
+    each cluster's spans in time order (:func:`by_time`), the clusters in the time order of
+    their first span. ``ordered``: ``by_time(nodes.values())``, when the caller has it."""
     clusters: dict = {}
     outermost = outermost_above(nodes, _is_model)
-    for node in by_time(nodes.values()):
+    for node in by_time(nodes.values()) if ordered is None else ordered:
         if node.role != sc.MODEL:
             continue
         top = outermost[node] or node
@@ -54,10 +57,13 @@ def usage_of_clusters(nodes: Mapping, clusters: Mapping) -> tuple:
     # a member with a model span below it is not a leaf (that span is of its cluster)
     above_models = with_descendant(nodes, _is_model) if any(len(m) > 1 for m in clusters.values()) else set()
     for members in clusters.values():
-        if len(members) == 1:  # one span for one model call: its own leaf
-            cluster_leaves = members
-        else:
-            cluster_leaves = [n for n in members if n not in above_models]
+        if len(members) == 1:  # one span for one model call: its own leaf, counted if it can be
+            node = members[0]
+            leaves.append(node)
+            if node.usage is not None:
+                counted.append(node)
+            continue
+        cluster_leaves = [n for n in members if n not in above_models]
         leaves.extend(cluster_leaves)
         with_usage = [n for n in cluster_leaves if n.usage is not None]
         if not with_usage:
@@ -125,8 +131,10 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
         else:
             output, node = best_output(members)
             end = max(n.span.end_ns or n.span.start_ns for n in members)
-        asked_for_tools = any(not sc.TOOL_FINISH_REASONS.isdisjoint(n.finish_reasons)
-                              for n in members)
+        asked_for_tools = (not sc.TOOL_FINISH_REASONS.isdisjoint(top.finish_reasons)
+                           if len(members) == 1 else
+                           any(not sc.TOOL_FINISH_REASONS.isdisjoint(n.finish_reasons)
+                               for n in members))
         if output and (output.calls or output.text is not None or not asked_for_tools):
             answers.append((end, output, node or top))
             for n in members:
@@ -153,7 +161,7 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
         output = model_output_of_log(log)
         if output:
             answers.append((log.time_ns, output, holder))
-    answers.sort(key=lambda a: a[0])
+    answers.sort(key=_FIRST)
     requested: list = []
     seen_ids: set = set()
     final_text = None
@@ -176,12 +184,23 @@ def requested_calls(clusters: Mapping, logs: Sequence[LogRecord], nodes: Mapping
     return requested, final_text, uncaptured, unrecorded
 
 
+_FIRST = itemgetter(0)
+
+
 def distinct_calls(clusters: Mapping) -> int:
     """Model calls: clusters, those sharing a response id (sibling spans of two packages for
     one call) counted once."""
     ids: set = set()
     count = 0
     for members in clusters.values():
+        if len(members) == 1:  # the common case, without a set per call
+            response_id = members[0].response_id
+            if not response_id:
+                count += 1
+            elif response_id not in ids:
+                count += 1
+                ids.add(response_id)
+            continue
         found = {n.response_id for n in members if n.response_id}
         if not found or found.isdisjoint(ids):
             count += 1

@@ -149,6 +149,10 @@ def str_or_none(value: Any) -> Optional[str]:
 
 
 _CALL_WRAPPERS = ("tool_call", "toolUse", "functionCall", "function_call")
+#: Where a call's arguments are: OpenAI; Anthropic/Bedrock; Gemini/Vercel AI; Mastra's
+#: tool-call chunks.
+_ARGUMENT_KEYS = ("arguments", "input", "args", "toolInput")
+_CALL_ID_KEYS = ("call_id", "id", "toolUseId", "toolCallId")
 
 
 def call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
@@ -161,29 +165,34 @@ def call_from_entry(entry: Any, index: int) -> Optional[RequestedCall]:
     """
     if type(entry) is not dict and not isinstance(entry, Mapping):
         return None
+    get = entry.get
     for wrapper in _CALL_WRAPPERS:
         # OpenInference, Bedrock, Gemini (camelCase and snake_case)
-        inner = entry.get(wrapper)
+        inner = get(wrapper)
         if inner is not None and (type(inner) is dict or isinstance(inner, Mapping)):
             entry = entry[wrapper]
+            get = entry.get
             break
-    function = entry.get("function")
+    function = get("function")
     # OpenAI chat nests it
     holder = function if function is not None and (
         type(function) is dict or isinstance(function, Mapping)) else entry
-    name = str_or_none(holder.get("name")) or str_or_none(entry.get("toolName"))
+    name = holder.get("name")
+    name = (name or None) if type(name) is str else str_or_none(name)
     if not name:
-        return None
+        name = str_or_none(get("toolName"))
+        if not name:
+            return None
     raw_args = None
-    for key in ("arguments", "input", "args", "toolInput"):  # OpenAI; Anthropic/Bedrock;
-        # Gemini/Vercel AI; Mastra's tool-call chunks
+    for key in _ARGUMENT_KEYS:
         if key in holder:
             raw_args = holder[key]
             break
-    args, captured = parse_arguments(raw_args)
+    args, captured = (dict(raw_args), True) if type(raw_args) is dict else parse_arguments(raw_args)
     call_id = None
-    for key in ("call_id", "id", "toolUseId", "toolCallId"):
-        call_id = str_or_none(entry.get(key))
+    for key in _CALL_ID_KEYS:
+        call_id = get(key)
+        call_id = (call_id or None) if type(call_id) is str else str_or_none(call_id)
         if call_id:
             break
     if call_id is not None and _is_invented_id(call_id, name):

@@ -55,7 +55,7 @@ MISSING_PARENT = "missing parent"
 _UNKNOWN: Any = object()
 
 
-@dataclass(eq=False, slots=True)  # identity semantics: nodes are compared with ``is``
+@dataclass(eq=False, slots=True, init=False)  # identity semantics: nodes are compared with ``is``
 class Node:
     """One span of the tree, with what was read from it (role, usage, answer, error)."""
 
@@ -73,6 +73,24 @@ class Node:
     agent: Any = _UNKNOWN  # the nearest agent ancestor (:func:`nearest_agent`), once known
     agents_above: Any = _UNKNOWN  # (nearest agent, nearest named agent) above, once known
     named_agent: Optional[bool] = None  # :func:`has_named_agent`, once known
+
+    def __init__(self, span: SpanRecord, role: str, error: Optional[str] = None) -> None:
+        # one per span: every slot filled here, not through the dataclass's generated
+        # ``__init__`` of keyword defaults and a default factory (3% of building an episode)
+        self.span = span
+        self.role = role
+        self.parent = None
+        self.children = []
+        self.usage = None
+        self.response_id = None
+        self.error = error
+        self.output = EMPTY_OUTPUT
+        self.finish_reasons = ()
+        self.depth = 0
+        self.order = ()
+        self.agent = _UNKNOWN
+        self.agents_above = _UNKNOWN
+        self.named_agent = None
 
     @property
     def span_id(self) -> str:
@@ -93,21 +111,25 @@ def read_span(span: Any, logs_by_span: Mapping) -> Node:
     """Read one span (the only place a span is read); raises when it cannot be read."""
     if type(span) is not SpanRecord and not isinstance(span, SpanRecord):
         raise TypeError(f"not a SpanRecord: {type(span).__name__}")
-    if not isinstance(span.span_id, str) or not span.span_id:
+    span_id = span.span_id
+    if type(span_id) is not str and not isinstance(span_id, str) or not span_id:
         raise ValueError("span has no span id")
-    if type(span.attributes) is not dict and not isinstance(span.attributes, Mapping):
+    attributes = span.attributes
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         raise TypeError("span attributes are not a mapping")
-    if not isinstance(span.start_ns, int) or not isinstance(span.end_ns, int):
+    start_ns, end_ns = span.start_ns, span.end_ns
+    if (type(start_ns) is not int and not isinstance(start_ns, int)) or (
+            type(end_ns) is not int and not isinstance(end_ns, int)):
         raise TypeError("span timestamps are not integers")
     role = sc.span_role(span)
-    node = Node(span=span, role=role, error=sc.error_of(span))
+    node = Node(span, role, sc.error_of(span))
     if role == sc.MODEL:
-        node.usage = sc.usage_of(span.attributes, sc.streamed_usage_of(span))
-        node.response_id = sc.response_id_of(span.attributes)
-        node.finish_reasons = sc.finish_reasons_of(span.attributes)
+        node.usage = sc.usage_of(attributes, sc.streamed_usage_of(span))
+        node.response_id = sc.response_id_of(attributes)
+        node.finish_reasons = sc.finish_reasons_of(attributes)
         output = model_output_of_span(span)
         if not output:
-            output = output_of_logs(logs_by_span.get(span.span_id, ()))
+            output = output_of_logs(logs_by_span.get(span_id, ()))
         node.output = output
     return node
 
@@ -175,19 +197,20 @@ def _break_cycles_and_set_depths(nodes: Mapping, report: Optional[BadInputReport
         >>> [(n.span_id[0], n.depth, n.parent is None) for n in nodes.values()], report.counts
         ([('1', 0, True), ('2', 1, False)], {'parent cycle': 1})
     """
-    depth_of: dict = {}  # id(node) -> depth, once known
+    # a node's depth is known once its ``order`` is set (a non-empty tuple); nodes hash by
+    # identity (``eq=False``), so they are their own keys
     on_path: set = set()
     for start in nodes.values():
-        if id(start) in depth_of:
+        if start.order:
             continue
         path = []
         node = start
         while True:
-            while node is not None and id(node) not in depth_of and id(node) not in on_path:
-                on_path.add(id(node))
+            while node is not None and not node.order and node not in on_path:
+                on_path.add(node)
                 path.append(node)
                 node = node.parent
-            if node is None or id(node) in depth_of:
+            if node is None or node.order:
                 break
             # ``node`` is on the path: path[i:] is a cycle; cut it at its earliest span
             i = next(k for k in range(len(path) - 1, -1, -1) if path[k] is node)
@@ -203,16 +226,16 @@ def _break_cycles_and_set_depths(nodes: Mapping, report: Optional[BadInputReport
             # walk again from the cut span: it is now the top of this path
             k = path.index(cut)
             for stale in path[k:]:
-                on_path.discard(id(stale))
+                on_path.discard(stale)
             del path[k:]
             node = cut
-        depth = -1 if node is None else depth_of[id(node)]
+        depth = -1 if node is None else node.depth
         for item in reversed(path):
             depth += 1
-            depth_of[id(item)] = depth
-            on_path.discard(id(item))
+            on_path.discard(item)
             item.depth = depth
-            item.order = (item.span.start_ns, depth, item.span.span_id)
+            span = item.span
+            item.order = (span.start_ns, depth, span.span_id)
 
 
 def _report_missing_parents(orphans: Mapping, report: BadInputReport) -> None:
@@ -239,6 +262,8 @@ def roots_of(nodes: Mapping) -> list:
     roots: dict = {}
     for node in by_time(n for n in nodes.values() if n.parent is None):
         roots.setdefault(node.span.trace_id, node)
+    if len(roots) < 2:  # one trace: nothing to sort
+        return list(roots.values())
     return sorted(roots.values(), key=lambda n: (n.span.start_ns, n.span_id))
 
 

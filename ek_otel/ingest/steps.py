@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Optional
 
 from ..core.episode import Step
@@ -75,6 +76,9 @@ def _executed_args(attributes: Mapping) -> tuple:
     """``(args, captured)`` as the executed-tool span recorded them."""
     captured, raw, parsed = sc.tool_args_parsed(attributes)
     return parse_arguments(raw, parsed) if captured else ({}, False)
+
+
+_FIRST = itemgetter(0)
 
 
 def merge_steps(requested: list, tools: list) -> list:
@@ -140,5 +144,5 @@ def merge_steps(requested: list, tools: list) -> list:
         step = Step(call.name, call.args, result, error, call.call_id, span_id,
                     *_agent_of(req.node, agents), call.args_captured, call.hosted)
         timed.append(((req.time_ns, call.index), step))
-    timed.sort(key=lambda t: t[0])
+    timed.sort(key=_FIRST)
     return [step for _, step in timed]

@@ -7,9 +7,9 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from .values import attributes_of, text_or_empty
 
 __all__ = ["MODEL", "TOOL", "AGENT", "OTHER", "GROUPING_TOOL_NAMES", "MLFLOW_SPAN_TYPE",
            "span_role"]
@@ -95,16 +95,21 @@ def span_role(span: Any) -> str:
         ...                      attributes={"openinference.span.kind": "LLM"}))
         'other'
     """
-    attributes = attributes_of(span)
-    if attributes is None:
+    attributes = getattr(span, "attributes", span)  # attributes_of, without a call per span
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         return OTHER
     name = getattr(span, "name", "") or ""
     if name.endswith(_NOT_MODEL_CALL_SUFFIXES):
         return OTHER
-    if text_or_empty(attributes.get(TOOL_NAME)) in GROUPING_TOOL_NAMES:
+    get = attributes.get
+    tool_name = get(TOOL_NAME)
+    if isinstance(tool_name, str) and tool_name in GROUPING_TOOL_NAMES:
         return OTHER  # a span over other tool executions is no call
     for key, normalize, roles in _ROLE_BY_ATTRIBUTE:
-        role = roles.get(normalize(text_or_empty(attributes.get(key))))
+        value = get(key)
+        if type(value) is not str and not isinstance(value, str):
+            continue  # absent or no text: no role ("" names none in any table)
+        role = roles.get(normalize(value))
         if role is not None:
             return role
     if name in _MODEL_SPAN_NAMES:

@@ -292,8 +292,8 @@ def error_of(span: Any) -> Optional[str]:
         >>> error_of(SpanRecord("a" * 32, "b" * 16)) is None
         True
     """
-    attributes = attributes_of(span)
-    if attributes is None:
+    attributes = getattr(span, "attributes", span)  # attributes_of, without a call per span
+    if type(attributes) is not dict and not isinstance(attributes, Mapping):
         attributes = {}
     error_type = first_str(attributes, (ERROR_TYPE,)) if ERROR_TYPE in attributes else None
     if error_type:
@@ -309,7 +309,8 @@ def error_of(span: Any) -> Optional[str]:
         return exception or getattr(span, "status_message", "") or "error"
     if exception:
         return exception
-    if text_or_empty(attributes.get(LANGFUSE_LEVEL)).upper() == "ERROR":
+    level = attributes.get(LANGFUSE_LEVEL)
+    if isinstance(level, str) and level.upper() == "ERROR":
         return first_str(attributes, (LANGFUSE_STATUS,)) or "error"
     return None
 

@@ -87,10 +87,11 @@ def as_float(value: Any) -> Optional[float]:
     return None
 
 
-#: Digits to "0" and every other byte to " ": a run of 19 zeros then marks a run of 19
-#: digits, an integer orjson might read as a float (beyond 64 bits). Five times faster
-#: than a regular expression.
-_DIGIT_RUNS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+#: Digits to "0", "[" and "{" to "[", every other byte to " ": a run of 19 zeros then
+#: marks a run of 19 digits, an integer orjson might read as a float (beyond 64 bits), and
+#: the count of "[" is that of the brackets that open arrays and objects. Five times faster
+#: than a regular expression, and one pass for both questions.
+_DIGIT_RUNS = bytes(48 if 48 <= i <= 57 else 91 if i in (91, 123) else 32 for i in range(256))
 _LONG_RUN = b"0" * 19
 
 #: Bad-input reasons of :func:`loads` (the values of ``ingest.bad_input``'s constants; this
@@ -99,11 +100,20 @@ _DEEP_NESTING = "nesting too deep"
 _INVALID_UTF8 = "invalid UTF-8"
 _SURROGATES = LONE_SURROGATE
 
-_local = threading.local()
+class _Notes(threading.local):
+    """Each thread's repairs (``notes``: None before the first), set when a thread first
+    looks: a missing attribute of a plain ``threading.local`` costs an AttributeError, a few
+    microseconds, at each of the two looks of every episode build."""
+
+    def __init__(self) -> None:
+        self.notes: Optional[dict] = None
+
+
+_local = _Notes()
 
 
 def _note(reason: str, detail: str) -> None:
-    notes = getattr(_local, "notes", None)
+    notes = _local.notes
     if notes is None:
         notes = _local.notes = {}
     notes[(reason, detail)] = None
@@ -120,7 +130,7 @@ def take_value_notes() -> list:
         >>> take_value_notes()
         []
     """
-    notes = getattr(_local, "notes", None)
+    notes = _local.notes
     if not notes:
         return []
     _local.notes = {}
@@ -162,6 +172,11 @@ def _capped(value: Any, data: Any) -> Any:
     if data.count("[" if type(data) is str else b"[") + data.count(
             "{" if type(data) is str else b"{") <= MAX_ATTRIBUTE_JSON_DEPTH:
         return value
+    return _cut_deep(value)
+
+
+def _cut_deep(value: Any) -> Any:
+    """``value`` cut at ``MAX_ATTRIBUTE_JSON_DEPTH`` levels when it is deeper, and noted."""
     if not _deeper_than(value, MAX_ATTRIBUTE_JSON_DEPTH):
         return value
     _note(_DEEP_NESTING, f"JSON inside an attribute nested more than {MAX_ATTRIBUTE_JSON_DEPTH} "
@@ -246,14 +261,17 @@ def loads(text: str) -> Any:
             data = text.encode()
         except UnicodeEncodeError:  # lone surrogates, which orjson refuses
             return _stdlib_loads(text)
-        if _LONG_RUN not in data.translate(_DIGIT_RUNS):
+        scan = data.translate(_DIGIT_RUNS)
+        if _LONG_RUN not in scan:
             try:
                 value = _orjson_loads(data)
             except _OrjsonError:
                 pass
             else:
-                if type(value) is dict or type(value) is list:
-                    return _capped(value, data)
+                # text with fewer brackets than the limit cannot be deeper (as _capped)
+                if (type(value) is dict or type(value) is list) and scan.count(
+                        b"[") > MAX_ATTRIBUTE_JSON_DEPTH:
+                    return _cut_deep(value)
                 return value
     return _stdlib_loads(text)
 
