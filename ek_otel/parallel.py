@@ -59,7 +59,7 @@ from typing import Any, Optional
 
 from .core.episode import TaskSpec
 from .errors import EkOtelError, WorkerError
-from .ingest.assemble import GC_THRESHOLDS, KEEP_CLOSED_TRACES
+from .ingest.assemble import GC_THRESHOLDS, KEEP_CLOSED_TRACES, restore_gc_thresholds
 from .ingest.bad_input import BadInputReport
 from .ingest.dumps import STDIN, drop_read_ahead, expand_paths, read_ahead
 from .ingest.episodes import DEFAULT_TASK_ID_KEYS, GROUP_BY_TRACE
@@ -423,8 +423,7 @@ class ParallelRun:
         try:
             yield from self._merged(own)
         finally:
-            if gc.get_threshold() == GC_THRESHOLDS:
-                gc.set_threshold(*thresholds)
+            restore_gc_thresholds(thresholds)
         merge_shard_reports([own.shard.state()] + [worker.state for worker in self.workers], self.report)
         self.evicted = own.evicted
         self.close()

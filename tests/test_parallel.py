@@ -420,3 +420,31 @@ def test_a_large_single_request_is_scanned_once_by_the_main_process_and_scores_t
         assert _scored([path], tasks, settings, jobs) == one, f"--jobs {jobs}"
         assert scans.read_text().split() == [str(os.getpid())], f"--jobs {jobs}"
     assert not dumps._read_ahead and not json_document._ahead
+
+
+@pytest.mark.parametrize("spool_after", [None, 0])
+def test_rows_encoded_by_the_workers_write_the_report_of_one_process(tmp_path, monkeypatch, spool_after):
+    """ScoreSettings.json_rows (``score --json``): every process encodes the rows of the
+    episodes it scores; the report's bytes are those of one process that encodes none, with
+    a revision and through the spool too."""
+    from dataclasses import replace
+
+    from ek_otel.scoring import run as run_module
+    from ek_otel.scoring.report_json import indented_json_chunks
+
+    paths = identity_dump.write_dump(str(tmp_path))
+    tasks, settings = load_settings(paths["gold"])
+    settings = replace(settings, scored_at_ns=1)
+
+    def report(jobs: int, rows: bool) -> bytes:
+        run = score_dump([paths["dump"]], tasks, replace(settings, json_rows=rows), report=BadInputReport(),
+                         jobs=jobs, close_after=identity_dump.CLOSE_AFTER)
+        assert (run.json_rows is not None) == rows
+        assert not rows or run.json_rows.spooled == (spool_after == 0)
+        return b"".join(indented_json_chunks(run.to_dict(lazy_episodes=True)))
+
+    plain = report(1, False)
+    if spool_after is not None:
+        monkeypatch.setitem(run_module.EpisodeRows.__init__.__globals__, "SPOOL_AFTER", spool_after)
+    assert report(1, True) == report(2, True) == report(3, True) == plain
+    assert b'"revision": 1' in plain

@@ -109,10 +109,12 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                     group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
-    if transcripts:
+    if transcripts or json_out is not None:
         from dataclasses import replace
 
-        settings = replace(settings, transcripts=True)
+        # --json: each process encodes the rows of the episodes it scores (ScoreSettings.json_rows)
+        settings = replace(settings, transcripts=settings.transcripts or transcripts,
+                           json_rows=json_out is not None)
     if json_out is not None and json_out != "-":
         _check_writable(json_out, "the JSON report")
     if emit_file is not None:

@@ -37,10 +37,11 @@ from ..core.gc_pause import paused_gc
 from ..core.scores import EpisodeScore
 from ..core.tally import DollarTally
 from ..core.verdicts import headline_of, task_verdict
+from .report_json import list_item, with_last_key
 from .spool import AppendRows, Chained, EpisodeRows, Scores, score_of
 
-__all__ = ["report_to_dict", "run_to_dict", "episode_dict", "dollars_of", "dollars_by_task",
-           "EpisodeStream", "CorpusReport"]
+__all__ = ["report_to_dict", "run_to_dict", "episode_dict", "envelope_row", "dollars_of",
+           "dollars_by_task", "EpisodeStream", "CorpusReport"]
 
 
 def _figures(cut: Any) -> dict:
@@ -136,6 +137,22 @@ def episode_dict(score: EpisodeScore) -> dict:
     return to_jsonable(_episode_dict(score, _library_head(score)))
 
 
+def envelope_row(envelope: Any) -> bytes:
+    """A written-back score's row of ``ek-otel score --json`` (without ``group``), encoded as
+    the report holds it among its episodes (:func:`~ek_otel.scoring.report_json.list_item`):
+    made where the episode is scored (``ScoreSettings.json_rows``), so that writing the report
+    only joins the rows.
+
+    Example:
+        >>> import json
+        >>> from ek_otel.emit.envelope import ScoreEnvelope, ScoreProvenance
+        >>> env = ScoreEnvelope("ab" * 16, "cd" * 8, "t", EpisodeScore("t"), ScoreProvenance("0", "", {}))
+        >>> json.loads(envelope_row(env))["root_span_id"] == "cd" * 8
+        True
+    """
+    return list_item(to_jsonable(_episode_dict(envelope.score, _envelope_head(envelope))))
+
+
 def _call_dict(call: Any) -> Optional[dict]:
     return None if call is None else {"tool": call[0], "args": call[1]}
 
@@ -190,16 +207,19 @@ def _per_task(report: EvaluationReport, task_dollars: Callable[[str], Optional[f
 class EpisodeStream:
     """The JSON report's ``episodes`` made one at a time, for a report too large to hold
     whole: iterable (again and again) and sized; :mod:`~ek_otel.scoring.report_json`
-    writes it in blocks, as it writes a long list.
+    writes it in blocks, as it writes a long list. ``encoded``, when given, makes the same
+    rows already encoded (:func:`~ek_otel.scoring.report_json.list_item`), which the
+    writer joins instead.
 
     Example:
         >>> stream = EpisodeStream(lambda: iter([{"f1": 1.0}]), 1)
-        >>> len(stream), list(stream)
-        (1, [{'f1': 1.0}])
+        >>> len(stream), list(stream), stream.encoded
+        (1, [{'f1': 1.0}], None)
     """
 
-    def __init__(self, make: Callable[[], Iterator[dict]], length: int):
-        self.make, self.length = make, length
+    def __init__(self, make: Callable[[], Iterator[dict]], length: int,
+                 encoded: Optional[Callable[[], Iterator[bytes]]] = None):
+        self.make, self.length, self.encoded = make, length, encoded
 
     def __iter__(self) -> Iterator[dict]:
         return self.make()
@@ -268,6 +288,18 @@ def _episodes(rows: Iterable[tuple], group_of: Callable[[Any, Any], Optional[int
             yield to_jsonable(row)
 
 
+def _encoded_episodes(rows: Iterable[tuple], group_of: Callable[[Any, Any], Optional[int]],
+                      grouped: bool) -> Iterator[bytes]:
+    """The rows of :func:`_episodes`, from ``(encoded row, comparability)`` pairs
+    (:func:`envelope_row`): as they are, or with their ``group``."""
+    if not grouped:
+        for row, _ in rows:
+            yield row
+        return
+    for row, comparability in rows:
+        yield with_last_key(row, "group", group_of(None, comparability))
+
+
 def _group_finder(report: EvaluationReport, by_key: bool) -> Callable[[Any, Any], Optional[int]]:
     """``(score, comparability) -> index into groups``: by comparability key, or (for scores
     held in memory with no key beside them) by the score object itself."""
@@ -280,7 +312,8 @@ def _group_finder(report: EvaluationReport, by_key: bool) -> Callable[[Any, Any]
 
 def _report(report: EvaluationReport, outcomes: Any, head: Callable[[Any], dict],
             unmatched: Sequence[Any], revisions: int, provenance: Any,
-            task_dollars: Callable[[str], Optional[float]], lazy: bool) -> dict:
+            task_dollars: Callable[[str], Optional[float]], lazy: bool,
+            encoded: Optional[EpisodeRows] = None) -> dict:
     spooled = isinstance(outcomes, EpisodeRows)
     group_of = _group_finder(report, by_key=spooled)
     grouped = bool(report.groups)
@@ -289,8 +322,12 @@ def _report(report: EvaluationReport, outcomes: Any, head: Callable[[Any], dict]
         return outcomes.rows() if spooled else ((o, None) for o in outcomes)
 
     if lazy:
+        made: Optional[Callable[[], Iterator[bytes]]] = None
+        if encoded is not None:  # the rows were encoded where they were scored
+            by_key = _group_finder(report, by_key=True)
+            made = lambda: _encoded_episodes(encoded.encoded_rows(), by_key, grouped)  # noqa: E731
         episodes: Any = EpisodeStream(lambda: _episodes(rows(), group_of, head, grouped),
-                                      len(outcomes))
+                                      len(outcomes), made)
     else:
         episodes = list(_episodes(rows(), group_of, head, grouped))
     return _to_dict(report, episodes, unmatched, revisions, provenance, task_dollars)
@@ -328,7 +365,9 @@ def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
 
     With ``lazy_episodes`` its ``episodes`` (and its ``unmatched``, when they were spooled)
     are an :class:`EpisodeStream`, made one block at a time as the report is written
-    (``ek-otel score --json`` of millions of episodes).
+    (``ek-otel score --json`` of millions of episodes); and when the run holds its rows
+    encoded already (``run.json_rows``: :func:`envelope_row`, made where each episode was
+    scored), the stream's ``encoded`` gives them, so that writing the report joins them.
 
     Example:
         >>> from ek_otel.scoring import ScoreSettings, score_episodes
@@ -336,7 +375,8 @@ def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
         ['aggregate', 'episodes', 'headline']
     """
     return _report(run.report, run.envelopes, _envelope_head, run.unmatched, run.revisions,
-                   run.provenance, run.task_dollars, lazy=lazy_episodes)
+                   run.provenance, run.task_dollars, lazy=lazy_episodes,
+                   encoded=getattr(run, "json_rows", None))
 
 
 @dataclass(frozen=True)

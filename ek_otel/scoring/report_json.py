@@ -13,7 +13,11 @@ differently without a trace in the text.
 Long lists at the top level (the episodes) are encoded in blocks, so the text of a large
 report is never held whole. A top-level value that is sized and iterable but not a list
 (:class:`~ek_otel.scoring.report.EpisodeStream`: rows read from a spool) is written as the
-list it yields, in blocks, so that the rows are never held whole either.
+list it yields, in blocks, so that the rows are never held whole either. When it also has
+``encoded`` (a function that returns the items already encoded, each as :func:`list_item` made
+it: the exact bytes the report holds at that place), those bytes are joined as they are, so
+the rows can be encoded where they are made (``ek-otel score``: in the process that scores
+each episode) and the writer only concatenates.
 
 Example:
     >>> data = {"f1": 0.5, "episodes": [{"id": "é", "x": []} for _ in range(3)], "tiny": 1e-05}
@@ -22,6 +26,9 @@ Example:
     True
     >>> from ek_otel.scoring.report import EpisodeStream
     >>> lazy = {**data, "episodes": EpisodeStream(lambda: iter(data["episodes"]), 3)}
+    >>> b"".join(indented_json_chunks(lazy, block=2)) == b"".join(indented_json_chunks(data))
+    True
+    >>> lazy["episodes"].encoded = lambda: (list_item(row) for row in data["episodes"])
     >>> b"".join(indented_json_chunks(lazy, block=2)) == b"".join(indented_json_chunks(data))
     True
 """
@@ -35,7 +42,7 @@ from typing import Any, Iterator
 
 from ..core.text import utf8_bytes
 
-__all__ = ["indented_json_chunks"]
+__all__ = ["indented_json_chunks", "list_item", "with_last_key", "write_json_file"]
 
 _DIGITS = b"0123456789"
 _NUMBER_CHARS = b"0123456789.-"
@@ -114,6 +121,52 @@ def _list_blocks(items: Iterable[Any], depth: int, block: int) -> Iterator[bytes
     yield b"[]" if first else b"\n" + pad[:-2] + b"]"
 
 
+#: How deep the items of a top-level list of the report are (the object, then the key's list).
+_ITEM_DEPTH = 2
+_ITEM_PAD = b"  " * _ITEM_DEPTH
+_ITEM_END = b"\n" + _ITEM_PAD + b"}"
+
+
+def list_item(value: Any) -> bytes:
+    """The bytes of ``value`` as an item of a top-level list of the report (the episodes):
+    its indent, then its text, exactly as :func:`indented_json_chunks` writes it there (one
+    item encoded alone: a float orjson writes differently sends only that item to the stdlib).
+
+    Example:
+        >>> list_item({"f1": 0.5, "tiny": 1e-05})
+        b'    {\\n      "f1": 0.5,\\n      "tiny": 1e-05\\n    }'
+    """
+    return _ITEM_PAD + _encode(value, _ITEM_DEPTH)
+
+
+def with_last_key(item: bytes, key: str, value: Any) -> bytes:
+    """A :func:`list_item` of an object with one more key, last: the bytes of
+    ``{**obj, key: value}`` at the same place.
+
+    Example:
+        >>> with_last_key(list_item({"f1": 0.5}), "group", 1) == list_item({"f1": 0.5, "group": 1})
+        True
+    """
+    if not item.endswith(_ITEM_END) or item.endswith(b"{}"):
+        raise ValueError("not a non-empty object encoded by list_item")
+    pad = _ITEM_PAD + b"  "
+    entry = pad + utf8_bytes(json.dumps(key, ensure_ascii=False)) + b": " + _encode(value, _ITEM_DEPTH + 1)
+    return item[:-len(_ITEM_END)] + b",\n" + entry + _ITEM_END
+
+
+def _item_blocks(items: Iterable[bytes], block: int) -> Iterator[bytes]:
+    """A top-level list of :func:`list_item` bytes, joined ``block`` items at a time."""
+    rows = iter(items)
+    first = True
+    while True:
+        chunk = list(itertools.islice(rows, block))
+        if not chunk:
+            break
+        yield (b"[\n" if first else b",\n") + b",\n".join(chunk)
+        first = False
+    yield b"[]" if first else b"\n  ]"
+
+
 def _streamed(value: Any) -> bool:
     """A sized iterable that is not a JSON container itself: written as a list, in blocks."""
     return (not isinstance(value, (list, tuple, dict, str, bytes))
@@ -129,7 +182,10 @@ def indented_json_chunks(data: Any, block: int = BLOCK) -> Iterator[bytes]:
     last = len(data) - 1
     for i, (key, value) in enumerate(data.items()):
         yield b"  " + utf8_bytes(json.dumps(key, ensure_ascii=False)) + b": "
-        if (isinstance(value, list) and len(value) > block) or _streamed(value):
+        encoded = getattr(value, "encoded", None) if _streamed(value) else None
+        if encoded is not None:
+            yield from _item_blocks(encoded(), block)
+        elif (isinstance(value, list) and len(value) > block) or _streamed(value):
             yield from _list_blocks(value, 1, block)
         else:
             yield _encode(value, 1)

@@ -44,7 +44,7 @@ from ..core.evaluate import canonicalizer_name, score_episode
 from ..emit.delivery import SendResult
 from ..emit.envelope import ScoreEnvelope, ScoreProvenance
 from .link import NO_TASK_ID, UNKNOWN_TASK, Unmatched, episode_ids, score_and_envelope
-from .report import CorpusReport, dollars_by_task, run_to_dict
+from .report import CorpusReport, dollars_by_task, envelope_row, run_to_dict
 from .settings import ScoreSettings
 from .spool import AppendRows, EpisodeRows, ignored_calls_of
 
@@ -88,6 +88,10 @@ class ScoreRun:
         provenance: The :class:`~ek_otel.emit.envelope.ScoreProvenance` of the scores.
         emit_result: The sink's :class:`~ek_otel.emit.delivery.SendResult`s summed: per
             signal, the scores sent, failed, or not sent for want of the endpoint.
+        json_rows: With ``ScoreSettings.json_rows``, the
+            :class:`~ek_otel.scoring.spool.EpisodeRows` that also hold each envelope's row of
+            the JSON report, encoded where it was scored
+            (:func:`~ek_otel.scoring.report.envelope_row`); else None.
     """
 
     envelopes: tuple
@@ -98,6 +102,7 @@ class ScoreRun:
     emit_failures: int = 0
     provenance: Optional[ScoreProvenance] = None
     emit_result: SendResult = SendResult()
+    json_rows: Optional[EpisodeRows] = None
 
     @property
     def emit_ok(self) -> bool:
@@ -219,7 +224,10 @@ class Outcome:
     replaces it); ``revision`` counts from 0; ``outcome`` is the
     :class:`~ek_otel.emit.envelope.ScoreEnvelope` (or the core score, for
     :func:`evaluate_corpus`) or the :class:`~ek_otel.scoring.link.Unmatched`;
-    ``comparability`` is :func:`~ek_otel.core.aggregate.comparability_key` of the episode.
+    ``comparability`` is :func:`~ek_otel.core.aggregate.comparability_key` of the episode;
+    ``row`` the envelope's row of the JSON report, encoded by the process that scored it
+    (:func:`~ek_otel.scoring.report.envelope_row`; with ``ScoreSettings.json_rows`` only, else
+    None): the main process of a parallel run then writes the report by joining them.
 
     Example:
         >>> Outcome(("ab" * 16, "cd" * 8), 0, Unmatched("ab" * 16, "x", UNKNOWN_TASK), ()).revision
@@ -230,6 +238,7 @@ class Outcome:
     revision: int
     outcome: Any
     comparability: tuple
+    row: Optional[bytes] = None
 
 
 @dataclass
@@ -245,23 +254,28 @@ def _outcomes(
     episodes: Iterable[Any],
     score_one: Callable[[Any, int], Any],
     revision_key: Callable[[Any], Any],
+    row_of: Optional[Callable[[Any], bytes]] = None,
 ) -> Iterator[Outcome]:
     """The per-episode half of the one corpus loop: score each episode
     (``score_one(episode, revision)`` returns an outcome or an :class:`Unmatched`); an
     episode whose ``revision_key`` was scored before is its next revision. The keys of the
-    last :data:`REVISION_MEMORY` distinct episodes are remembered (module doc)."""
+    last :data:`REVISION_MEMORY` distinct episodes are remembered (module doc). ``row_of``
+    encodes a scored outcome's row of the JSON report (:attr:`Outcome.row`)."""
     revision_of: "OrderedDict[Any, int]" = OrderedDict()
     for episode in episodes:
         key = revision_key(episode)
         revision = revision_of.get(key, -1) + 1
         outcome = score_one(episode, revision)
+        row = None
         if not isinstance(outcome, Unmatched):
+            if row_of is not None:
+                row = row_of(outcome)
             revision_of[key] = revision
             if revision:
                 revision_of.move_to_end(key)
             elif len(revision_of) > REVISION_MEMORY:
                 revision_of.popitem(last=False)
-        yield Outcome(key, revision, outcome, comparability_key(episode))
+        yield Outcome(key, revision, outcome, comparability_key(episode), row)
 
 
 def _collect(
@@ -281,7 +295,7 @@ def _collect(
             done.unmatched.append(outcome)
         else:
             done.revisions += 1 if item.revision else 0
-            done.latest.put(item.key, outcome, item.comparability)
+            done.latest.put(item.key, outcome, item.comparability, item.row)
             if on_scored is not None:
                 on_scored(outcome)
         if on_outcome is not None:
@@ -302,7 +316,8 @@ def _episode_key(episode: Any) -> tuple:
 def score_stream(episodes: Iterable[Any], tasks: Mapping[str, TaskSpec],
                  settings: ScoreSettings) -> Iterator[Outcome]:
     """Link and score each episode: the :class:`Outcome` stream that :func:`collect_run`
-    gathers (:func:`score_episodes` is the two together).
+    gathers (:func:`score_episodes` is the two together). With ``settings.json_rows`` each
+    scored outcome also carries its encoded row of the JSON report (:attr:`Outcome.row`).
 
     Example:
         >>> from ek_otel.core.episode import Episode, Provenance, Step, TaskSpec, Trajectory
@@ -315,7 +330,7 @@ def score_stream(episodes: Iterable[Any], tasks: Mapping[str, TaskSpec],
     def score_one(episode: Any, revision: int) -> Any:
         return score_and_envelope(episode, tasks, settings, revision=revision)
 
-    return _outcomes(episodes, score_one, _episode_key)
+    return _outcomes(episodes, score_one, _episode_key, envelope_row if settings.json_rows else None)
 
 
 def collect_run(
@@ -360,6 +375,7 @@ def collect_run(
         emit_failures=batcher.failed,
         emit_result=batcher.result,
         provenance=settings.provenance(),
+        json_rows=rows if settings.json_rows and rows.has_rows else None,
     )
 
 

@@ -72,6 +72,11 @@ class ScoreSettings:
             task whose ``input`` equals its normalised first user message (see
             :func:`ek_otel.scoring.link.link_task`); the episodes then carry their input
             (``read_request``).
+        transcripts: Each written-back score carries the run's transcript (``--transcripts``).
+        json_rows: Each scored outcome also carries its row of the JSON report, encoded by
+            the process that scored it (``ek-otel score --json``:
+            :func:`ek_otel.scoring.report.envelope_row`), so that the report is written by
+            joining them.
 
     Raises:
         ValueError: for an unknown level, strategy, matcher or grouping, or a bad
@@ -102,6 +107,7 @@ class ScoreSettings:
     ignore_tools: tuple = ()
     link_by: str = "task"
     transcripts: bool = False
+    json_rows: bool = False
 
     def __post_init__(self) -> None:
         for name, value, choices in (

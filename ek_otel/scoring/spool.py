@@ -10,8 +10,9 @@ revision) and keeps its place. Up to ``spool_after`` episodes (:data:`SPOOL_AFTE
 them in a dict. Past that it moves them, and every later one, to a private temporary SQLite
 database (:func:`~ek_otel.tempdb.temporary_database`: a file in ``$TMPDIR`` that SQLite
 deletes when the rows are closed or garbage-collected), one row per episode: the figures the corpus report sums (task
-id, tp/fp/fn, exact, success, dollars, tokens) in columns of their own, and the outcome
-pickled. The pickles are read back only by this process (nothing outside it writes that
+id, tp/fp/fn, exact, success, dollars, tokens) in columns of their own, the outcome
+pickled, and its row of the JSON report as the process that scored it encoded it, when it
+did (``ek-otel score --json``: :func:`~ek_otel.scoring.report.envelope_row`). The pickles are read back only by this process (nothing outside it writes that
 file).
 
 Reading it back:
@@ -21,7 +22,8 @@ Reading it back:
   the columns, nothing unpickled;
 - iterating the rows (a :class:`~collections.abc.Sequence`) gives the outcomes, and
   :meth:`EpisodeRows.rows` gives them with their comparability keys, as the JSON report's
-  ``episodes`` are written (:mod:`ek_otel.scoring.report`), one block at a time;
+  ``episodes`` are written (:mod:`ek_otel.scoring.report`), one block at a time, and
+  :meth:`EpisodeRows.encoded_rows` the rows already encoded, with nothing unpickled;
 - :meth:`EpisodeRows.scores` is a sequence of the scores (all, or of one comparability key)
   that reads them again on each pass: the report's ``scores``.
 
@@ -53,7 +55,8 @@ __all__ = ["SPOOL_AFTER", "ScoreFacts", "EpisodeRows", "AppendRows", "ignored_ca
            "score_of"]
 
 #: Episodes kept in memory before the rows move to a temporary SQLite file (a scored
-#: episode takes some 3-4 KB in memory: 20k of them about 70 MB).
+#: episode takes some 3-4 KB in memory: 20k of them about 70 MB; its encoded JSON row, for
+#: ``ek-otel score --json``, some 3 KB more).
 SPOOL_AFTER = 20_000
 
 #: Rows written to the spool at once.
@@ -120,19 +123,19 @@ class _Spool:
         conn = temporary_database(self, cache_kib=8192)  # the page cache stays small
         # Columns without a type keep what they are given (an int stays an int).
         conn.execute(f"CREATE TABLE episode (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, "
-                     f"{', '.join(_COLUMNS)}, outcome BLOB)")
+                     f"{', '.join(_COLUMNS)}, outcome BLOB, row BLOB)")
         conn.execute("BEGIN")
         self.conn = conn
         self.upsert = (
-            f"INSERT INTO episode (key, {_FACTS}, outcome) VALUES ({', '.join('?' * (len(_COLUMNS) + 2))}) "
+            f"INSERT INTO episode (key, {_FACTS}, outcome, row) VALUES ({', '.join('?' * (len(_COLUMNS) + 3))}) "
             f"ON CONFLICT(key) DO UPDATE SET "
-            + ", ".join(f"{c}=excluded.{c}" for c in _COLUMNS + ("outcome",)))
+            + ", ".join(f"{c}=excluded.{c}" for c in _COLUMNS + ("outcome", "row")))
         self.pending: list = []
         self.keys: dict = {}  # comparability key -> its number in the rows
         self.key_list: list = []
         self.count: Optional[int] = 0
 
-    def put(self, key: Any, outcome: Any, comparability: tuple) -> None:
+    def put(self, key: Any, outcome: Any, comparability: tuple, row: Optional[bytes]) -> None:
         score = score_of(outcome)
         number = self.keys.get(comparability)
         if number is None:
@@ -143,7 +146,7 @@ class _Spool:
             repr(key), score.task_id, score.tp, score.fp, score.fn, score.exact, score.success,
             score.dollars, cost.input_tokens, cost.output_tokens, cost.cached_input_tokens,
             cost.reasoning_tokens, cost.retries, cost.latency_s, ignored_calls_of(score), number,
-            pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)))
+            pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL), row))
         self.count = None
         if len(self.pending) >= _WRITE_BATCH:
             self.flush()
@@ -212,22 +215,27 @@ class EpisodeRows(_Rows):
         self.spool_after = SPOOL_AFTER if spool_after is None else spool_after
         self.memory: "OrderedDict[Any, tuple]" = OrderedDict()
         self.spool: Optional[_Spool] = None
+        #: Whether every outcome came with its encoded row (:meth:`encoded_rows`).
+        self.has_rows = True
 
     @property
     def spooled(self) -> bool:
         """Whether the rows are in the SQLite spool (else in memory)."""
         return self.spool is not None
 
-    def put(self, key: Any, outcome: Any, comparability: tuple) -> None:
-        """Take an episode's latest outcome (replacing an earlier one of the same ``key``)."""
+    def put(self, key: Any, outcome: Any, comparability: tuple, row: Optional[bytes] = None) -> None:
+        """Take an episode's latest outcome (replacing an earlier one of the same ``key``),
+        and its row of the JSON report when it was encoded already."""
+        if row is None:
+            self.has_rows = False
         if self.spool is not None:
-            self.spool.put(key, outcome, comparability)
+            self.spool.put(key, outcome, comparability, row)
             return
-        self.memory[key] = (outcome, comparability)
+        self.memory[key] = (outcome, comparability, row)
         if len(self.memory) > self.spool_after:
             spool = _Spool()
-            for earlier, (item, comp) in self.memory.items():
-                spool.put(earlier, item, comp)
+            for earlier, (item, comp, encoded) in self.memory.items():
+                spool.put(earlier, item, comp, encoded)
             self.memory = OrderedDict()
             self.spool = spool
 
@@ -248,7 +256,7 @@ class EpisodeRows(_Rows):
         """``(outcome, comparability)`` of each episode (of one comparability key, when
         given), in first-seen order."""
         if self.spool is None:
-            for outcome, comp in list(self.memory.values()):
+            for outcome, comp, _ in list(self.memory.values()):
                 if comparability is None or comp == comparability:
                     yield outcome, comp
             return
@@ -260,7 +268,7 @@ class EpisodeRows(_Rows):
         """``(score, comparability)`` of each episode, in first-seen order: the scores
         themselves in memory, :class:`ScoreFacts` from the spool."""
         if self.spool is None:
-            for outcome, comp in list(self.memory.values()):
+            for outcome, comp, _ in list(self.memory.values()):
                 yield score_of(outcome), comp
             return
         key_list = self.spool.key_list
@@ -268,6 +276,29 @@ class EpisodeRows(_Rows):
             yield ScoreFacts(row[0], row[1], row[2], row[3], bool(row[4]), bool(row[5]), row[6],
                              Cost(row[7], row[8], row[9], row[10], row[11], row[12]),
                              row[13]), key_list[row[14]]
+
+    def encoded_rows(self) -> Iterator[tuple]:
+        """``(encoded row, comparability)`` of each episode, in first-seen order, when
+        :attr:`has_rows` (the rows as they came with the outcomes; nothing unpickled).
+
+        Example:
+            >>> from ek_otel.core.scores import EpisodeScore
+            >>> rows = EpisodeRows(spool_after=1)
+            >>> rows.put("a", EpisodeScore("t"), ("m",), b"row a")
+            >>> rows.put("b", EpisodeScore("u"), ("m",), b"row b")
+            >>> rows.spooled, rows.has_rows, list(rows.encoded_rows())
+            (True, True, [(b'row a', ('m',)), (b'row b', ('m',))])
+            >>> rows.close()
+        """
+        if not self.has_rows:
+            raise ValueError("these rows came without their encoded rows")
+        if self.spool is None:
+            for _, comp, row in list(self.memory.values()):
+                yield row, comp
+            return
+        key_list = self.spool.key_list
+        for row, number in self.spool.select("row, comparability"):
+            yield row, key_list[number]
 
     def scores(self, comparability: Any = None) -> "Scores":
         """The scores (of one comparability key, when given), read again on each pass."""

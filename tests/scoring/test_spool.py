@@ -126,6 +126,29 @@ def test_a_spooled_run_reports_what_a_run_in_memory_reports(monkeypatch):
     assert spooled.ignored_calls == held.ignored_calls
 
 
+@pytest.mark.parametrize("spool_after", [None, 7, 0])
+def test_rows_encoded_where_they_are_scored_give_the_same_report(monkeypatch, spool_after):
+    """ScoreSettings.json_rows: each outcome carries its row encoded (what a worker of a
+    parallel run sends), and the report joins them: the same bytes, groups (several models),
+    revisions, a float orjson writes differently (1e-05) and a spool included."""
+    from dataclasses import replace
+
+    tasks, episodes = _corpus()
+    episodes[3] = replace(episodes[3], trajectory=Trajectory([Step("f", {"x": 1e-05}), Step("g", {"é": "\ud800"})]))
+    prices = PriceTable({"m": ModelPrice(2.0, 8.0)})
+    settings = ScoreSettings(scored_at_ns=1, prices=prices)
+    plain = score_episodes(episodes, tasks, settings)
+    if spool_after is not None:
+        set_spool_after(monkeypatch, spool_after)
+    encoded = score_episodes(episodes, tasks, replace(settings, json_rows=True))
+    assert plain.json_rows is None and encoded.json_rows is not None
+    assert encoded.json_rows.spooled == (spool_after is not None)
+    data = encoded.to_dict(lazy_episodes=True)
+    assert data["episodes"].encoded is not None and encoded.report.groups and encoded.revisions
+    assert _dumps(encoded) == _dumps(plain)
+    assert list(data["episodes"]) == plain.to_dict()["episodes"]  # the dicts, for the HTML page
+
+
 def test_the_library_evaluate_with_a_spool(monkeypatch):
     tasks, episodes = _corpus(40)
     held = evaluate(episodes, tasks, group_by_provenance=True)
