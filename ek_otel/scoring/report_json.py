@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Sized
+from collections.abc import Callable, Iterable, Sized
 from typing import Any, Iterator
 
 from ..core.text import utf8_bytes
@@ -106,19 +106,27 @@ def _encode(value: Any, depth: int) -> bytes:
     return out.replace(b"\n", b"\n" + b"  " * depth) if depth else out
 
 
-def _list_blocks(items: Iterable[Any], depth: int, block: int) -> Iterator[bytes]:
-    pad = b"  " * (depth + 1)
+def _blocks(items: Iterable[Any], block: int, inner: Callable[[list], bytes], end: bytes) -> Iterator[bytes]:
+    """A list written ``block`` items at a time: ``[``, then each chunk's ``inner`` bytes
+    (its items, indented, without the brackets), then ``end``; ``[]`` when there are none."""
     rows = iter(items)
     first = True
     while True:
         chunk = list(itertools.islice(rows, block))
         if not chunk:
             break
-        encoded = _encode(chunk, depth)  # "[\n" + items + "\n" + pad + "]"
-        inner = encoded[2:encoded.rindex(b"\n")]
-        yield (b"[\n" if first else b",\n") + inner
+        yield (b"[\n" if first else b",\n") + inner(chunk)
         first = False
-    yield b"[]" if first else b"\n" + pad[:-2] + b"]"
+    yield b"[]" if first else end
+
+
+def _list_blocks(items: Iterable[Any], depth: int, block: int) -> Iterator[bytes]:
+    """A list of values, each block encoded at once (``"[\n" + items + "\n" + pad + "]"``)."""
+    def inner(chunk: list) -> bytes:
+        encoded = _encode(chunk, depth)
+        return encoded[2:encoded.rindex(b"\n")]
+
+    return _blocks(items, block, inner, b"\n" + b"  " * depth + b"]")
 
 
 #: How deep the items of a top-level list of the report are (the object, then the key's list).
@@ -156,15 +164,7 @@ def with_last_key(item: bytes, key: str, value: Any) -> bytes:
 
 def _item_blocks(items: Iterable[bytes], block: int) -> Iterator[bytes]:
     """A top-level list of :func:`list_item` bytes, joined ``block`` items at a time."""
-    rows = iter(items)
-    first = True
-    while True:
-        chunk = list(itertools.islice(rows, block))
-        if not chunk:
-            break
-        yield (b"[\n" if first else b",\n") + b",\n".join(chunk)
-        first = False
-    yield b"[]" if first else b"\n  ]"
+    return _blocks(items, block, b",\n".join, b"\n  ]")
 
 
 def _streamed(value: Any) -> bool:
