@@ -101,6 +101,7 @@ from .steps import merge_steps, tool_executions
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
+    "task_id_on",
     "MISSING_PARENT",
     "GROUP_BY_TRACE",
     "GROUP_BY_CONVERSATION",
@@ -206,9 +207,12 @@ def build_episode(
     task_id = _task_id(roots, task_id_keys)
     without_usage = _calls_without_usage(clusters)
     meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded, without_usage)
+    output = final_text if final_text is not None else (_root_output(root) or _agent_output(agent))
+    # a run is any trace with a model, tool or agent signal: tokens and an answer included
     not_a_run = sc.not_a_run_kind(
         (n.span for n in nodes.values()),
-        model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured,
+        model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured
+        + (usage.input_tokens + usage.output_tokens > 0) + (output is not None),
         tool_calls=len(steps), agents=sum(1 for n in nodes.values() if n.role == sc.AGENT),
         task_id=task_id)
     if not_a_run is not None:
@@ -216,8 +220,7 @@ def build_episode(
     episode = Episode(
         task_id=task_id,
         trajectory=Trajectory(steps),
-        output=final_text if final_text is not None else (
-            _root_output(root) or _agent_output(agent)),
+        output=output,
         cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes, without_usage)),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
@@ -343,16 +346,33 @@ def _calls_without_usage(clusters: Mapping) -> int:
 
 
 def _task_id(roots: Sequence[Node], keys: Sequence[str]) -> str:
-    """The first of ``keys`` found on a root span, then on its resource; ``""`` when none."""
+    """The first of ``keys`` found on a root span, then on its resource; ``""`` when none.
+    A task id on a span below the root is not read (a protocol's own task ids sit there:
+    kagent's A2A ``task_id``); doctor names where one is (:func:`task_id_below_root`)."""
     keys = tuple(keys)
     for node in roots:
-        for holder in (node.span.attributes, node.span.resource):
-            if type(holder) is dict or isinstance(holder, Mapping):
-                value = sc.first_value(holder, keys)
-                if isinstance(value, str):
-                    value = sc.json_value(value)  # Langfuse JSON-encodes metadata values
-                if value is not None and not isinstance(value, (dict, list, bytes)):
-                    return str(value)
+        value = task_id_on(node.span, keys)
+        if value:
+            return value
+    return ""
+
+
+def task_id_on(span: Any, keys: Sequence[str]) -> str:
+    """The first of ``keys`` on a span's attributes, then on its resource; ``""`` when none.
+
+    Example:
+        >>> task_id_on(SpanRecord("a" * 32, "b" * 16, attributes={"ek.task.id": "t1"}),
+        ...            ("ek.task.id",))
+        't1'
+    """
+    keys = tuple(keys)
+    for holder in (span.attributes, span.resource):
+        if type(holder) is dict or isinstance(holder, Mapping):
+            value = sc.first_value(holder, keys)
+            if isinstance(value, str):
+                value = sc.json_value(value)  # Langfuse JSON-encodes metadata values
+            if value is not None and not isinstance(value, (dict, list, bytes)):
+                return str(value)
     return ""
 
 
@@ -399,7 +419,9 @@ def _root_output(root: Optional[Node]) -> Optional[str]:
     if output.calls:  # a model call's answer of calls only: its raw response is no text
         return None
     value = root.span.attributes.get(sc.ROOT_OUTPUT_KEY)
-    return value if isinstance(value, str) and value else None
+    if isinstance(value, str) and value:
+        return value
+    return sc.workflow_output_of(root.span.attributes)
 
 
 def _agent_output(agent: Optional[Node]) -> Optional[str]:

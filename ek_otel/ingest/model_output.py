@@ -176,7 +176,8 @@ def output_of_related_spans(children: Sequence[SpanRecord],
 
 def _other_output(attributes: Mapping) -> ModelOutput:
     """Less common carriers: a JSON ``events`` list (Logfire/Pydantic AI), Google ADK's
-    ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text``."""
+    ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text`` (and
+    ``ai.response.object``, the JSON text of a ``generateObject``/``streamObject`` answer)."""
     events = sc.json_value(attributes.get(sc.EVENTS_JSON))
     if isinstance(events, list):
         choices = [e for e in events if isinstance(e, Mapping) and _is_choice(e)]
@@ -199,9 +200,10 @@ def _other_output(attributes: Mapping) -> ModelOutput:
         output = output_of_messages([content])
         if output:
             return output
-    text = attributes.get(sc.AI_RESPONSE_TEXT)
-    if isinstance(text, str) and text:
-        return ModelOutput((), text, True)
+    for key in (sc.AI_RESPONSE_TEXT, sc.AI_RESPONSE_OBJECT):
+        text = attributes.get(key)
+        if isinstance(text, str) and text:
+            return ModelOutput((), text, True)
     return EMPTY_OUTPUT
 
 
