@@ -113,6 +113,9 @@ def _completion_attribute(value: Any) -> ModelOutput:
     Example:
         >>> _completion_attribute('{"text": "It is rainy.", "finish_reason": "stop"}').text
         'It is rainy.'
+        >>> [c.name for c in _completion_attribute(
+        ...     '[{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]').calls]
+        ['f']
     """
     output = output_of_messages(value)
     if output.calls or output.text is not None:
@@ -120,6 +123,13 @@ def _completion_attribute(value: Any) -> ModelOutput:
     parsed = sc.json_value(value)
     if isinstance(parsed, Mapping) and type(parsed.get("text")) is str and parsed["text"]:
         return ModelOutput((), parsed["text"], True)
+    if isinstance(parsed, list) and parsed and all(
+            isinstance(block, Mapping) and "role" not in block for block in parsed):
+        # the content blocks of one answer (Strands 0.x: Bedrock Converse ``text`` and
+        # ``toolUse`` blocks), the message around them left out
+        output = output_of_messages([{"role": "assistant", "content": parsed}])
+        if output.calls or output.text is not None:
+            return output
     if _plain_completion(value):
         return ModelOutput((), value, True)
     return EMPTY_OUTPUT

@@ -55,6 +55,10 @@ _ROLE_BY_ATTRIBUTE: tuple = (
 #: missing (Strands' older spans: ``invoke_agent Strands Agents``, ``execute_tool f``).
 _OPERATION_ROLES: dict = _ROLE_BY_ATTRIBUTE[0][2]
 _GENAI_PREFIX = "gen_ai."
+_AGENT_NAME = "gen_ai.agent.name"
+#: A tool span's name, id and arguments under their OpenInference / Strands 0.x keys.
+_EXECUTED_TOOL_NAME = "tool.name"
+_EXECUTED_TOOL_KEYS = frozenset({"tool.id", "tool.parameters"})
 #: The model that answered: only a model call has it (Semantic Kernel's spans as Langfuse's
 #: tests keep them carry nothing else).
 RESPONSE_MODEL = "gen_ai.response.model"
@@ -138,6 +142,8 @@ def span_role(span: Any) -> str:
         return MODEL
     if name.startswith("Agent run:") or name == "agent run":  # Logfire, Pydantic AI
         return AGENT
+    if name and name == attributes.get(_AGENT_NAME):  # a span named after its own agent
+        return AGENT  # (Strands 0.1: the agent span is the agent's name)
     if name == "ai.toolCall" or name == "running tool":  # Vercel AI SDK, Pydantic AI
         return TOOL
     if name in _VERCEL_AGENT_SPANS:
@@ -148,6 +154,8 @@ def span_role(span: Any) -> str:
         return MODEL
     if TOOL_NAME in attributes:  # a tool span whose operation name is missing
         return TOOL
+    if _EXECUTED_TOOL_NAME in attributes and not _EXECUTED_TOOL_KEYS.isdisjoint(attributes):
+        return TOOL  # a tool's name with its call id or arguments (Strands 0.x ``Tool: f``)
     if RESPONSE_MODEL in attributes:  # a model's response: a model call whatever its name
         return MODEL
     return OTHER

@@ -49,6 +49,7 @@ TOOL_ARGS_KEYS: tuple = (
     "gcp.vertex.agent.tool_call_args",  # Google ADK
     "mlflow.spanInputs",  # MLflow TOOL span: the traced function's arguments
     "gen_ai.tool.input",  # VeADK: the tool's declaration with its "parameters"
+    "tool.parameters",  # Strands 0.x ``Tool: <name>`` spans
 )
 #: google-genai's automatic function calling under opentelemetry-instrumentation-google-genai
 #: before 1.x (and Logfire's ``instrument_google_genai``): one attribute per parameter,
@@ -69,6 +70,7 @@ TOOL_RESULT_KEYS: tuple = (
     "mlflow.spanOutputs",
     CODE_RETURN_VALUE,  # google-genai automatic function calling (see CODE_PARAMETER_PREFIX)
     "gen_ai.tool.output",  # VeADK: {"id", "name", "response"}
+    "tool.result",  # Strands 0.x
 )
 
 
