@@ -101,6 +101,7 @@ from .steps import merge_steps, tool_executions
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
+    "UNTRACED_MODEL_CALLS",
     "task_id_on",
     "MISSING_PARENT",
     "GROUP_BY_TRACE",
@@ -123,6 +124,10 @@ GROUP_BY_CHOICES = (GROUP_BY_TRACE, GROUP_BY_CONVERSATION, GROUP_BY_SESSION)
 #: ``Episode.meta`` key of a trace that is not an agent run (see
 #: :mod:`ek_otel.ingest.semconv.nonruns`): what it is, e.g. ``"MCP initialize"``.
 NOT_A_RUN = "not_an_agent_run"
+#: ``Episode.meta`` key of a run that used tokens or gave an answer while no model-call span
+#: is traced (an agent span's totals, a workflow's output): model calls were made, how many
+#: is unknown; ``meta["model_calls"]`` counts the traced ones (0).
+UNTRACED_MODEL_CALLS = "untraced_model_calls"
 
 
 def is_agent_run(episode: Any) -> bool:
@@ -217,6 +222,9 @@ def build_episode(
         task_id=task_id)
     if not_a_run is not None:
         meta[NOT_A_RUN] = not_a_run
+    elif not meta["model_calls"] and not unrecorded and not uncaptured and (
+            usage.input_tokens + usage.output_tokens > 0 or output is not None):
+        meta[UNTRACED_MODEL_CALLS] = True  # tokens or an answer, and no model span
     episode = Episode(
         task_id=task_id,
         trajectory=Trajectory(steps),
