@@ -47,22 +47,8 @@ EXPECT: dict = {
 
 
 def run_scenario(scenario: str, out: Path, kit) -> None:
-    """Inside the venv: the Strands agent against the fake server, spans written to ``out``."""
-    from opentelemetry import trace
+    """Inside the venv: the same agent and run as the 1.x scenarios (this folder is on
+    ``sys.path``)."""
+    import strands_agents
 
-    tracer_provider, logger_provider, span_exporter, log_exporter = kit._providers()
-    from strands import Agent, tool
-    from strands.models.openai import OpenAIModel
-
-    fake = kit._load_fake_server()
-    tracer = trace.get_tracer("ek-otel.corpus.app", tracer_provider=tracer_provider)
-    with fake.FakeOpenAI() as server:
-        model = OpenAIModel(client_args={"base_url": server.base_url, "api_key": "sk-fake",
-                                         "max_retries": 0},
-                            model_id="gpt-4o-mini", params={"temperature": 0.2, "seed": 7})
-        agent = Agent(name="WeatherAgent", model=model, tools=[tool(f) for f in kit.plain_tools()],
-                      system_prompt="You are a weather assistant.", callback_handler=None)
-        with tracer.start_as_current_span("weather task", attributes={"ek.task.id": kit.TASK_ID}):
-            agent("Weather and time in Paris, in Fahrenheit?")
-    kit.write_outputs(out, scenario, tracer_provider, logger_provider, span_exporter,
-                      log_exporter)
+    strands_agents.run_scenario(scenario, out, kit)
