@@ -270,6 +270,7 @@ def align_calls(
     strategy: str = "best_first",
     grammar: Optional[GraphGrammar] = None,
     optional: Iterable[int] = (),
+    arg_modes: Sequence[str] = (),
 ) -> CallAlignment:
     """Pair predicted calls with gold calls; the engine behind :func:`match_calls`.
 
@@ -296,6 +297,10 @@ def align_calls(
     marked ``"optional": true``): left unpaired, such a call is ``skipped``, not missing
     (no false negative); made, it pairs like any other.
 
+    ``arg_modes`` gives each gold call's argument mode (:data:`ek_otel.core.modes.ARG_MODES`;
+    ``()``: all ``"exact"``), which decides when a pair is exact
+    (:func:`~ek_otel.core.arguments.compare_args`).
+
     Example:
         >>> gold = [("f", {"a": 1, "b": 1, "c": 1, "d": 0}),
         ...         ("f", {"a": 1, "b": 1, "c": 9, "d": 9})]
@@ -315,16 +320,23 @@ def align_calls(
         >>> a = align_calls([("pay", {})], [("lookup", {}), ("pay", {})], optional=[0])
         >>> a.exact, a.missing, a.skipped
         (True, (), (0,))
+        >>> align_calls([("s", {"q": "a", "n": 5})], [("s", {"q": "a"})], arg_modes=["superset"]).exact
+        True
     """
     check_strategy(strategy)
     grammar = grammar or _EMPTY_GRAMMAR
     pred_calls = calls_of(pred)
     gold_calls = calls_of(gold)
 
-    def compare(i: int, j: int) -> ArgComparison:
-        return compare_args(
-            pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
-        )
+    if arg_modes:
+        def compare(i: int, j: int) -> ArgComparison:
+            return compare_args(pred_calls[i][0], pred_calls[i][1], gold_calls[j][1],
+                                canon=canon, grammar=grammar, mode=arg_modes[j])
+    else:
+        def compare(i: int, j: int) -> ArgComparison:
+            return compare_args(
+                pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
+            )
 
     index_pairs = pair_indices(pred_calls, gold_calls, compare, strategy)
 

@@ -32,6 +32,7 @@ from typing import Any, Optional
 from ..core.answer import ANSWER_METRIC
 from ..core.episode import Cost
 from ..core.fastinit import fast_init
+from ..core.hardrules import Violation
 from ..core.identity import EVALUATOR_NAME
 from ..core.scores import ArgDiff, CallRow, EpisodeScore, Score
 from .tagged_json import from_tagged, to_tagged
@@ -256,7 +257,7 @@ _SCALAR_SCORE_FIELDS = tuple(
     f.name
     for f in fields(EpisodeScore)
     if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings", "calls",
-                      "answer"}
+                      "answer", "violations"}
 )
 
 
@@ -274,6 +275,8 @@ def _score_to_dict(score: EpisodeScore) -> dict:
                          "explanation": score.answer.explanation}
     out["calls"] = [{name: to_tagged(getattr(row, name)) for name in _ROW_FIELDS}
                     for row in score.calls]
+    if score.violations:  # only then, as answer
+        out["violations"] = [v.to_dict() for v in score.violations]
     return out
 
 
@@ -291,6 +294,9 @@ def _score_from_dict(data: Mapping[str, Any]) -> EpisodeScore:
         CallRow(**{k: from_tagged(v) for k, v in row.items() if k in _ROW_FIELDS})
         for row in data.get("calls", ())
     )
+    if data.get("violations"):
+        kwargs["violations"] = tuple(Violation(str(v["kind"]), str(v["tool"]), str(v.get("detail", "")))
+                                     for v in data["violations"])
     answer = data.get("answer")
     if answer is not None:
         kwargs["answer"] = Score(float(answer["value"]), metric=ANSWER_METRIC,
