@@ -8,7 +8,11 @@
 - LangChain agentevals: ``trajectory_match_mode`` (``strict`` is ``ordered``; ``unordered``
   the default match; ``subset`` and ``superset`` the match modes of the same names),
   ``tool_args_match_mode`` (``args``) and ``tool_args_match_overrides`` (``args_by_tool``,
-  for the overrides that are modes).
+  for the overrides that are modes). agentevals' ``subset`` runs its ``superset`` check with
+  the outputs and the reference exchanged, arguments included: under it, argument mode
+  ``subset`` lets a call *add* arguments and ``superset`` lets it leave some out, so they
+  become ``superset`` and ``subset`` here (and back on export), and the verdicts stay theirs
+  (``tests/core/test_modes_vs_peers.py`` checks it against agentevals itself).
 
 Example:
     >>> adk_keys({"threshold": 1.0, "match_type": "ANY_ORDER", "ignore_args": True}, "t", [])
@@ -17,6 +21,8 @@ Example:
     {'threshold': 1.0, 'match_type': 'IN_ORDER'}
     >>> langchain_keys({"trajectory_match_mode": "superset", "tool_args_match_mode": "subset"}, "t", [])
     {'ordered': False, 'match': 'superset', 'args': 'subset'}
+    >>> langchain_keys({"trajectory_match_mode": "subset", "tool_args_match_mode": "subset"}, "t", [])
+    {'ordered': False, 'match': 'subset', 'args': 'superset'}
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ ADK_CRITERION = "tool_trajectory_avg_score"
 
 _ADK_MATCH = {"EXACT": (True, "exact"), "IN_ORDER": (True, "superset"),
               "ANY_ORDER": (False, "superset")}
+#: The argument modes as agentevals' ``subset`` reads them (the two sides exchanged).
+_FLIPPED = {"subset": "superset", "superset": "subset"}
 _LANGCHAIN_MATCH = {"strict": (True, "exact"), "unordered": (False, "exact"),
                     "subset": (False, "subset"), "superset": (False, "superset")}
 
@@ -135,13 +143,15 @@ def langchain_keys(settings: Mapping[str, Any], task_id: str, notes: list) -> di
     args = settings.get("tool_args_match_mode", "exact")
     if args not in ARG_MODES:
         raise InputError(f"tool_args_match_mode must be one of {', '.join(ARG_MODES)}, got {args!r}")
+    flip = _FLIPPED if mode == "subset" else {}
+    args = flip.get(args, args)
     if args != "exact":
         keys["args"] = args
     overrides = settings.get("tool_args_match_overrides") or {}
     by_tool = {}
     for tool, override in (overrides.items() if isinstance(overrides, Mapping) else ()):
         if isinstance(override, str) and override in ARG_MODES:
-            by_tool[str(tool)] = override
+            by_tool[str(tool)] = flip.get(override, override)
         else:
             notes.append(f"{task_id}: tool_args_match_overrides.{tool} compares only some keys "
                          "(or runs code); not kept, its calls follow the task mode")
@@ -167,10 +177,11 @@ def langchain_settings(task: TaskSpec, notes: list) -> dict:
             notes.append(f"{task.task_id}: agentevals' {mode} match ignores order; the task's "
                          "order is not kept")
     out: dict = {"trajectory_match_mode": mode}
+    flip = _FLIPPED if mode == "subset" else {}
     if task.args != "exact":
-        out["tool_args_match_mode"] = task.args
+        out["tool_args_match_mode"] = flip.get(task.args, task.args)
     if task.args_by_tool:
-        out["tool_args_match_overrides"] = dict(task.args_by_tool)
+        out["tool_args_match_overrides"] = {tool: flip.get(m, m) for tool, m in task.args_by_tool.items()}
     if task.call_args:
         notes.append(f"{task.task_id}: agentevals has no per-call argument mode; "
                      f"{len(task.call_args)} not written")
