@@ -189,6 +189,8 @@ class TaskSpec:
             (a call may leave out gold arguments) or ``"superset"`` (it may add some).
         args_by_tool: Tool name -> argument mode, over ``args``.
         call_args: Gold call index (turns flattened) -> argument mode, over both.
+        call_agents: Gold call index -> the agent that must make the call
+            (:mod:`ek_otel.core.agents`).
         forbid, max_calls, no_repeat: The hard rules (:mod:`ek_otel.core.hardrules`).
 
     Example:
@@ -214,6 +216,7 @@ class TaskSpec:
     args: str = "exact"
     args_by_tool: Mapping[str, str] = field(default_factory=dict)
     call_args: Mapping[int, str] = field(default_factory=dict)
+    call_agents: Mapping[int, str] = field(default_factory=dict)
     forbid: Sequence[str] = ()
     max_calls: Mapping[str, int] = field(default_factory=dict)
     no_repeat: bool = False
@@ -256,6 +259,7 @@ class Alternative:
         calls: ``(tool, {arg: value})`` pairs, as ``TaskSpec.gold``.
         optional: Indices of the calls a run may leave out.
         call_args: Call index -> argument mode (as ``TaskSpec.call_args``).
+        call_agents: Call index -> agent (as ``TaskSpec.call_agents``).
 
     Example:
         >>> Alternative([("a", {})], optional=[0]).optional
@@ -265,6 +269,7 @@ class Alternative:
     calls: Sequence[Any] = ()
     optional: frozenset = frozenset()
     call_args: Mapping[int, str] = field(default_factory=dict)
+    call_agents: Mapping[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "calls", tuple(as_call(c) for c in self.calls))

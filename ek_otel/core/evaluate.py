@@ -33,6 +33,7 @@ from typing import Any, Optional, Union
 from .cost import ModelPrice, PriceTable, dollars as price_dollars
 from .episode import Cost, TaskSpec
 from .fields import counts_and_rates, defined_precision_recall_f1, normalise_type
+from .agents import agents_of
 from .arguments import compare_args
 from .grammar import GraphGrammar
 from .hardrules import HardRules
@@ -176,14 +177,15 @@ def score_episode(
     episode, ignored = without_ignored(episode, ignore)
     alignment = align_calls(
         episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar,
-        optional=task.optional, arg_modes=arg_modes,
+        optional=task.optional, arg_modes=arg_modes, gold_agents=task.call_agents,
     )
     tp, fp, fn = alignment.counts(level)
     exact = success = alignment.exact
 
     explanation = explain_alignment(alignment) + _weights_note(alignment, level, tp, fp, fn)
     if task.match != "exact":
-        decision = _decide(alignment, task, canonicalizer, grammar, arg_modes)
+        decision = _decide(alignment, task, canonicalizer, grammar, arg_modes,
+                           agents_of(episode) if task.call_agents else ())
         success = decision.success
         explanation = f"{decision.text}; {explanation}"
     violations = hard_rules.violations(alignment.pred) if hard_rules.active else ()
@@ -250,7 +252,7 @@ def _arg_mode_name(arg_modes: Sequence[str]) -> str:
 
 
 def _decide(alignment: Any, task: TaskSpec, canonicalizer: Any, grammar: GraphGrammar,
-            arg_modes: Sequence[str]) -> Any:
+            arg_modes: Sequence[str], pred_agents: Sequence[Optional[str]] = ()) -> Any:
     """The :class:`~ek_otel.core.modes.Decision` of ``task.match`` over the aligned calls.
 
     Example:
@@ -264,6 +266,9 @@ def _decide(alignment: Any, task: TaskSpec, canonicalizer: Any, grammar: GraphGr
 
     def fits(i: int, j: int) -> bool:
         mode = arg_modes[j] if arg_modes else "exact"
+        agent = task.call_agents.get(j)
+        if agent is not None and pred_agents[i] != agent:
+            return False
         return compare_args(pred[i][0], pred[i][1], gold[j][1], canon=canonicalizer,
                             grammar=grammar, mode=mode).exact
 
@@ -327,7 +332,7 @@ def _alternative_tasks(task: TaskSpec) -> tuple:
             _ALTERNATIVES.clear()
         known = _ALTERNATIVES[id(task)] = (task, tuple(
             replace(task, gold=alt.calls, optional=alt.optional, alternatives=(),
-                    call_args=alt.call_args)
+                    call_args=alt.call_args, call_agents=alt.call_agents)
             for alt in task.alternatives))
     return known[1]
 

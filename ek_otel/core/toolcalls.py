@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .agents import agents_of, with_agents
 from .arguments import ArgComparison, compare_args, describe_diff
 from .episode import Trajectory, as_call, is_episode
 from .fastinit import fast_init
@@ -271,6 +272,7 @@ def align_calls(
     grammar: Optional[GraphGrammar] = None,
     optional: Iterable[int] = (),
     arg_modes: Sequence[str] = (),
+    gold_agents: Mapping[int, str] = {},
 ) -> CallAlignment:
     """Pair predicted calls with gold calls; the engine behind :func:`match_calls`.
 
@@ -296,6 +298,9 @@ def align_calls(
     ``optional`` holds the indices of gold calls that a run may leave out (a gold call
     marked ``"optional": true``): left unpaired, such a call is ``skipped``, not missing
     (no false negative); made, it pairs like any other.
+
+    ``gold_agents`` pins gold calls to the agent that must make them
+    (:mod:`ek_otel.core.agents`; the agents of ``pred`` are its steps').
 
     ``arg_modes`` gives each gold call's argument mode (:data:`ek_otel.core.modes.ARG_MODES`;
     ``()``: all ``"exact"``), which decides when a pair is exact
@@ -337,6 +342,8 @@ def align_calls(
             return compare_args(
                 pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
             )
+    if gold_agents:
+        compare = with_agents(compare, pred_calls, agents_of(pred), gold_agents)
 
     index_pairs = pair_indices(pred_calls, gold_calls, compare, strategy)
 

@@ -192,11 +192,12 @@ def gold_value(allowed: Any) -> Any:
 
 
 def _gold_from_calls(calls: list, offset: int = 0) -> tuple:
-    """``(gold calls, indices of the optional ones, {index: argument mode})`` of a checked
-    call list (indices from ``offset``)."""
+    """``(gold calls, indices of the optional ones, {index: argument mode}, {index: agent})``
+    of a checked call list (indices from ``offset``)."""
     gold = []
     optional = []
     call_args = {}
+    call_agents = {}
     for index, call in enumerate(calls, start=offset):
         tool, args, is_optional = split_call(call)
         gold.append((tool, {arg: gold_value(allowed) for arg, allowed in args.items()}))
@@ -204,7 +205,9 @@ def _gold_from_calls(calls: list, offset: int = 0) -> tuple:
             optional.append(index)
         if isinstance(call.get("args"), str):
             call_args[index] = call["args"]
-    return tuple(gold), frozenset(optional), call_args
+        if isinstance(call.get("agent"), str):
+            call_agents[index] = call["agent"]
+    return tuple(gold), frozenset(optional), call_args, call_agents
 
 
 def value_to_json(value: Any) -> Any:
@@ -222,7 +225,8 @@ def value_to_json(value: Any) -> Any:
     return [copy.deepcopy(value)]  # an exact gold value is the one-element case
 
 
-def _calls_from_gold(gold, optional=frozenset(), offset: int = 0, call_args=None) -> list:
+def _calls_from_gold(gold, optional=frozenset(), offset: int = 0, call_args=None,
+                     call_agents=None) -> list:
     out = []
     for index, (tool, args) in enumerate(gold):
         call: dict = {tool: {arg: value_to_json(v) for arg, v in args.items()}}
@@ -230,6 +234,8 @@ def _calls_from_gold(gold, optional=frozenset(), offset: int = 0, call_args=None
             call[OPTIONAL_KEY] = True
         if call_args and index + offset in call_args:
             call["args"] = call_args[index + offset]
+        if call_agents and index + offset in call_agents:
+            call["agent"] = call_agents[index + offset]
         out.append(call)
     return out
 
@@ -266,16 +272,17 @@ def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
         for turn in obj["turns"]:
             parts.append(_gold_from_calls(turn, offset))
             offset += len(turn)
-        turns = tuple(calls for calls, _, _ in parts)
+        turns = tuple(part[0] for part in parts)
         gold = tuple(call for turn in turns for call in turn)
-        optional = frozenset(i for _, flags, _ in parts for i in flags)
-        call_args = {i: mode for _, _, modes in parts for i, mode in modes.items()}
+        optional = frozenset(i for part in parts for i in part[1])
+        call_args = {i: mode for part in parts for i, mode in part[2].items()}
+        call_agents = {i: agent for part in parts for i, agent in part[3].items()}
     elif "alternatives" in obj:
         alternatives = tuple(Alternative(*_gold_from_calls(calls)) for calls in obj["alternatives"])
         gold, optional = alternatives[0].calls, alternatives[0].optional
-        call_args = alternatives[0].call_args
+        call_args, call_agents = alternatives[0].call_args, alternatives[0].call_agents
     else:
-        gold, optional, call_args = _gold_from_calls(obj.get("calls", []))
+        gold, optional, call_args, call_agents = _gold_from_calls(obj.get("calls", []))
     return TaskSpec(
         task_id=obj["task_id"],
         input=copy.deepcopy(obj.get("input")),
@@ -294,6 +301,7 @@ def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
         args=obj.get("args", "exact"),
         args_by_tool=dict(obj.get("args_by_tool", {})),
         call_args=call_args,
+        call_agents=call_agents,
         forbid=tuple(dict.fromkeys(obj.get("forbid", ()))),
         max_calls=dict(obj.get("max_calls", {})),
         no_repeat=obj.get("no_repeat", False),
@@ -318,13 +326,15 @@ def task_to_dict(task: TaskSpec) -> dict:
         out["turns"] = []
         offset = 0
         for turn in task.turns:
-            out["turns"].append(_calls_from_gold(turn, task.optional, offset, task.call_args))
+            out["turns"].append(_calls_from_gold(turn, task.optional, offset, task.call_args,
+                                                 task.call_agents))
             offset += len(turn)
     elif len(task.alternatives) > 1:
-        out["alternatives"] = [_calls_from_gold(alt.calls, alt.optional, 0, alt.call_args)
-                               for alt in task.alternatives]
+        out["alternatives"] = [_calls_from_gold(alt.calls, alt.optional, 0, alt.call_args,
+                                                alt.call_agents) for alt in task.alternatives]
     else:
-        out["calls"] = _calls_from_gold(task.gold, task.optional, 0, task.call_args)
+        out["calls"] = _calls_from_gold(task.gold, task.optional, 0, task.call_args,
+                                        task.call_agents)
     if task.ordered:
         out["ordered"] = True
     if task.match != "exact":

@@ -158,21 +158,24 @@ CALL_ARGS = st.dictionaries(NAMES, GOLD_VALUES, max_size=3)
 ARG_MODES = st.sampled_from(["ignore", "subset", "superset", "exact"])
 
 
-def _call(tool, args, optional, mode):
+def _call(tool, args, optional, mode, agent):
     call = {tool: args}
     if optional:
         call["optional"] = True
     if mode is not None:
         call["args"] = mode
+    if agent is not None:
+        call["agent"] = agent
     return call
 
 
-CALL_LIST = st.lists(st.builds(_call, NAMES, CALL_ARGS, st.booleans(), st.one_of(st.none(), ARG_MODES)),
+CALL_LIST = st.lists(st.builds(_call, NAMES, CALL_ARGS, st.booleans(), st.one_of(st.none(), ARG_MODES),
+                               st.one_of(st.none(), st.sampled_from(["planner", "billing"]))),
                      max_size=3)
 
 
 def _tool_of(call: dict) -> tuple:
-    ((name, args),) = ((k, v) for k, v in call.items() if k not in ("optional", "args"))
+    ((name, args),) = ((k, v) for k, v in call.items() if k not in ("optional", "args", "agent"))
     return name, args
 
 
