@@ -35,7 +35,8 @@ from ..core.hardrules import TOTAL
 from ..core.ignore import is_ignored
 from ..core.modes import ARG_MODES, MATCH_MODES, mode_problem
 
-__all__ = ["MATCH_TASK_KEYS", "CALL_MARKERS", "is_marker", "marker_problems", "match_key_problems"]
+__all__ = ["MATCH_TASK_KEYS", "CALL_MARKERS", "is_marker", "marker_problems", "match_key_problems",
+           "expected_calls_hit"]
 
 #: The task keys checked here.
 MATCH_TASK_KEYS = ("match", "args", "args_by_tool", "forbid", "max_calls", "no_repeat")
@@ -124,12 +125,23 @@ def _forbid_problems(patterns: Any, gold_calls: Sequence[tuple]) -> list[str]:
            for i, p in enumerate(patterns) if not isinstance(p, str) or not p.strip()]
     if bad:
         return bad
+    return expected_calls_hit(patterns, gold_calls, "forbid '{}' forbids")
+
+
+def expected_calls_hit(patterns: Sequence[str], gold_calls: Sequence[tuple], what: str) -> list[str]:
+    """One problem per expected call whose tool a pattern matches; ``what`` says what the
+    pattern does (``{}`` is the pattern).
+
+    Example:
+        >>> expected_calls_hit(["rm*"], [("calls[0]", "rmdir", {}, False)], "forbid '{}' forbids")
+        ["calls[0]: the task expects a call to 'rmdir', which forbid 'rm*' forbids"]
+    """
     problems = []
     for where, tool, _, _ in gold_calls:
         for pattern in patterns:
             if is_ignored(tool, (pattern,)):
                 problems.append(f"{where}: the task expects a call to '{tool}', which "
-                                f"forbid '{pattern}' forbids")
+                                + what.format(pattern))
                 break
     return problems
 

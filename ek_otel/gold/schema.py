@@ -28,9 +28,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
-from ..core.ignore import is_ignored, pattern_problem
+from ..core.ignore import pattern_problem
 from ..core.rules import rule_problems
-from .match_keys import MATCH_TASK_KEYS, is_marker, marker_problems, match_key_problems
+from .match_keys import (MATCH_TASK_KEYS, expected_calls_hit, is_marker, marker_problems,
+                         match_key_problems)
 
 __all__ = [
     "TASK_KEYS",
@@ -388,13 +389,7 @@ def _ignore_tools_problems(obj: Mapping[str, Any]) -> list[str]:
                 if (problem := pattern_problem(pattern))]
     if problems:
         return problems
-    for where, tool, _, _ in _gold_calls(obj):
-        for pattern in patterns:
-            if is_ignored(tool, (pattern,)):
-                problems.append(f"{where}: the task expects a call to '{tool}', which "
-                                f"ignore_tools '{pattern}' removes from every run")
-                break
-    return problems
+    return expected_calls_hit(patterns, _gold_calls(obj), "ignore_tools '{}' removes from every run")
 
 
 # ---------------------------------------------------------------------------
