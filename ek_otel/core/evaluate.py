@@ -231,9 +231,27 @@ def score_episode(
         settings=_settings(level, used_strategy, bool(task.ordered), canonicalizer_name(canonicalizer),
                            has_types, task.turns is not None, args_captured, ignore, len(ignored),
                            task.match, task.args if not arg_modes else _arg_mode_name(arg_modes)),
-        calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns]),
+        calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns],
+                             _row_agents(steps, task)),
         violations=violations,
     )
+
+
+def _row_agents(steps: Sequence[Any], task: TaskSpec) -> tuple:
+    """The agent of each call, for the score's rows: only in a multi-agent run (two agents or
+    more) or for a task that pins calls to agents; ``()`` otherwise (rows keep their shape).
+
+    Example:
+        >>> from ek_otel.core.episode import Step
+        >>> _row_agents([Step("a", agent="x"), Step("b", agent="y")], TaskSpec("t"))
+        ('x', 'y')
+        >>> _row_agents([Step("a", agent="x")], TaskSpec("t"))
+        ()
+    """
+    agents = tuple(getattr(s, "agent", None) for s in steps)
+    if task.call_agents or len({a for a in agents if a is not None}) > 1:
+        return agents
+    return ()
 
 
 #: Hard-rule failures an explanation names (the score keeps them all).

@@ -87,6 +87,7 @@ class CallRow:
     turn: Optional[int] = None
     exact: bool = False
     diffs: tuple = ()
+    agent: Optional[str] = None  # the agent that made ``got``, in multi-agent runs
 
 
 @fast_init

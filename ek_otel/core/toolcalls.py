@@ -169,12 +169,14 @@ class CallAlignment:
         """The gold calls no predicted call was paired with, as ``(tool, args)``."""
         return tuple(self.gold[j] for j in self.missing)
 
-    def rows(self, turn_sizes: Optional[Sequence[int]] = None) -> tuple:
+    def rows(self, turn_sizes: Optional[Sequence[int]] = None,
+             agents: Sequence[Optional[str]] = ()) -> tuple:
         """The pairing as :class:`~ek_otel.core.scores.CallRow` lines, for reports.
 
         Predicted calls in order (each with its gold call, or alone when spurious); each
         missing gold call comes after the line of the gold call before it. ``turn_sizes``
-        (the gold calls per turn of a multi-turn task) sets each line's ``turn``.
+        (the gold calls per turn of a multi-turn task) sets each line's ``turn``; ``agents``
+        (the agent of each predicted call) each made call's ``agent``.
 
         Example:
             >>> a = align_calls([("s", {"q": 1}), ("x", {})], [("s", {"q": 2}), ("t", {})])
@@ -196,14 +198,15 @@ class CallAlignment:
         last_turn = 0 if turn_sizes is not None else None
         for i, call in enumerate(self.pred):
             pair = paired.get(i)
+            agent = agents[i] if agents else None
             if pair is None:
-                lines.append((None, CallRow(got=call, turn=last_turn)))
+                lines.append((None, CallRow(got=call, turn=last_turn, agent=agent)))
                 continue
             n = len(pair.comparison.diffs)
             last_turn = turn_of.get(pair.gold_index, last_turn)
             lines.append((pair.gold_index, CallRow(
                 got=call, gold=self.gold[pair.gold_index], turn=last_turn, exact=pair.exact,
-                diffs=tuple(range(offset, offset + n)))))
+                diffs=tuple(range(offset, offset + n)), agent=agent)))
             offset += n
         for j in self.missing:
             row = CallRow(gold=self.gold[j], turn=turn_of.get(j, last_turn if turn_sizes else None))

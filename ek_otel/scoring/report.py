@@ -97,8 +97,7 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
         "arg_diffs": s.arg_diffs,
         "missing_calls": [{"tool": t, "args": a} for t, a in s.missing_calls],
         "spurious_calls": [{"tool": t, "args": a} for t, a in s.spurious_calls],
-        "calls": [{"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
-                   "exact": r.exact, "arg_diffs": list(r.diffs)} for r in s.calls],
+        "calls": [_row_dict(r) for r in s.calls],
     })
     if s.answer is not None:  # only for tasks that expect an answer: other rows keep their bytes
         out["answer"] = {"value": s.answer.value, "passed": bool(s.answer.detail.get("passed")),
@@ -109,6 +108,14 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
     if s.violations:
         out["violations"] = [v.to_dict() for v in s.violations]
     return out
+
+
+def _row_dict(r: Any) -> dict:
+    row = {"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
+           "exact": r.exact, "arg_diffs": list(r.diffs)}
+    if r.agent is not None:  # multi-agent runs only
+        row["agent"] = r.agent
+    return row
 
 
 def answer_figures(envelopes: Iterable[Any]) -> Optional[dict]:
