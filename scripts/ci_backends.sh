@@ -10,12 +10,18 @@
 #   EK_OTEL_CI_CACHE=/tmp/x scripts/ci_backends.sh
 #
 # The tests find the servers through EK_OTEL_PHOENIX (the `phoenix` executable) and
-# EK_OTEL_MLFLOW (the `mlflow` executable); the script prints both as `export` lines.
+# EK_OTEL_MLFLOW (the `mlflow` executable); the script prints both as `export` lines. Google
+# ADK (google-adk) and LangChain agentevals get a venv each too (their dependencies are large
+# and pinned apart: google-genai, langchain); EK_OTEL_ADK_PYTHON and EK_OTEL_AGENTEVALS_PYTHON
+# name their interpreters.
 set -euo pipefail
 
 PHOENIX_VERSION="${PHOENIX_VERSION:-20.26.1}"
 # 3.17.2: the newest whose mlflow-skinny is on the index (3.18.0 is listed without it)
 MLFLOW_VERSION="${MLFLOW_VERSION:-3.17.2}"
+# The peers whose match modes tests/core/test_modes_vs_peers.py checks verdicts against
+ADK_VERSION="${ADK_VERSION:-2.13.0}"
+AGENTEVALS_VERSION="${AGENTEVALS_VERSION:-0.0.9}"
 CACHE="${EK_OTEL_CI_CACHE:-${HOME:-/root}/.cache/ek-otel-ci}"
 PYTHON="${PYTHON:-python3}"
 
@@ -46,6 +52,12 @@ fi
 if [ "$want" = all ] || [ "$want" = mlflow ]; then
   ensure_venv mlflow mlflow "$MLFLOW_VERSION" mlflow & pids+=($!)
 fi
+if [ "$want" = all ] || [ "$want" = adk ]; then
+  ensure_venv adk google-adk "$ADK_VERSION" python & pids+=($!)
+fi
+if [ "$want" = all ] || [ "$want" = agentevals ]; then
+  ensure_venv agentevals agentevals "$AGENTEVALS_VERSION" python & pids+=($!)
+fi
 for pid in "${pids[@]}"; do
   wait "$pid"
 done
@@ -54,4 +66,10 @@ if [ "$want" = all ] || [ "$want" = phoenix ]; then
 fi
 if [ "$want" = all ] || [ "$want" = mlflow ]; then
   echo "export EK_OTEL_MLFLOW=$CACHE/mlflow-venv/bin/mlflow"
+fi
+if [ "$want" = all ] || [ "$want" = adk ]; then
+  echo "export EK_OTEL_ADK_PYTHON=$CACHE/adk-venv/bin/python"
+fi
+if [ "$want" = all ] || [ "$want" = agentevals ]; then
+  echo "export EK_OTEL_AGENTEVALS_PYTHON=$CACHE/agentevals-venv/bin/python"
 fi

@@ -225,6 +225,30 @@ def _failing_rows(run: Any) -> dict:
     return out
 
 
+def agents_table(run: Any) -> Optional[Table]:
+    """The calls by agent of a multi-agent run (:func:`ek_otel.report.agents.agent_table`);
+    None when no call names its agent.
+
+    Example:
+        >>> from ek_otel.scoring import ScoreSettings, score_episodes
+        >>> agents_table(score_episodes([], {}, ScoreSettings())) is None
+        True
+    """
+    from ..report.agents import agent_table
+    from ..scoring.report import episode_dict
+    from ..scoring.spool import score_of
+
+    rows = agent_table(episode_dict(score_of(outcome)) for outcome in run.envelopes)
+    if not rows:
+        return None
+    table = Table(title="tool calls by agent")
+    for column in ("agent", "calls", "matched", "spurious", "errors"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for row in rows:
+        table.add_row(*(str(v) for v in row.as_list()))
+    return table
+
+
 def failure_line(run: Any, failing: Optional[dict] = None) -> Optional[str]:
     """``4 of 9 runs failed: 3 wrong value, 1 spurious call`` (None when none failed).
 
@@ -450,6 +474,9 @@ def print_run_tables(run: Any, out: Any, *, wide: bool = False, groups: str = "t
                       "(model, simulator, suite version, scaffold) were scored apart; see --json.")
     if run.unmatched:
         show(unmatched_table(run.unmatched, wide))
+    agents = agents_table(run)
+    if agents is not None:
+        show(agents)
     failing = _failing_rows(run)
     lines = worst_task_lines(run, out.width, wide, failing=failing)
     if lines:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Optional
 
 import click
 
@@ -32,7 +33,11 @@ def _echo_notes(notes: list) -> None:
 @click.argument("file", metavar="FILE")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The gold file to write (.jsonl, .json or .yaml); never overwritten.")
-def import_command(fmt: str, file: str, out: str) -> None:
+@click.option("--config", "config", default=None, type=click.Path(dir_okay=False),
+              help="adk/agentevals: the eval config (test_config.json) whose "
+                   "tool_trajectory_avg_score criterion (match_type, ignore_args) sets the "
+                   "tasks' match, ordered and args; default: test_config.json beside FILE.")
+def import_command(fmt: str, file: str, out: str, config: Optional[str]) -> None:
     """Convert another tool's eval set into a gold file; every part the gold format cannot
     hold is named, one line per task.
 
@@ -50,7 +55,7 @@ def import_command(fmt: str, file: str, out: str) -> None:
     from ..gold.native import dump_tasks
 
     _new_file(out)
-    tasks, notes = import_file(fmt, file)
+    tasks, notes = import_file(fmt, file, config=config)
     _echo_notes(notes)
     dump_tasks(tasks, out)
     click.echo(f"{out}: {len(tasks)} task(s) from {file} ({fmt}), {len(notes)} note(s)", err=True)
@@ -61,7 +66,10 @@ def import_command(fmt: str, file: str, out: str) -> None:
 @click.argument("gold", metavar="GOLD")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
               help="The file to write (e.g. gold.evalset.json); never overwritten.")
-def export_command(fmt: str, gold: str, out: str) -> None:
+@click.option("--config", "config", default=None, type=click.Path(dir_okay=False),
+              help="adk/agentevals: also write the eval config (test_config.json) with the "
+                   "tasks' tool_trajectory_avg_score criterion; never overwritten.")
+def export_command(fmt: str, gold: str, out: str, config: Optional[str]) -> None:
     """Write a gold file in another tool's format; every part that format cannot hold is
     named, one line per task.
 
@@ -73,9 +81,24 @@ def export_command(fmt: str, gold: str, out: str) -> None:
     from ..gold.native import load_tasks
 
     _new_file(out)
-    data, notes = export_tasks(fmt, load_tasks(gold))
+    tasks = load_tasks(gold)
+    data, notes = export_tasks(fmt, tasks)
+    if config is not None:
+        from ..errors import InputError
+        from ..gold.adk import adk_config
+        from ..gold.importers import CONFIG_FORMATS
+
+        if fmt not in CONFIG_FORMATS:
+            raise InputError(f"--config is written for {' and '.join(CONFIG_FORMATS)} only, not {fmt}")
+        _new_file(config)
+        settings = adk_config(tasks, notes)
+    elif fmt in ("adk", "agentevals") and any(t.match != "exact" or t.args != "exact" for t in tasks):
+        notes.append("the tasks' match modes go in ADK's eval config: pass --config test_config.json")
     _echo_notes(notes)
     with open(out, "w", encoding="utf-8") as f:
         f.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if config is not None:
+        with open(config, "w", encoding="utf-8") as f:
+            f.write(json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
     items = data.get("eval_cases", []) if isinstance(data, dict) else data
     click.echo(f"{out}: {len(items)} item(s) ({fmt}), {len(notes)} note(s)", err=True)

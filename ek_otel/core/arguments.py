@@ -62,12 +62,19 @@ def compare_args(
     *,
     canon: Optional[Callable[[Any], Any]] = None,
     grammar: Optional[GraphGrammar] = None,
+    mode: str = "exact",
 ) -> ArgComparison:
     """Compare the arguments of a predicted and a gold call to ``tool``.
 
     Type checks run when the grammar gives the argument a type (``FieldSpec.type``). An
     argument the tool's schema marks ``required`` must be passed even when the gold admits
     ``""`` (as in BFCL's checker).
+
+    ``mode`` is the argument mode (:data:`ek_otel.core.modes.ARG_MODES`): ``"exact"``
+    compares every argument both ways; ``"ignore"`` compares none (the tool name alone
+    decides, nothing is counted for the arguments); ``"subset"`` lets the call leave out gold
+    arguments (unless the tool's schema requires them); ``"superset"`` lets it pass arguments
+    the gold does not name. Values given are compared as always (admissible values, rules).
 
     Example:
         >>> from ek_otel.core.grammar import FieldSpec, NodeType
@@ -81,10 +88,18 @@ def compare_args(
         [('amount', 'wrong_value'), ('memo', 'unexpected')]
         >>> compare_args("refund", {"amount": "10"}, {"amount": 10}, grammar=g).diffs[0].kind
         'wrong_type'
+        >>> compare_args("f", {"a": 1}, {"a": 1, "b": 2}, mode="subset").exact
+        True
+        >>> compare_args("f", {"a": 1, "z": 0}, {"a": 1}, mode="superset").exact
+        True
+        >>> compare_args("f", {"a": 2}, {"a": 1}, mode="ignore").exact
+        True
     """
+    if mode == "ignore":
+        return _IGNORED
     grammar = grammar or _EMPTY_GRAMMAR
     if type(grammar) is not GraphGrammar:  # a grammar of its own: ask it every time
-        return _compare_args(tool, pred_args, gold_args, canon, grammar)
+        return _compare_args(tool, pred_args, gold_args, canon, grammar, mode)
     # GraphGrammar's field_cost and field_spec, with the tool looked up once
     node = grammar.node_types.get(tool)
     specs = node.fields if node is not None else _NO_FIELDS
@@ -95,7 +110,8 @@ def compare_args(
         spec = specs.get(arg)
         w = float(spec.importance) if spec is not None else 1.0
         if arg not in pred_args:
-            if may_omit(gold_value) and not (spec is not None and spec.required):
+            if (may_omit(gold_value) or mode == "subset") and not (
+                    spec is not None and spec.required):
                 continue
             fn += w
             diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
@@ -114,7 +130,7 @@ def compare_args(
             fn += w
             diffs.append(ArgDiff(tool, arg, "wrong_value", _expected(gold_value), got, w))
     for arg, got in pred_args.items():
-        if arg not in gold_args:
+        if arg not in gold_args and mode != "superset":
             spec = specs.get(arg)
             w = float(spec.importance) if spec is not None else 1.0
             fp += w
@@ -126,6 +142,8 @@ def compare_args(
 
 
 _NO_FIELDS: Mapping = {}
+#: The comparison under ``mode="ignore"``: the arguments are not compared at all.
+_IGNORED = ArgComparison(exact=True, tp=0.0, fp=0.0, fn=0.0)
 
 #: For a plain scalar, whether it fits a spec depends on its type alone:
 #: (type, id(spec)) -> (spec, spec_type_matches). Bounded; the spec is kept to check the id.
@@ -148,7 +166,8 @@ def _fits(value: Any, spec: Any) -> bool:
 
 
 def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[str, Any],
-                  canon: Optional[Callable[[Any], Any]], grammar: Any) -> ArgComparison:
+                  canon: Optional[Callable[[Any], Any]], grammar: Any,
+                  mode: str = "exact") -> ArgComparison:
     """:func:`compare_args` through the grammar's own ``field_cost``/``field_spec``."""
     tp = fp = fn = 0.0
     diffs = []
@@ -156,7 +175,8 @@ def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[st
     for arg, gold_value in gold_args.items():
         w = grammar.field_cost(tool, arg)
         if arg not in pred_args:
-            if may_omit(gold_value) and not _schema_requires(grammar, tool, arg):
+            if (may_omit(gold_value) or mode == "subset") and not _schema_requires(
+                    grammar, tool, arg):
                 continue
             fn += w
             diffs.append(ArgDiff(tool, arg, "missing", _expected(gold_value), None, w))
@@ -175,7 +195,7 @@ def _compare_args(tool: str, pred_args: Mapping[str, Any], gold_args: Mapping[st
             fn += w
             diffs.append(ArgDiff(tool, arg, "wrong_value", _expected(gold_value), got, w))
     for arg, got in pred_args.items():
-        if arg not in gold_args:
+        if arg not in gold_args and mode != "superset":
             w = grammar.field_cost(tool, arg)
             fp += w
             diffs.append(ArgDiff(tool, arg, "unexpected", None, got, w))

@@ -182,6 +182,16 @@ class TaskSpec:
         answer: What the final answer must say: a value, an :class:`AnyOf` or a rule
             (:mod:`ek_otel.core.rules`); None when the task gives none. Scored as its own
             metric, ``answer``, never mixed into the tool-call counts.
+        match: What success asks of the calls: ``"exact"``, ``"superset"`` (extra calls
+            allowed) or ``"subset"`` (gold calls may be missing); see
+            :mod:`ek_otel.core.modes`. Precision, recall and F1 do not depend on it.
+        args: The argument mode of every gold call: ``"exact"``, ``"ignore"``, ``"subset"``
+            (a call may leave out gold arguments) or ``"superset"`` (it may add some).
+        args_by_tool: Tool name -> argument mode, over ``args``.
+        call_args: Gold call index (turns flattened) -> argument mode, over both.
+        call_agents: Gold call index -> the agent that must make the call
+            (:mod:`ek_otel.core.agents`).
+        forbid, max_calls, no_repeat: The hard rules (:mod:`ek_otel.core.hardrules`).
 
     Example:
         >>> t = TaskSpec("t1", gold=[("search", {"q": "cats"})], tools=[ToolSpec("search")])
@@ -202,8 +212,17 @@ class TaskSpec:
     optional: frozenset = frozenset()
     alternatives: Sequence["Alternative"] = ()
     answer: Any = None
+    match: str = "exact"
+    args: str = "exact"
+    args_by_tool: Mapping[str, str] = field(default_factory=dict)
+    call_args: Mapping[int, str] = field(default_factory=dict)
+    call_agents: Mapping[int, str] = field(default_factory=dict)
+    forbid: Sequence[str] = ()
+    max_calls: Mapping[str, int] = field(default_factory=dict)
+    no_repeat: bool = False
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "forbid", tuple(self.forbid))
         object.__setattr__(self, "tools", tuple(self.tools))
         object.__setattr__(self, "ignore_tools", tuple(self.ignore_tools))
         object.__setattr__(self, "optional", frozenset(self.optional))
@@ -239,6 +258,8 @@ class Alternative:
     Args:
         calls: ``(tool, {arg: value})`` pairs, as ``TaskSpec.gold``.
         optional: Indices of the calls a run may leave out.
+        call_args: Call index -> argument mode (as ``TaskSpec.call_args``).
+        call_agents: Call index -> agent (as ``TaskSpec.call_agents``).
 
     Example:
         >>> Alternative([("a", {})], optional=[0]).optional
@@ -247,6 +268,8 @@ class Alternative:
 
     calls: Sequence[Any] = ()
     optional: frozenset = frozenset()
+    call_args: Mapping[int, str] = field(default_factory=dict)
+    call_agents: Mapping[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "calls", tuple(as_call(c) for c in self.calls))

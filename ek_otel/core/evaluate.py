@@ -33,8 +33,12 @@ from typing import Any, Optional, Union
 from .cost import ModelPrice, PriceTable, dollars as price_dollars
 from .episode import Cost, TaskSpec
 from .fields import counts_and_rates, defined_precision_recall_f1, normalise_type
+from .agents import agents_of
+from .arguments import compare_args
 from .grammar import GraphGrammar
+from .hardrules import HardRules
 from .ignore import check_ignore_patterns, merge_ignore_patterns, without_ignored
+from .modes import arg_modes_of, decide
 from .pairing import check_strategy
 from .passk import default_k, pass_at_k, pass_hat_k
 from .scores import EpisodeScore
@@ -91,13 +95,16 @@ _TASK_PARTS_MAX = 4096
 
 
 def _task_parts(task: TaskSpec) -> tuple:
-    """``(grammar, gold_calls, has_types)`` of a task (cached while the same object lives;
-    TaskSpec is frozen, and its tools and gold are tuples)."""
+    """``(grammar, gold_calls, has_types, arg_modes, hard_rules)`` of a task (cached while the
+    same object lives; TaskSpec is frozen, and its tools and gold are tuples)."""
     key = id(task)
     parts = _TASK_PARTS.get(key)
     if parts is None or parts[0] is not task:
         grammar = task.grammar()
-        parts = (task, grammar, calls_of(task), _has_types(grammar))
+        gold_calls = calls_of(task)
+        parts = (task, grammar, gold_calls, _has_types(grammar),
+                 arg_modes_of(gold_calls, task.args, task.args_by_tool, task.call_args),
+                 HardRules(task.forbid, task.max_calls, task.no_repeat))
         if len(_TASK_PARTS) >= _TASK_PARTS_MAX:
             _TASK_PARTS.clear()
         _TASK_PARTS[key] = parts
@@ -163,19 +170,30 @@ def score_episode(
     if ignore_tools:
         ignore_tools = check_ignore_patterns(ignore_tools)
     check_strategy(strategy)
-    grammar, gold_calls, has_types = _task_parts(task)
+    grammar, gold_calls, has_types, arg_modes, hard_rules = _task_parts(task)
     used_strategy = "ordered" if task.ordered else strategy
     ignore = merge_ignore_patterns(ignore_tools, task.ignore_tools) if (
         ignore_tools or task.ignore_tools) else ()
     episode, ignored = without_ignored(episode, ignore)
     alignment = align_calls(
         episode, gold_calls, canon=canonicalizer, strategy=used_strategy, grammar=grammar,
-        optional=task.optional,
+        optional=task.optional, arg_modes=arg_modes, gold_agents=task.call_agents,
     )
     tp, fp, fn = alignment.counts(level)
-    exact = alignment.exact
+    exact = success = alignment.exact
 
     explanation = explain_alignment(alignment) + _weights_note(alignment, level, tp, fp, fn)
+    if task.match != "exact":
+        decision = _decide(alignment, task, canonicalizer, grammar, arg_modes,
+                           agents_of(episode) if task.call_agents else ())
+        success = decision.success
+        explanation = f"{decision.text}; {explanation}"
+    violations = hard_rules.violations(alignment.pred) if hard_rules.active else ()
+    if violations:
+        success = False
+        explanation += "; " + "; ".join(v.text for v in violations[:_MAX_VIOLATIONS]) + (
+            f" (+{len(violations) - _MAX_VIOLATIONS} more)" if len(violations) > _MAX_VIOLATIONS
+            else "")
     steps = getattr(getattr(episode, "trajectory", None), "steps", ())
     args_captured = all(getattr(s, "args_captured", True) for s in steps)
     if ignored:
@@ -203,7 +221,7 @@ def score_episode(
         level=level,
         **counts_and_rates(tp, fp, fn),
         exact=exact,
-        success=exact,
+        success=success,
         explanation=explanation,
         arg_diffs=alignment.arg_diffs,
         missing_calls=alignment.missing_calls,
@@ -211,9 +229,69 @@ def score_episode(
         cost=cost,
         dollars=episode_dollars,
         settings=_settings(level, used_strategy, bool(task.ordered), canonicalizer_name(canonicalizer),
-                           has_types, task.turns is not None, args_captured, ignore, len(ignored)),
-        calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns]),
+                           has_types, task.turns is not None, args_captured, ignore, len(ignored),
+                           task.match, task.args if not arg_modes else _arg_mode_name(arg_modes)),
+        calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns],
+                             _row_agents(steps, task)),
+        violations=violations,
     )
+
+
+def _row_agents(steps: Sequence[Any], task: TaskSpec) -> tuple:
+    """The agent of each call, for the score's rows: only in a multi-agent run (two agents or
+    more) or for a task that pins calls to agents; ``()`` otherwise (rows keep their shape).
+
+    Example:
+        >>> from ek_otel.core.episode import Step
+        >>> _row_agents([Step("a", agent="x"), Step("b", agent="y")], TaskSpec("t"))
+        ('x', 'y')
+        >>> _row_agents([Step("a", agent="x")], TaskSpec("t"))
+        ()
+    """
+    agents = tuple(getattr(s, "agent", None) for s in steps)
+    if task.call_agents or len({a for a in agents if a is not None}) > 1:
+        return agents
+    return ()
+
+
+#: Hard-rule failures an explanation names (the score keeps them all).
+_MAX_VIOLATIONS = 3
+
+
+def _arg_mode_name(arg_modes: Sequence[str]) -> str:
+    """The one argument mode of every gold call, or ``"mixed"``.
+
+    Example:
+        >>> _arg_mode_name(("subset", "subset")), _arg_mode_name(("subset", "exact"))
+        ('subset', 'mixed')
+    """
+    modes = set(arg_modes)
+    return modes.pop() if len(modes) == 1 else "mixed"
+
+
+def _decide(alignment: Any, task: TaskSpec, canonicalizer: Any, grammar: GraphGrammar,
+            arg_modes: Sequence[str], pred_agents: Sequence[Optional[str]] = ()) -> Any:
+    """The :class:`~ek_otel.core.modes.Decision` of ``task.match`` over the aligned calls.
+
+    Example:
+        >>> from ek_otel.core.episode import AnyOf, TaskSpec
+        >>> task = TaskSpec("t", gold=[("a", {"x": AnyOf((1,))})], match="superset", args="subset")
+        >>> a = align_calls([("b", {}), ("a", {})], task.gold)
+        >>> _decide(a, task, None, GraphGrammar(), ("subset",)).text
+        'superset: 1 of 1 gold calls made; 1 extra call allowed'
+    """
+    pred, gold = alignment.pred, alignment.gold
+
+    def fits(i: int, j: int) -> bool:
+        mode = arg_modes[j] if arg_modes else "exact"
+        agent = task.call_agents.get(j)
+        if agent is not None and pred_agents[i] != agent:
+            return False
+        return compare_args(pred[i][0], pred[i][1], gold[j][1], canon=canonicalizer,
+                            grammar=grammar, mode=mode).exact
+
+    return decide(pred, gold, fits, task.match, ordered=bool(task.ordered),
+                  optional=task.optional)
 
 
 def _weights_note(alignment: Any, level: str, tp: float, fp: float, fn: float) -> str:
@@ -271,15 +349,16 @@ def _alternative_tasks(task: TaskSpec) -> tuple:
         if len(_ALTERNATIVES) >= _TASK_PARTS_MAX:
             _ALTERNATIVES.clear()
         known = _ALTERNATIVES[id(task)] = (task, tuple(
-            replace(task, gold=alt.calls, optional=alt.optional, alternatives=())
+            replace(task, gold=alt.calls, optional=alt.optional, alternatives=(),
+                    call_args=alt.call_args, call_agents=alt.call_agents)
             for alt in task.alternatives))
     return known[1]
 
 
 def _score_alternatives(episode: Any, task: TaskSpec, **options: Any) -> EpisodeScore:
     """The score against the alternative that suits the run best: exact first, then the
-    higher F1, then the more true positives, then the fewer errors; the earlier alternative
-    on a tie. The
+    higher F1, then the more true positives, then the fewer errors (a success under the
+    task's ``match`` before all); the earlier alternative on a tie. The
     explanation names it (``alternative 2 of 3: ...``).
 
     Example:
@@ -295,7 +374,7 @@ def _score_alternatives(episode: Any, task: TaskSpec, **options: Any) -> Episode
     best = best_key = None
     for number, alternative in enumerate(alternatives, start=1):
         score = score_episode(episode, alternative, **options)
-        key = (score.exact, score.f1, score.tp, -(score.fp + score.fn))
+        key = (score.success, score.exact, score.f1, score.tp, -(score.fp + score.fn))
         if best is None or key > best_key:
             best, best_key, chosen = score, key, number
     return replace(best, explanation=f"alternative {chosen} of {len(alternatives)}: {best.explanation}")
@@ -307,9 +386,10 @@ _SETTINGS: dict = {}
 
 
 def _settings(level: str, strategy: str, ordered: bool, canonicalizer: str, type_checks: bool,
-              multi_turn: bool, args_captured: bool, ignore: tuple = (), ignored: int = 0) -> dict:
+              multi_turn: bool, args_captured: bool, ignore: tuple = (), ignored: int = 0,
+              match: str = "exact", args: str = "exact") -> dict:
     key = (level, strategy, ordered, canonicalizer, type_checks, multi_turn, args_captured,
-           ignore, ignored)
+           ignore, ignored, match, args)
     settings = _SETTINGS.get(key)
     if settings is None:
         if len(_SETTINGS) >= 1024:
@@ -325,4 +405,8 @@ def _settings(level: str, strategy: str, ordered: bool, canonicalizer: str, type
         }
         if ignore:  # only when used: scores without it keep their exact shape
             settings.update(ignore_tools=list(ignore), ignored_calls=ignored)
+        if match != "exact":  # the same: only when not the default
+            settings["match"] = match
+        if args != "exact":
+            settings["args"] = args
     return settings

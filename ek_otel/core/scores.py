@@ -87,6 +87,7 @@ class CallRow:
     turn: Optional[int] = None
     exact: bool = False
     diffs: tuple = ()
+    agent: Optional[str] = None  # the agent that made ``got``, in multi-agent runs
 
 
 @fast_init
@@ -97,7 +98,8 @@ class EpisodeScore:
     ``tp``/``fp``/``fn`` are cost-weighted counts (call or argument level), so that corpus
     figures are micro-averaged by summing them. ``exact`` is True when every gold call was
     matched exactly and nothing extra was called; ``success`` is the task verdict (the same
-    as ``exact`` unless a task-specific checker decided otherwise).
+    as ``exact`` unless the task's ``match`` mode, its hard rules (``violations``, each a
+    :class:`~ek_otel.core.hardrules.Violation`) or a task-specific checker decided otherwise).
 
     ``precision`` is None when no call was predicted, ``recall`` when none was expected, and
     ``f1`` when neither was (:func:`~ek_otel.core.fields.defined_precision_recall_f1`): such
@@ -126,6 +128,7 @@ class EpisodeScore:
     settings: Mapping[str, Any] = field(default_factory=dict)
     calls: tuple = ()  # CallRow: the matcher's pairing, for reports
     answer: Optional["Score"] = None  # the task's expected answer, scored apart (core.answer)
+    violations: tuple = ()  # core.hardrules.Violation: hard rules the run broke
 
     @property
     def label(self) -> str:

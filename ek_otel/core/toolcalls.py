@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from .agents import agents_of, with_agents
 from .arguments import ArgComparison, compare_args, describe_diff
 from .episode import Trajectory, as_call, is_episode
 from .fastinit import fast_init
@@ -168,12 +169,14 @@ class CallAlignment:
         """The gold calls no predicted call was paired with, as ``(tool, args)``."""
         return tuple(self.gold[j] for j in self.missing)
 
-    def rows(self, turn_sizes: Optional[Sequence[int]] = None) -> tuple:
+    def rows(self, turn_sizes: Optional[Sequence[int]] = None,
+             agents: Sequence[Optional[str]] = ()) -> tuple:
         """The pairing as :class:`~ek_otel.core.scores.CallRow` lines, for reports.
 
         Predicted calls in order (each with its gold call, or alone when spurious); each
         missing gold call comes after the line of the gold call before it. ``turn_sizes``
-        (the gold calls per turn of a multi-turn task) sets each line's ``turn``.
+        (the gold calls per turn of a multi-turn task) sets each line's ``turn``; ``agents``
+        (the agent of each predicted call) each made call's ``agent``.
 
         Example:
             >>> a = align_calls([("s", {"q": 1}), ("x", {})], [("s", {"q": 2}), ("t", {})])
@@ -195,14 +198,15 @@ class CallAlignment:
         last_turn = 0 if turn_sizes is not None else None
         for i, call in enumerate(self.pred):
             pair = paired.get(i)
+            agent = agents[i] if agents else None
             if pair is None:
-                lines.append((None, CallRow(got=call, turn=last_turn)))
+                lines.append((None, CallRow(got=call, turn=last_turn, agent=agent)))
                 continue
             n = len(pair.comparison.diffs)
             last_turn = turn_of.get(pair.gold_index, last_turn)
             lines.append((pair.gold_index, CallRow(
                 got=call, gold=self.gold[pair.gold_index], turn=last_turn, exact=pair.exact,
-                diffs=tuple(range(offset, offset + n)))))
+                diffs=tuple(range(offset, offset + n)), agent=agent)))
             offset += n
         for j in self.missing:
             row = CallRow(gold=self.gold[j], turn=turn_of.get(j, last_turn if turn_sizes else None))
@@ -270,6 +274,8 @@ def align_calls(
     strategy: str = "best_first",
     grammar: Optional[GraphGrammar] = None,
     optional: Iterable[int] = (),
+    arg_modes: Sequence[str] = (),
+    gold_agents: Mapping[int, str] = {},
 ) -> CallAlignment:
     """Pair predicted calls with gold calls; the engine behind :func:`match_calls`.
 
@@ -296,6 +302,13 @@ def align_calls(
     marked ``"optional": true``): left unpaired, such a call is ``skipped``, not missing
     (no false negative); made, it pairs like any other.
 
+    ``gold_agents`` pins gold calls to the agent that must make them
+    (:mod:`ek_otel.core.agents`; the agents of ``pred`` are its steps').
+
+    ``arg_modes`` gives each gold call's argument mode (:data:`ek_otel.core.modes.ARG_MODES`;
+    ``()``: all ``"exact"``), which decides when a pair is exact
+    (:func:`~ek_otel.core.arguments.compare_args`).
+
     Example:
         >>> gold = [("f", {"a": 1, "b": 1, "c": 1, "d": 0}),
         ...         ("f", {"a": 1, "b": 1, "c": 9, "d": 9})]
@@ -315,16 +328,25 @@ def align_calls(
         >>> a = align_calls([("pay", {})], [("lookup", {}), ("pay", {})], optional=[0])
         >>> a.exact, a.missing, a.skipped
         (True, (), (0,))
+        >>> align_calls([("s", {"q": "a", "n": 5})], [("s", {"q": "a"})], arg_modes=["superset"]).exact
+        True
     """
     check_strategy(strategy)
     grammar = grammar or _EMPTY_GRAMMAR
     pred_calls = calls_of(pred)
     gold_calls = calls_of(gold)
 
-    def compare(i: int, j: int) -> ArgComparison:
-        return compare_args(
-            pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
-        )
+    if arg_modes:
+        def compare(i: int, j: int) -> ArgComparison:
+            return compare_args(pred_calls[i][0], pred_calls[i][1], gold_calls[j][1],
+                                canon=canon, grammar=grammar, mode=arg_modes[j])
+    else:
+        def compare(i: int, j: int) -> ArgComparison:
+            return compare_args(
+                pred_calls[i][0], pred_calls[i][1], gold_calls[j][1], canon=canon, grammar=grammar
+            )
+    if gold_agents:
+        compare = with_agents(compare, pred_calls, agents_of(pred), gold_agents)
 
     index_pairs = pair_indices(pred_calls, gold_calls, compare, strategy)
 

@@ -32,6 +32,7 @@ from typing import Any, Optional
 from ..core.answer import ANSWER_METRIC
 from ..core.episode import Cost
 from ..core.fastinit import fast_init
+from ..core.hardrules import Violation
 from ..core.identity import EVALUATOR_NAME
 from ..core.scores import ArgDiff, CallRow, EpisodeScore, Score
 from .tagged_json import from_tagged, to_tagged
@@ -251,13 +252,20 @@ class ScoreEnvelope:
 
 _COST_FIELDS = tuple(f.name for f in fields(Cost))
 _DIFF_FIELDS = tuple(f.name for f in fields(ArgDiff))
-_ROW_FIELDS = tuple(f.name for f in fields(CallRow))
+_ROW_FIELDS = tuple(f.name for f in fields(CallRow) if f.name != "agent")  # agent: when set
 _SCALAR_SCORE_FIELDS = tuple(
     f.name
     for f in fields(EpisodeScore)
     if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings", "calls",
-                      "answer"}
+                      "answer", "violations"}
 )
+
+
+def _row_to_dict(row: CallRow) -> dict:
+    out = {name: to_tagged(getattr(row, name)) for name in _ROW_FIELDS}
+    if row.agent is not None:  # multi-agent runs only: other rows keep their bytes
+        out["agent"] = row.agent
+    return out
 
 
 def _score_to_dict(score: EpisodeScore) -> dict:
@@ -272,8 +280,9 @@ def _score_to_dict(score: EpisodeScore) -> dict:
     if score.answer is not None:  # only then: scores without an answer keep their bytes
         out["answer"] = {"value": score.answer.value, "passed": bool(score.answer.detail.get("passed")),
                          "explanation": score.answer.explanation}
-    out["calls"] = [{name: to_tagged(getattr(row, name)) for name in _ROW_FIELDS}
-                    for row in score.calls]
+    out["calls"] = [_row_to_dict(row) for row in score.calls]
+    if score.violations:  # only then, as answer
+        out["violations"] = [v.to_dict() for v in score.violations]
     return out
 
 
@@ -288,9 +297,13 @@ def _score_from_dict(data: Mapping[str, Any]) -> EpisodeScore:
     kwargs["spurious_calls"] = from_tagged(data.get("spurious_calls", {"$tuple": []}))
     kwargs["settings"] = from_tagged(data.get("settings", {}))
     kwargs["calls"] = tuple(
-        CallRow(**{k: from_tagged(v) for k, v in row.items() if k in _ROW_FIELDS})
+        CallRow(**{k: from_tagged(v) for k, v in row.items() if k in _ROW_FIELDS},
+                agent=row.get("agent"))
         for row in data.get("calls", ())
     )
+    if data.get("violations"):
+        kwargs["violations"] = tuple(Violation(str(v["kind"]), str(v["tool"]), str(v.get("detail", "")))
+                                     for v in data["violations"])
     answer = data.get("answer")
     if answer is not None:
         kwargs["answer"] = Score(float(answer["value"]), metric=ANSWER_METRIC,

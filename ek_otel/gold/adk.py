@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..core.episode import AnyOf
 from ..errors import InputError
 from .exact import exact_args, gold_args
 from .native import task_from_dict
+from .peer_modes import ADK_CRITERION, adk_criterion, adk_keys
 
-__all__ = ["import_adk", "import_agentevals", "export_adk"]
+__all__ = ["import_adk", "import_agentevals", "export_adk", "adk_config"]
 
 
 def _text(content: Any) -> str:
@@ -121,12 +123,47 @@ def _case_task(case: Mapping, notes: list, source: str) -> Any:
     return task_from_dict(obj, path=source)
 
 
-def import_adk(data: Any, *, source: str = "<adk>") -> tuple:
+def import_adk(data: Any, *, source: str = "<adk>", config: Any = None) -> tuple:
     """``(tasks, notes)`` of an ADK eval set (see the module docstring); ``data`` parsed JSON.
 
+    ``config`` is the eval config (``test_config.json``: ``{"criteria": {...}}``), when there
+    is one: its ``tool_trajectory_avg_score`` criterion gives every task its ``match``,
+    ``ordered`` and ``args`` (:func:`ek_otel.gold.peer_modes.adk_keys`).
+
     Raises:
-        InputError: not an eval set.
+        InputError: not an eval set, or a config ADK would refuse.
+
+    Example:
+        >>> entry = {"query": "q", "expected_tool_use": [{"tool_name": "f", "tool_input": {"x": 1}}]}
+        >>> config = {"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0,
+        ...                                                      "match_type": "IN_ORDER"}}}
+        >>> task = import_adk([entry], config=config)[0][0]
+        >>> task.match, task.ordered, task.args
+        ('superset', True, 'exact')
     """
+    tasks, notes = _import_adk(data, source)
+    criterion = _criterion(config, source)
+    if criterion is None:
+        return tasks, notes
+    out = []
+    for task in tasks:
+        keys = adk_keys(criterion, task.task_id, notes)
+        out.append(replace(task, ordered=keys["ordered"], match=keys["match"],
+                           args=keys.get("args", task.args)))
+    return out, notes
+
+
+def _criterion(config: Any, source: str) -> Any:
+    """The ``tool_trajectory_avg_score`` criterion of an eval config, or None."""
+    if config is None:
+        return None
+    criteria = config.get("criteria") if isinstance(config, Mapping) else None
+    if not isinstance(criteria, Mapping):
+        raise InputError("the eval config has no criteria object", path=source)
+    return criteria.get(ADK_CRITERION)
+
+
+def _import_adk(data: Any, source: str) -> tuple:
     notes: list = []
     tasks: list = []
     if isinstance(data, list):  # the older *.test.json: a list of queries
@@ -170,7 +207,7 @@ def export_adk(tasks: list, *, name: str = "ek-otel") -> tuple:
     for task in tasks:
         turns = task.turns if task.turns is not None else (task.gold,)
         inputs = task.input if isinstance(task.input, list) else [task.input] * 1
-        if not task.ordered:
+        if not task.ordered and task.match != "superset":
             notes.append(f"{task.task_id}: ADK compares tool trajectories in order; the task's "
                          "calls are unordered")
         if len(task.alternatives) > 1:
@@ -201,7 +238,29 @@ def export_adk(tasks: list, *, name: str = "ek-otel") -> tuple:
     return {"eval_set_id": name, "name": name, "eval_cases": cases}, notes
 
 
-def import_agentevals(data: Any, *, source: str = "<agentevals>") -> tuple:
+def adk_config(tasks: list, notes: list) -> dict:
+    """The eval config (``test_config.json``) of exported tasks: the first task's criterion;
+    a task that would need another is named in ``notes``.
+
+    Example:
+        >>> from ek_otel.core.episode import TaskSpec
+        >>> adk_config([TaskSpec("a", match="superset"), TaskSpec("b")], notes := [])
+        {'criteria': {'tool_trajectory_avg_score': {'threshold': 1.0, 'match_type': 'ANY_ORDER'}}}
+        >>> notes
+        ["b: ADK has one trajectory criterion per eval config; the task's EXACT is written as ANY_ORDER"]
+    """
+    criteria = [adk_criterion(task, notes) for task in tasks]
+    first = criteria[0] if criteria else {"threshold": 1.0, "match_type": "EXACT"}
+    for task, criterion in zip(tasks[1:], criteria[1:]):
+        if criterion != first:
+            notes.append(f"{task.task_id}: ADK has one trajectory criterion per eval config; the "
+                         f"task's {criterion['match_type']}"
+                         f"{' (ignore_args)' if criterion.get('ignore_args') else ''} is written "
+                         f"as {first['match_type']}{' (ignore_args)' if first.get('ignore_args') else ''}")
+    return {"criteria": {ADK_CRITERION: first}}
+
+
+def import_agentevals(data: Any, *, source: str = "<agentevals>", config: Any = None) -> tuple:
     """``(tasks, notes)`` of an agentevals eval set: ADK's shape, with ``case_id`` for
     ``eval_id`` and the expected calls as ``function_call`` parts of ``intermediate_data``
     or ``agent_content`` (the agent's reply: its text is the final response).
@@ -216,4 +275,4 @@ def import_agentevals(data: Any, *, source: str = "<agentevals>") -> tuple:
     """
     if isinstance(data, list) or not isinstance(data, Mapping) or not isinstance(data.get("eval_cases"), list):
         raise InputError("not an agentevals eval set (no eval_cases list)", path=source)
-    return import_adk(data, source=source)
+    return import_adk(data, source=source, config=config)

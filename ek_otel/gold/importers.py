@@ -46,7 +46,8 @@ Example:
 from __future__ import annotations
 
 import json
-from typing import Callable
+import os
+from typing import Callable, Optional
 
 from ..errors import InputError
 from .adk import export_adk, import_adk, import_agentevals
@@ -63,14 +64,42 @@ FORMATS: dict = {"adk": (import_adk, export_adk), "agentevals": (import_agenteva
                  "langchain": (import_langchain, export_langchain)}
 
 
-def import_file(fmt: str, path: str) -> tuple:
+#: The formats that read an eval config (``test_config.json``, beside the eval set in ADK).
+CONFIG_FORMATS = ("adk", "agentevals")
+#: The name of ADK's eval config, looked for beside the eval set when none is given.
+ADK_CONFIG_NAME = "test_config.json"
+
+
+def import_file(fmt: str, path: str, *, config: Optional[str] = None) -> tuple:
     """``(tasks, notes)`` of a file of another tool's format.
+
+    For ``adk``/``agentevals``, ``config`` is the eval config whose
+    ``tool_trajectory_avg_score`` criterion sets the tasks' match modes; without it,
+    ``test_config.json`` beside the file is read when there is one (ADK's own convention),
+    and a note says so.
 
     Raises:
         InputError: an unknown format, a file that cannot be read or is not that format.
     """
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (formats: {', '.join(FORMATS)})")
+    if config is not None and fmt not in CONFIG_FORMATS:
+        raise InputError(f"--config is read by {' and '.join(CONFIG_FORMATS)} only, not {fmt}")
+    data = _read(path)
+    importer: Callable = FORMATS[fmt][0]
+    if fmt not in CONFIG_FORMATS:
+        return importer(data, source=path)
+    found = config
+    beside = os.path.join(os.path.dirname(path), ADK_CONFIG_NAME)
+    if found is None and os.path.isfile(beside):
+        found = beside
+    tasks, notes = importer(data, source=path, config=None if found is None else _read(found))
+    if found is not None and config is None:
+        notes.insert(0, f"{path}: the match modes are read from {beside}")
+    return tasks, notes
+
+
+def _read(path: str) -> object:
     try:
         with open(path, encoding="utf-8-sig", newline="") as f:
             if path.lower().endswith(".csv"):
@@ -85,8 +114,7 @@ def import_file(fmt: str, path: str) -> tuple:
         raise InputError("no such file", path=path) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"not JSON: {exc}", path=path) from None
-    importer: Callable = FORMATS[fmt][0]
-    return importer(data, source=path)
+    return data
 
 
 def export_tasks(fmt: str, tasks: list) -> tuple:

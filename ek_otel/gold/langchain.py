@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import InputError
 from .exact import exact_args, gold_args, input_text
 from .native import task_from_dict
+from .peer_modes import langchain_keys, langchain_settings
 
 __all__ = ["import_langchain", "export_langchain"]
 
@@ -61,8 +62,10 @@ def import_langchain(data: Any, *, source: str = "<langchain>") -> tuple:
     trajectory, a list of them, or a list of examples ``{"id"/"name", "reference_outputs"
     (or "reference_trajectory", "outputs"): trajectory}`` (a LangSmith dataset export). The
     first user message is the input; the calls are exact and ordered (agentevals' ``strict``
-    mode; its mode is chosen when it evaluates, so each task says so); the tool results and
-    the final answer are kept in ``meta.langchain``, not scored.
+    mode) unless an example names its modes (``trajectory_match_mode``,
+    ``tool_args_match_mode``, ``tool_args_match_overrides``, in the example or its
+    ``metadata``: :mod:`ek_otel.gold.peer_modes`); the tool results and the final answer are
+    kept in ``meta.langchain``, not scored.
 
     Example:
         >>> tasks, notes = import_langchain([{"role": "user", "content": "Weather in SF?"},
@@ -74,18 +77,20 @@ def import_langchain(data: Any, *, source: str = "<langchain>") -> tuple:
         ('ref.json#0', 'Weather in SF?', (('get_weather', {'city': AnyOf(values=('San Francisco',))}),))
     """
     if isinstance(data, list) and data and all(_is_message(m) for m in data):
-        examples = [(None, data)]
+        examples = [(None, data, {})]
     elif isinstance(data, list):
         examples = []
         for index, item in enumerate(data):
             if isinstance(item, list):
-                examples.append((None, item))
+                examples.append((None, item, {}))
             elif isinstance(item, Mapping):
                 trajectory = next((item[k] for k in ("reference_outputs", "reference_trajectory", "outputs")
                                    if isinstance(item.get(k), list)), None)
                 if trajectory is None:
                     raise InputError(f"example {index}: no reference_outputs trajectory", path=source)
-                examples.append((item.get("id", item.get("name")), trajectory))
+                settings = {**(item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}),
+                            **item}
+                examples.append((item.get("id", item.get("name")), trajectory, settings))
             else:
                 raise InputError(f"example {index}: not a trajectory", path=source)
     else:
@@ -93,13 +98,22 @@ def import_langchain(data: Any, *, source: str = "<langchain>") -> tuple:
                          path=source)
     base = source.rsplit("/", 1)[-1]
     tasks, notes = [], []
-    for index, (name, messages) in enumerate(examples):
+    for index, (name, messages, settings) in enumerate(examples):
         task_id = str(name) if name else f"{base}#{index}"
         users = [m for m in messages if isinstance(m, Mapping) and m.get("role", m.get("type")) in ("user", "human")]
         text = users[0].get("content") if users else None
         calls = _trajectory_calls(messages, f"{source}: {task_id}")
-        obj: dict = {"task_id": task_id, "calls": calls, "ordered": True,
+        try:
+            keys = langchain_keys(settings, task_id, notes)
+        except InputError as exc:
+            raise InputError(f"example {index}: {exc.message}", path=source) from None
+        obj: dict = {"task_id": task_id, "calls": calls, "ordered": keys.pop("ordered"),
                      "meta": {"langchain": {"source": source}}}
+        match = keys.pop("match")
+        if match != "exact":
+            obj["match"] = match
+        obj.update(keys)
+        mode = settings.get("trajectory_match_mode", "strict")
         if isinstance(text, str):
             obj["input"] = text
         finals = [m.get("content") for m in messages if isinstance(m, Mapping)
@@ -108,7 +122,11 @@ def import_langchain(data: Any, *, source: str = "<langchain>") -> tuple:
         if finals:
             obj["meta"]["langchain"]["final_answer"] = finals[-1]
         tools = sum(1 for m in messages if isinstance(m, Mapping) and m.get("role", m.get("type")) == "tool")
-        notes.append(f"{task_id}: imported as agentevals' strict match (ordered, exact arguments); "
+        if mode == "strict" and "args" not in obj and "args_by_tool" not in obj:
+            how = "agentevals' strict match (ordered, exact arguments)"
+        else:
+            how = f"agentevals' {mode} match, arguments {obj.get('args', 'exact')}"
+        notes.append(f"{task_id}: imported as {how}; "
                      f"{tools} tool result(s) and the final answer are kept in meta.langchain, not scored")
         tasks.append(task_from_dict(obj, path=source))
     return tasks, notes
@@ -126,8 +144,6 @@ def export_langchain(tasks: list) -> tuple:
     """
     examples, notes = [], []
     for task in tasks:
-        if not task.ordered:
-            notes.append(f"{task.task_id}: unordered calls: evaluate with trajectory_match_mode='unordered'")
         if len(task.alternatives) > 1:
             notes.append(f"{task.task_id}: only the first of {len(task.alternatives)} alternatives is written")
         if task.optional:
@@ -138,5 +154,9 @@ def export_langchain(tasks: list) -> tuple:
             written = exact_args(args, f"{task.task_id}: calls[{index}].{tool}", notes)
             messages.append({"role": "assistant", "content": "", "tool_calls": [
                 {"function": {"name": tool, "arguments": json.dumps(written, ensure_ascii=False)}}]})
-        examples.append({"id": task.task_id, "reference_outputs": messages})
+        example: dict = {"id": task.task_id, "reference_outputs": messages}
+        settings = langchain_settings(task, notes)
+        if settings != {"trajectory_match_mode": "strict"}:
+            example["metadata"] = settings
+        examples.append(example)
     return examples, notes

@@ -34,6 +34,17 @@ Argument rules (:mod:`ek_otel.core.rules`), optional calls and alternatives roun
     (frozenset({0}), '35.5 ± 0.01', "contains 'refund issued'")
     >>> task_to_dict(task) == obj
     True
+
+So do the match mode, the argument modes and the hard rules:
+
+    >>> obj = {"task_id": "m1", "calls": [{"search": {"q": ["cats"]}},
+    ...        {"book": {"id": [1]}, "args": "superset"}], "match": "superset", "args": "ignore",
+    ...        "forbid": ["delete_*"], "max_calls": {"search": 3, "*": 10}, "no_repeat": True}
+    >>> task = task_from_dict(obj)
+    >>> task.match, task.args, task.call_args, task.max_calls["*"]
+    ('superset', 'ignore', {1: 'superset'}, 10)
+    >>> task_to_dict(task) == obj
+    True
 """
 
 from __future__ import annotations
@@ -180,16 +191,23 @@ def gold_value(allowed: Any) -> Any:
     return AnyOf(tuple(copy.deepcopy(allowed)))
 
 
-def _gold_from_calls(calls: list) -> tuple:
-    """``(gold calls, indices of the optional ones)`` of a checked call list."""
+def _gold_from_calls(calls: list, offset: int = 0) -> tuple:
+    """``(gold calls, indices of the optional ones, {index: argument mode}, {index: agent})``
+    of a checked call list (indices from ``offset``)."""
     gold = []
     optional = []
-    for index, call in enumerate(calls):
+    call_args = {}
+    call_agents = {}
+    for index, call in enumerate(calls, start=offset):
         tool, args, is_optional = split_call(call)
         gold.append((tool, {arg: gold_value(allowed) for arg, allowed in args.items()}))
         if is_optional:
             optional.append(index)
-    return tuple(gold), frozenset(optional)
+        if isinstance(call.get("args"), str):
+            call_args[index] = call["args"]
+        if isinstance(call.get("agent"), str):
+            call_agents[index] = call["agent"]
+    return tuple(gold), frozenset(optional), call_args, call_agents
 
 
 def value_to_json(value: Any) -> Any:
@@ -207,12 +225,17 @@ def value_to_json(value: Any) -> Any:
     return [copy.deepcopy(value)]  # an exact gold value is the one-element case
 
 
-def _calls_from_gold(gold, optional=frozenset(), offset: int = 0) -> list:
+def _calls_from_gold(gold, optional=frozenset(), offset: int = 0, call_args=None,
+                     call_agents=None) -> list:
     out = []
     for index, (tool, args) in enumerate(gold):
         call: dict = {tool: {arg: value_to_json(v) for arg, v in args.items()}}
         if index + offset in optional:
             call[OPTIONAL_KEY] = True
+        if call_args and index + offset in call_args:
+            call["args"] = call_args[index + offset]
+        if call_agents and index + offset in call_agents:
+            call["agent"] = call_agents[index + offset]
         out.append(call)
     return out
 
@@ -244,20 +267,22 @@ def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
     turns = None
     alternatives: tuple = ()
     if "turns" in obj:
-        parts = [_gold_from_calls(turn) for turn in obj["turns"]]
-        turns = tuple(calls for calls, _ in parts)
-        gold = tuple(call for turn in turns for call in turn)
-        optional = set()
+        parts = []
         offset = 0
-        for calls, flags in parts:
-            optional.update(offset + i for i in flags)
-            offset += len(calls)
-        optional = frozenset(optional)
+        for turn in obj["turns"]:
+            parts.append(_gold_from_calls(turn, offset))
+            offset += len(turn)
+        turns = tuple(part[0] for part in parts)
+        gold = tuple(call for turn in turns for call in turn)
+        optional = frozenset(i for part in parts for i in part[1])
+        call_args = {i: mode for part in parts for i, mode in part[2].items()}
+        call_agents = {i: agent for part in parts for i, agent in part[3].items()}
     elif "alternatives" in obj:
         alternatives = tuple(Alternative(*_gold_from_calls(calls)) for calls in obj["alternatives"])
         gold, optional = alternatives[0].calls, alternatives[0].optional
+        call_args, call_agents = alternatives[0].call_args, alternatives[0].call_agents
     else:
-        gold, optional = _gold_from_calls(obj.get("calls", []))
+        gold, optional, call_args, call_agents = _gold_from_calls(obj.get("calls", []))
     return TaskSpec(
         task_id=obj["task_id"],
         input=copy.deepcopy(obj.get("input")),
@@ -272,6 +297,14 @@ def _build_task(obj: Mapping[str, Any]) -> TaskSpec:
         optional=optional,
         alternatives=alternatives,
         answer=gold_value(obj["answer"]) if "answer" in obj else None,
+        match=obj.get("match", "exact"),
+        args=obj.get("args", "exact"),
+        args_by_tool=dict(obj.get("args_by_tool", {})),
+        call_args=call_args,
+        call_agents=call_agents,
+        forbid=tuple(dict.fromkeys(obj.get("forbid", ()))),
+        max_calls=dict(obj.get("max_calls", {})),
+        no_repeat=obj.get("no_repeat", False),
     )
 
 
@@ -293,14 +326,23 @@ def task_to_dict(task: TaskSpec) -> dict:
         out["turns"] = []
         offset = 0
         for turn in task.turns:
-            out["turns"].append(_calls_from_gold(turn, task.optional, offset))
+            out["turns"].append(_calls_from_gold(turn, task.optional, offset, task.call_args,
+                                                 task.call_agents))
             offset += len(turn)
     elif len(task.alternatives) > 1:
-        out["alternatives"] = [_calls_from_gold(alt.calls, alt.optional) for alt in task.alternatives]
+        out["alternatives"] = [_calls_from_gold(alt.calls, alt.optional, 0, alt.call_args,
+                                                alt.call_agents) for alt in task.alternatives]
     else:
-        out["calls"] = _calls_from_gold(task.gold, task.optional)
+        out["calls"] = _calls_from_gold(task.gold, task.optional, 0, task.call_args,
+                                        task.call_agents)
     if task.ordered:
         out["ordered"] = True
+    if task.match != "exact":
+        out["match"] = task.match
+    if task.args != "exact":
+        out["args"] = task.args
+    if task.args_by_tool:
+        out["args_by_tool"] = dict(task.args_by_tool)
     if task.tools:
         out["tools"] = [tool_to_dict(t) for t in task.tools]
     if task.slice is not None:
@@ -313,6 +355,12 @@ def task_to_dict(task: TaskSpec) -> dict:
         out["ignore_tools"] = list(task.ignore_tools)
     if task.answer is not None:
         out["answer"] = value_to_json(task.answer)
+    if task.forbid:
+        out["forbid"] = list(task.forbid)
+    if task.max_calls:
+        out["max_calls"] = dict(task.max_calls)
+    if task.no_repeat:
+        out["no_repeat"] = True
     return out
 
 

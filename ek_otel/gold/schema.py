@@ -28,8 +28,10 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Optional
 
-from ..core.ignore import is_ignored, pattern_problem
+from ..core.ignore import pattern_problem
 from ..core.rules import rule_problems
+from .match_keys import (MATCH_TASK_KEYS, expected_calls_hit, is_marker, marker_problems,
+                         match_key_problems)
 
 __all__ = [
     "TASK_KEYS",
@@ -48,7 +50,7 @@ __all__ = [
 
 #: Every top-level key a gold task may carry.
 TASK_KEYS = ("task_id", "input", "calls", "turns", "alternatives", "ordered", "tools", "slice",
-             "value", "meta", "ignore_tools", "answer")
+             "value", "meta", "ignore_tools", "answer") + MATCH_TASK_KEYS
 
 #: The key that marks a gold call optional (``{"lookup": {...}, "optional": true}``); only
 #: with a boolean value, so a tool named ``optional`` (whose arguments are an object) is still
@@ -283,20 +285,21 @@ def _parameters_problems(params: Any, label: str) -> list[str]:
 def split_call(call: Mapping[str, Any]) -> Optional[tuple]:
     """``(tool, args, optional)`` of a gold call object, or None when it is not one call.
 
+    The markers beside the tool name (``"optional": true``, ``"args": "ignore"``,
+    ``"agent": "billing"``; :mod:`ek_otel.gold.match_keys`) are not tools.
+
     Example:
-        >>> split_call({"lookup": {"id": [1]}, "optional": True})
+        >>> split_call({"lookup": {"id": [1]}, "optional": True, "args": "ignore"})
         ('lookup', {'id': [1]}, True)
         >>> split_call({"optional": {}})          # a tool named "optional"
         ('optional', {}, False)
         >>> split_call({"a": {}, "b": {}}) is None
         True
     """
-    flag = call.get(OPTIONAL_KEY)
-    optional = isinstance(flag, bool)
-    keys = [k for k in call if not (optional and k == OPTIONAL_KEY)]
+    keys = [k for k, v in call.items() if not is_marker(k, v)]
     if len(keys) != 1:
         return None
-    return keys[0], call[keys[0]], bool(flag) if optional else False
+    return keys[0], call[keys[0]], call.get(OPTIONAL_KEY) is True
 
 
 def _value_problems(allowed: Any, at: str) -> list[str]:
@@ -333,9 +336,10 @@ def _call_list_problems(calls: Any, where: str) -> list[str]:
             continue
         parts = split_call(call)
         if parts is None:
-            names = [k for k in call if k != OPTIONAL_KEY or not isinstance(call[k], bool)]
+            names = [k for k, v in call.items() if not is_marker(k, v)]
             problems.append(
-                f"{at} must have exactly one key, the tool name (and optionally \"optional\": true), "
+                f"{at} must have exactly one key, the tool name (and optionally \"optional\": true, "
+                f"\"args\": \"mode\", \"agent\": \"name\"), "
                 f"got {len(names)} ({', '.join(repr(k) for k in names) or 'none'}); "
                 f"write one call per list entry"
             )
@@ -352,6 +356,7 @@ def _call_list_problems(calls: Any, where: str) -> list[str]:
             continue
         for arg, allowed in args.items():
             problems.extend(_value_problems(allowed, f"{at}.{tool}.{arg}"))
+        problems.extend(marker_problems(call, at))
     return problems
 
 
@@ -370,7 +375,7 @@ def _gold_calls(obj: Mapping[str, Any]) -> list[tuple[str, str, Mapping]]:
         for i, call in enumerate(calls):
             parts = split_call(call) if isinstance(call, Mapping) else None
             if parts is not None and isinstance(parts[1], Mapping):
-                found.append((f"{where}[{i}]", parts[0], parts[1]))
+                found.append((f"{where}[{i}]", parts[0], parts[1], parts[2]))
     return found
 
 
@@ -384,13 +389,7 @@ def _ignore_tools_problems(obj: Mapping[str, Any]) -> list[str]:
                 if (problem := pattern_problem(pattern))]
     if problems:
         return problems
-    for where, tool, _ in _gold_calls(obj):
-        for pattern in patterns:
-            if is_ignored(tool, (pattern,)):
-                problems.append(f"{where}: the task expects a call to '{tool}', which "
-                                f"ignore_tools '{pattern}' removes from every run")
-                break
-    return problems
+    return expected_calls_hit(patterns, _gold_calls(obj), "ignore_tools '{}' removes from every run")
 
 
 # ---------------------------------------------------------------------------
@@ -424,6 +423,8 @@ def task_problems(obj: Any) -> list[str]:
     tool_list_problems, tools_by_name = _tools_problems(obj)
     problems += tool_list_problems
     problems += _calls_against_tools_problems(obj, tools_by_name)
+    if any(key in obj for key in MATCH_TASK_KEYS):
+        problems += match_key_problems(obj, _gold_calls(obj))
     return problems
 
 
@@ -515,7 +516,7 @@ def _calls_against_tools_problems(obj: Mapping, tools_by_name: Mapping) -> list[
     problems: list[str] = []
     if not tools_by_name:
         return problems
-    for where, tool, args in _gold_calls(obj):
+    for where, tool, args, _ in _gold_calls(obj):
         if tool not in tools_by_name:
             problems.append(
                 f"{where}: tool '{tool}' is not among the task's tools{did_you_mean(tool, tools_by_name)}"

@@ -12,6 +12,11 @@ matcher's pairing of calls with gold calls; older reports: ``arg_diffs``,
 - ``missing_call``: a gold call no call matched;
 - ``spurious_call``: a call no gold call expected.
 
+A task's hard rules add three kinds (the episode's ``violations``,
+:mod:`ek_otel.core.hardrules`): ``forbidden_call``, ``too_many_calls`` and ``repeated_call``.
+Under a task's ``match`` mode (the episode's ``match``), what the mode allows is no failure:
+an extra call under ``superset``, a gold call not made under ``subset``.
+
 An episode that failed with none of these (its arguments were not captured, or a matcher
 that reports no pairing) gets one ``other`` failure, so every failing run is counted.
 
@@ -38,11 +43,15 @@ from typing import Any, Optional
 __all__ = ["FAILURE_KINDS", "KIND_LABELS", "Failure", "failures_of", "failure_counts"]
 
 #: The failure kinds, most specific first (the order of every breakdown).
-FAILURE_KINDS = ("wrong_value", "wrong_tool", "missing_call", "spurious_call", "other")
+FAILURE_KINDS = ("forbidden_call", "too_many_calls", "repeated_call", "wrong_value",
+                 "wrong_tool", "missing_call", "spurious_call", "other")
 #: How each kind is written on pages and in the terminal.
-KIND_LABELS = {"wrong_value": "wrong value", "wrong_tool": "wrong tool",
-               "missing_call": "missing call", "spurious_call": "spurious call",
-               "other": "other"}
+KIND_LABELS = {"forbidden_call": "forbidden call", "too_many_calls": "too many calls",
+               "repeated_call": "repeated call", "wrong_value": "wrong value",
+               "wrong_tool": "wrong tool", "missing_call": "missing call",
+               "spurious_call": "spurious call", "other": "other"}
+#: The hard-rule kinds (:data:`ek_otel.core.hardrules.VIOLATION_KINDS`), read from ``violations``.
+_RULE_KINDS = FAILURE_KINDS[:3]
 
 
 @dataclass(frozen=True)
@@ -146,13 +155,39 @@ def failures_of(episode: Mapping[str, Any]) -> tuple:
         ['wrong_tool', 'missing_call']
         >>> failures_of({"success": False, "explanation": "arguments not captured"})
         (Failure(kind='other', tool=None, arg=None, detail=None),)
+        >>> [f.kind for f in failures_of({"success": False, "match": "superset", "calls": [
+        ...     {"got": {"tool": "search"}, "gold": None, "turn": None}],
+        ...     "violations": [{"kind": "too_many_calls", "tool": "search", "detail": "2 > 1"}]})]
+        ['too_many_calls']
     """
     if not isinstance(episode, Mapping) or episode.get("success") is not False:
         return ()
     calls = episode.get("calls")
     diffs = episode.get("arg_diffs") or []
-    out = _from_pairing(calls, diffs) if isinstance(calls, list) else _from_lists(episode)
+    out = _from_rules(episode.get("violations"))
+    found = _from_pairing(calls, diffs) if isinstance(calls, list) else _from_lists(episode)
+    allowed = _ALLOWED_BY_MATCH.get(episode.get("match"), ())
+    out.extend(f for f in found if f.kind not in allowed)
     return tuple(out) if out else (Failure("other"),)
+
+
+#: What each match mode allows, so that it is no failure.
+_ALLOWED_BY_MATCH = {"superset": ("spurious_call",), "subset": ("missing_call",)}
+
+
+def _from_rules(violations: Any) -> list:
+    """The hard-rule failures of an episode's ``violations``.
+
+    Example:
+        >>> _from_rules([{"kind": "forbidden_call", "tool": "rm", "detail": "r*"}])
+        [Failure(kind='forbidden_call', tool='rm', arg=None, detail='r*')]
+    """
+    out = []
+    for v in violations or ():
+        if isinstance(v, Mapping) and v.get("kind") in _RULE_KINDS:
+            out.append(Failure(str(v["kind"]), _tool(v), None,
+                               None if v.get("detail") is None else str(v.get("detail"))))
+    return out
 
 
 def failure_counts(episodes: Iterable[Mapping[str, Any]]) -> Counter:

@@ -6,8 +6,10 @@ revisions, k, mean pass@k / pass^k, cost, dollars, dollars_per_success), ``episo
 entry per scored episode: task_id, trace_id, [root_span_id,] revision, [service,] tp/fp/fn,
 precision/recall/f1, exact, success, label, explanation, cost, dollars, arg_diffs,
 missing_calls, spurious_calls, calls (the matcher's pairing: ``got``, ``gold``, ``turn``,
-``exact``, ``arg_diffs`` indexes), and ``group`` (index into ``groups``) when there are
-groups; root_span_id and service come with a written-back score),
+``exact``, ``arg_diffs`` indexes), ``match`` (the task's match mode, when not ``exact``),
+``violations`` (the hard rules broken: kind, tool, detail; only when some were), and
+``group`` (index into ``groups``) when there are groups; root_span_id and service come with
+a written-back score),
 ``headline`` (runs, runs_passed, tasks, pass, flaky, fail, text: :mod:`ek_otel.core.verdicts`),
 ``per_task`` (figures, ``verdict`` pass/flaky/fail, pass@k, pass^k, dollars, slice), ``per_slice``, ``k``,
 ``pass_at_k``/``pass_hat_k`` per task, ``unmatched`` (trace_id, task_id, reason),
@@ -95,13 +97,25 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
         "arg_diffs": s.arg_diffs,
         "missing_calls": [{"tool": t, "args": a} for t, a in s.missing_calls],
         "spurious_calls": [{"tool": t, "args": a} for t, a in s.spurious_calls],
-        "calls": [{"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
-                   "exact": r.exact, "arg_diffs": list(r.diffs)} for r in s.calls],
+        "calls": [_row_dict(r) for r in s.calls],
     })
     if s.answer is not None:  # only for tasks that expect an answer: other rows keep their bytes
         out["answer"] = {"value": s.answer.value, "passed": bool(s.answer.detail.get("passed")),
                          "explanation": s.answer.explanation}
+    match = s.settings.get("match") if s.settings else None
+    if match:  # the same for the match mode and the hard rules: only when a task uses them
+        out["match"] = match
+    if s.violations:
+        out["violations"] = [v.to_dict() for v in s.violations]
     return out
+
+
+def _row_dict(r: Any) -> dict:
+    row = {"got": _call_dict(r.got), "gold": _call_dict(r.gold), "turn": r.turn,
+           "exact": r.exact, "arg_diffs": list(r.diffs)}
+    if r.agent is not None:  # multi-agent runs only
+        row["agent"] = r.agent
+    return row
 
 
 def answer_figures(envelopes: Iterable[Any]) -> Optional[dict]:

@@ -155,12 +155,27 @@ RULES = st.builds(lambda body, optional: {**body, "optional": True} if optional 
                   RULE_BODIES, st.booleans())
 GOLD_VALUES = st.one_of(st.lists(JSON, min_size=1, max_size=3), RULES)
 CALL_ARGS = st.dictionaries(NAMES, GOLD_VALUES, max_size=3)
-CALL_LIST = st.lists(st.builds(lambda t, a, optional: {t: a, "optional": True} if optional else {t: a},
-                               NAMES, CALL_ARGS, st.booleans()), max_size=3)
+ARG_MODES = st.sampled_from(["ignore", "subset", "superset", "exact"])
+
+
+def _call(tool, args, optional, mode, agent):
+    call = {tool: args}
+    if optional:
+        call["optional"] = True
+    if mode is not None:
+        call["args"] = mode
+    if agent is not None:
+        call["agent"] = agent
+    return call
+
+
+CALL_LIST = st.lists(st.builds(_call, NAMES, CALL_ARGS, st.booleans(), st.one_of(st.none(), ARG_MODES),
+                               st.one_of(st.none(), st.sampled_from(["planner", "billing"]))),
+                     max_size=3)
 
 
 def _tool_of(call: dict) -> tuple:
-    ((name, args),) = ((k, v) for k, v in call.items() if k != "optional")
+    ((name, args),) = ((k, v) for k, v in call.items() if k not in ("optional", "args", "agent"))
     return name, args
 
 
@@ -215,6 +230,22 @@ def canonical_tasks(draw):
             task["ignore_tools"] = ignored
     if draw(st.booleans()):
         task["answer"] = draw(GOLD_VALUES)
+    if draw(st.booleans()):
+        task["match"] = draw(st.sampled_from(["superset", "subset"]))
+    if draw(st.booleans()):
+        task["args"] = draw(st.sampled_from(["ignore", "subset", "superset"]))
+    if draw(st.booleans()):
+        task["args_by_tool"] = draw(st.dictionaries(NAMES, ARG_MODES, min_size=1, max_size=2))
+    if draw(st.booleans()):
+        called = {_tool_of(call)[0] for call in calls}
+        forbid = draw(st.lists(NAMES.filter(lambda n: n not in called), min_size=1, max_size=2,
+                               unique=True))
+        if forbid:
+            task["forbid"] = forbid
+    if draw(st.booleans()):
+        task["max_calls"] = {"*": len(calls) + draw(st.integers(0, 3))}
+    if draw(st.booleans()):
+        task["no_repeat"] = True
     return task
 
 

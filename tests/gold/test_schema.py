@@ -123,6 +123,23 @@ STRUCTURALLY_BAD = [
     {"task_id": "t", "alternatives": [[{"f": {}}], {"g": {}}]},
     {"task_id": "t", "alternatives": [[], []], "calls": []},
     {"task_id": "t", "answer": "Paris"},
+    {"task_id": "t", "match": "any_order"},
+    {"task_id": "t", "match": True},
+    {"task_id": "t", "args": "loose"},
+    {"task_id": "t", "args_by_tool": {"f": "names"}},
+    {"task_id": "t", "args_by_tool": ["f"]},
+    {"task_id": "t", "forbid": "delete_*"},
+    {"task_id": "t", "forbid": [""]},
+    {"task_id": "t", "forbid": [3]},
+    {"task_id": "t", "max_calls": {"search": -1}},
+    {"task_id": "t", "max_calls": {"search": "3"}},
+    {"task_id": "t", "max_calls": {"search": True}},
+    {"task_id": "t", "max_calls": 3},
+    {"task_id": "t", "no_repeat": "yes"},
+    {"task_id": "t", "calls": [{"f": {}, "args": "loose"}]},
+    {"task_id": "t", "calls": [{"f": {}, "agent": ""}]},
+    {"task_id": "t", "calls": [{"args": "ignore"}]},
+    {"task_id": "t", "calls": [{"f": {}, "g": {}, "args": "ignore"}]},
     {"task_id": "t", "answer": []},
     [],
     "task",
@@ -151,6 +168,31 @@ def test_a_tool_named_optional_is_still_a_tool():
     assert task_problems(task)[0].startswith("calls[1] must have exactly one key")
     good = {"task_id": "t", "calls": [{"optional": {"x": [1]}}]}
     assert task_problems(good) == [] and list(VALIDATOR.iter_errors(good)) == []
+
+
+def test_match_keys_pass_both_checks_and_markers_are_not_tools():
+    task = {"task_id": "t", "match": "superset", "ordered": True, "args": "subset",
+            "args_by_tool": {"f": "ignore"}, "forbid": ["delete_*"], "max_calls": {"f": 2, "*": 5},
+            "no_repeat": True,
+            "calls": [{"f": {"x": [1]}, "args": "superset", "agent": "billing", "optional": True},
+                      {"args": {"x": [1]}}, {"agent": {}, "args": "exact"}]}
+    assert task_problems(task) == [] and list(VALIDATOR.iter_errors(task)) == []
+
+
+def test_each_bad_match_key_is_one_clear_line():
+    cases = {
+        "match": ("any_order", 'match must be one of "exact", "superset", "subset", got "any_order"'),
+        "args": ("loose", 'args must be one of "exact", "ignore", "subset", "superset", got "loose"'),
+        "no_repeat": ("yes", 'no_repeat must be true or false, got "yes"'),
+        "max_calls": ({"f": 1.5}, "max_calls.f must be a whole number >= 0, got 1.5"),
+        "forbid": ("f", 'forbid must be a list of tool names, e.g. ["delete_*"], got "f"'),
+    }
+    for key, (value, line) in cases.items():
+        assert task_problems({"task_id": "t", key: value}) == [line]
+    assert task_problems({"task_id": "t", "calls": [{"delete_user": {}}], "forbid": ["delete_*"]}) == [
+        "calls[0]: the task expects a call to 'delete_user', which forbid 'delete_*' forbids"]
+    assert task_problems({"task_id": "t", "calls": [{"f": {}}, {"f": {}}], "max_calls": {"*": 1}}) == [
+        "max_calls.* is 1, but the task expects 2 calls"]
 
 
 def test_cross_checks_are_hand_only():

@@ -412,3 +412,26 @@ def test_the_file_the_workers_prepared_is_what_the_file_sink_writes_of_the_store
         written.extend(keys)
     assert sorted(written) == sorted(envelopes) and written.index((ids[0], 1)) > written.index(
         (ids[0], 0))
+
+
+def test_match_modes_and_hard_rules_reach_the_scoring_worker_process(tmp_path, start_server):
+    """A gold file with match, args and a hard rule, read by serve and scored in a worker
+    process: the stored score carries the mode's explanation and the rule broken."""
+    from serve_helpers import GOLD_TASKS
+
+    tasks = [dict(t, match="superset", args="ignore", max_calls={"get_weather": 0 if i == 2 else 1})
+             if i in (1, 2) else t for i, t in enumerate(GOLD_TASKS)]
+    tasks[2]["calls"] = []  # a limit may not be below the calls the task expects
+    path = tmp_path / "modes.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    server = start_server(gold=str(path), grace_s=0.2, scorer_processes=1)
+    traces = [tid(1, 0x31), tid(2, 0x32)]  # task-1 and task-2, one get_weather call each
+    assert post(server.http_url + "/v1/traces", run_request(traces)) == 200
+    wait_for(lambda: len(server.app.writer.call(lambda s: s.latest_scores())) >= 2, 60, "two scores")
+    scores = {json.loads(r.envelope)["score"]["task_id"]: json.loads(r.envelope)["score"]
+              for r in server.app.writer.call(lambda s: s.latest_scores())}
+    assert scores["task-1"]["success"] is True
+    assert scores["task-1"]["explanation"].startswith("superset: 1 of 1 gold calls made")
+    assert scores["task-2"]["success"] is False
+    assert scores["task-2"]["violations"] == [
+        {"kind": "too_many_calls", "tool": "get_weather", "detail": "1 > 0"}]

@@ -561,3 +561,28 @@ def test_an_empty_session_report_says_it_is_empty(project, tmp_path):
     result.stdout.fnmatch_lines(["ek-otel: report in *: report.json, report.html, gold.jsonl "
                                  "(no episode was captured in this session: it is empty)"])
     assert read_json(tmp_path / "r" / "report.json")["aggregate"]["episodes"] == 0
+
+
+def test_assert_calls_takes_the_match_modes_and_hard_rules(project):
+    project.makepyfile(test_modes=f'''
+from agent import refund_agent
+
+REFUND_ONLY = [{{"refund": {{"order_id": ["A1"], "amount": [10]}}}}]
+
+def test_superset_allows_the_lookup(ek_trace):
+    refund_agent(10)
+    result = ek_trace.assert_calls(REFUND_ONLY, match="superset")
+    assert result.score.explanation.startswith("superset: 1 of 1 gold calls made; 1 extra call allowed")
+
+def test_exact_does_not(ek_trace):
+    refund_agent(10)
+    ek_trace.assert_calls(REFUND_ONLY)
+
+def test_forbid_fails_whatever_match_says(ek_trace):
+    refund_agent(10)
+    ek_trace.assert_calls(REFUND_ONLY, match="superset", args="ignore", forbid=["lookup_*"])
+''')
+    result = run_inline(project)
+    assert outcomes(result) == {"passed": 1, "failed": 2}
+    result.stdout.fnmatch_lines(["E*fail: superset: 1 of 1 gold calls made; 1 extra call allowed;*"
+                                 "forbidden: lookup_order called*"])
