@@ -206,21 +206,26 @@ def test_the_converter_reproduces_the_otlp_json_and_liberties(name):
     assert liberties == _source(name)["liberties"]
 
 
+def _convert_one(folder: Path, meta: dict, extract: str, text: str) -> tuple:
+    """``(the one span, liberties)`` of a fixture folder written here from its parts."""
+    folder.mkdir()
+    (folder / "SOURCE.json").write_text(json.dumps(meta))
+    (folder / extract).write_text(text)
+    converted, liberties = _converter().convert(folder)
+    (span,) = json.loads(converted)["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    return span, liberties
+
+
 def test_the_converter_reads_test_code_snapshots_written_here(tmp_path):
     """The forms whose origins are other projects' test code, on snippets written here: a
     logfire inline snapshot (dirty-equals placeholders) and a protobuf.js OTLP object."""
-    converter = _converter()
-    logfire = tmp_path / "logfire"
-    logfire.mkdir()
-    (logfire / "SOURCE.json").write_text(json.dumps({"format": "logfire-snapshot",
-                                                     "scope": {"name": "logfire.x"}}))
-    (logfire / "source.py.txt").write_text(
+    span, liberties = _convert_one(
+        tmp_path / "logfire", {"format": "logfire-snapshot", "scope": {"name": "logfire.x"}},
+        "source.py.txt",
         "    assert exporter.exported_spans_as_dict() == snapshot([\n"
         "        {'name': 'chat m', 'context': {'trace_id': 1, 'span_id': 3},\n"
         "         'parent': {'trace_id': 1, 'span_id': 2}, 'start_time': 5,\n"
         "         'end_time': IsInt(), 'attributes': {'a': IsStr(), 'n': [1, 2]}}])\n")
-    text, liberties = converter.convert(logfire)
-    (span,) = json.loads(text)["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert (span["traceId"], span["spanId"], span["parentSpanId"]) == ("0" * 31 + "1",
                                                                         "0" * 15 + "3",
                                                                         "0" * 15 + "2")
@@ -229,18 +234,14 @@ def test_the_converter_reads_test_code_snapshots_written_here(tmp_path):
     assert span["endTimeUnixNano"] == "0"  # 1 s before the earliest time, floored at 0
     assert "span 'chat m': end_time IsInt() in the snapshot; 0 written (1 s before the " \
            "earliest time)" in liberties
-    js = tmp_path / "js"
-    js.mkdir()
-    (js / "SOURCE.json").write_text(json.dumps({"format": "otlp-js"}))
-    (js / "source.ts.txt").write_text(
+    span, liberties = _convert_one(
+        tmp_path / "js", {"format": "otlp-js"}, "source.ts.txt",
         'const traceId = "0af7651916cd43dd8448eb211c80319c";\n'
         "const req = {scopeSpans: [{scope: {name: 's'}, spans: [{\n"
         '  traceId: Buffer.from(traceId, "hex"), spanId: {type: "Buffer", data: [1, 2, 3, 4, 5, 6, 7, 8]},\n'
         "  parentSpanId: '', name: 'x', startTimeUnixNano: {low: 1, high: 1, unsigned: true},\n"
         "  attributes: [{key: 'k', value: {stringValue: JSON.stringify({a: 1})}}],\n"
         "}]}]};\n")
-    text, liberties = converter.convert(js)
-    (span,) = json.loads(text)["resourceSpans"][0]["scopeSpans"][0]["spans"]
     assert span["traceId"] == "0af7651916cd43dd8448eb211c80319c"
     assert span["spanId"] == "0102030405060708" and "parentSpanId" not in span
     assert span["startTimeUnixNano"] == str(2 ** 32 + 1)
