@@ -48,7 +48,9 @@ def _scope_line(scope: ScopeSeen) -> str:
 def _read_lines(read: Read) -> list:
     return [
         f"  model calls: {read.model_calls} ({read.model_calls_without_usage} without a token count"
-        + (f", {read.failed_model_calls} failed" if read.failed_model_calls else "") + ")",
+        + (f", {read.failed_model_calls} failed" if read.failed_model_calls else "") + ")"
+        + ("; none is traced, yet tokens were read: model calls were made"
+           if not read.model_calls and (read.input_tokens or read.output_tokens) else ""),
         f"  tool calls: {read.tool_calls} ({read.executed} executed, {read.requested_only} only "
         f"requested); arguments captured for {read.args_captured}, missing for "
         f"{read.args_missing}; call ids {read.call_ids}",

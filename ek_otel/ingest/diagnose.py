@@ -275,17 +275,33 @@ def _gaps(read: Read, known: Sequence[Instrumentation], provider: str = "",
     return tuple(gaps)
 
 
-def _task_id_gap(episode: Any) -> tuple:
+def _task_id_gap(episode: Any, spans: Sequence[Any] = ()) -> tuple:
     """The task-id gap of an episode that carries none (``ek-otel score`` cannot link it to a
-    task without ``--task``), as a one-gap tuple, else ``()``.
+    task without ``--task``), as a one-gap tuple, else ``()``. When a task-id key sits on a
+    span below the root (where linking does not look), the gap says which span and key.
 
     Example:
         >>> from ek_otel.core.episode import Episode
         >>> _task_id_gap(Episode("t")), _task_id_gap(Episode(""))[0].fix[:22]
         ((), 'set ek.task.id on each')
+        >>> child = SpanRecord("a" * 32, "c" * 16, "b" * 16, "plan",
+        ...                    attributes={"gen_ai.task.id": "t1"})
+        >>> _task_id_gap(Episode(""), [child])[0].what[:53]
+        "gen_ai.task.id 't1' is on span 'plan', below the root"
     """
     if episode.task_id:
         return ()
+    root = getattr(episode.provenance, "root_span_id", "") if episode.provenance else ""
+    for span in sorted(spans, key=lambda s: s.start_ns if type(s.start_ns) is int else 0):
+        if span.span_id == root or type(span.attributes) is not dict:
+            continue
+        for key in sc.DEFAULT_TASK_ID_KEYS:
+            value = span.attributes.get(key)
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+                return (Gap(TASK_ID, f"{key} {str(value)[:60]!r} is on span {span.name!r}, below "
+                                     "the root: ek-otel reads the task id from the root span "
+                                     "or a resource, so the run cannot be linked to a task",
+                            TASK_ID_FIX),)
     return (Gap(TASK_ID, "no task id attribute on the root span or the resource: the run "
                          "cannot be linked to a task", TASK_ID_FIX),)
 
@@ -325,7 +341,7 @@ def diagnose_episode(episode: Any, spans: Sequence[Any], logs: Sequence[Any] = (
         spans=len(spans),
         logs=len(logs),
         read=read,
-        gaps=_gaps(read, known, provider, versions, _counted(spans)) + _task_id_gap(episode),
+        gaps=_gaps(read, known, provider, versions, _counted(spans)) + _task_id_gap(episode, spans),
         unread_spans=_unread(episode, spans),
     )
 

@@ -101,6 +101,8 @@ from .steps import merge_steps, tool_executions
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
+    "UNTRACED_MODEL_CALLS",
+    "task_id_on",
     "MISSING_PARENT",
     "GROUP_BY_TRACE",
     "GROUP_BY_CONVERSATION",
@@ -122,6 +124,10 @@ GROUP_BY_CHOICES = (GROUP_BY_TRACE, GROUP_BY_CONVERSATION, GROUP_BY_SESSION)
 #: ``Episode.meta`` key of a trace that is not an agent run (see
 #: :mod:`ek_otel.ingest.semconv.nonruns`): what it is, e.g. ``"MCP initialize"``.
 NOT_A_RUN = "not_an_agent_run"
+#: ``Episode.meta`` key of a run that used tokens or gave an answer while no model-call span
+#: is traced (an agent span's totals, a workflow's output): model calls were made, how many
+#: is unknown; ``meta["model_calls"]`` counts the traced ones (0).
+UNTRACED_MODEL_CALLS = "untraced_model_calls"
 
 
 def is_agent_run(episode: Any) -> bool:
@@ -206,18 +212,23 @@ def build_episode(
     task_id = _task_id(roots, task_id_keys)
     without_usage = _calls_without_usage(clusters)
     meta = _meta(trace_ids, bad, clusters, uncaptured, unrecorded, without_usage)
+    output = final_text if final_text is not None else (_root_output(root) or _agent_output(agent))
+    # a run is any trace with a model, tool or agent signal: tokens and an answer included
     not_a_run = sc.not_a_run_kind(
         (n.span for n in nodes.values()),
-        model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured,
+        model_calls=meta["model_calls"] + (final_text is not None) + unrecorded + uncaptured
+        + (usage.input_tokens + usage.output_tokens > 0) + (output is not None),
         tool_calls=len(steps), agents=sum(1 for n in nodes.values() if n.role == sc.AGENT),
         task_id=task_id)
     if not_a_run is not None:
         meta[NOT_A_RUN] = not_a_run
+    elif not meta["model_calls"] and not unrecorded and not uncaptured and (
+            usage.input_tokens + usage.output_tokens > 0 or output is not None):
+        meta[UNTRACED_MODEL_CALLS] = True  # tokens or an answer, and no model span
     episode = Episode(
         task_id=task_id,
         trajectory=Trajectory(steps),
-        output=final_text if final_text is not None else (
-            _root_output(root) or _agent_output(agent)),
+        output=output,
         cost=_cost(usage, retries, roots, nodes, _uncounted_calls(clusters, nodes, without_usage)),
         run=_run(clusters, agent_name or service_name or ""),
         provenance=provenance,
@@ -343,16 +354,33 @@ def _calls_without_usage(clusters: Mapping) -> int:
 
 
 def _task_id(roots: Sequence[Node], keys: Sequence[str]) -> str:
-    """The first of ``keys`` found on a root span, then on its resource; ``""`` when none."""
+    """The first of ``keys`` found on a root span, then on its resource; ``""`` when none.
+    A task id on a span below the root is not read (a protocol's own task ids sit there:
+    kagent's A2A ``task_id``); doctor names where one is (:func:`task_id_below_root`)."""
     keys = tuple(keys)
     for node in roots:
-        for holder in (node.span.attributes, node.span.resource):
-            if type(holder) is dict or isinstance(holder, Mapping):
-                value = sc.first_value(holder, keys)
-                if isinstance(value, str):
-                    value = sc.json_value(value)  # Langfuse JSON-encodes metadata values
-                if value is not None and not isinstance(value, (dict, list, bytes)):
-                    return str(value)
+        value = task_id_on(node.span, keys)
+        if value:
+            return value
+    return ""
+
+
+def task_id_on(span: Any, keys: Sequence[str]) -> str:
+    """The first of ``keys`` on a span's attributes, then on its resource; ``""`` when none.
+
+    Example:
+        >>> task_id_on(SpanRecord("a" * 32, "b" * 16, attributes={"ek.task.id": "t1"}),
+        ...            ("ek.task.id",))
+        't1'
+    """
+    keys = tuple(keys)
+    for holder in (span.attributes, span.resource):
+        if type(holder) is dict or isinstance(holder, Mapping):
+            value = sc.first_value(holder, keys)
+            if isinstance(value, str):
+                value = sc.json_value(value)  # Langfuse JSON-encodes metadata values
+            if value is not None and not isinstance(value, (dict, list, bytes)):
+                return str(value)
     return ""
 
 
@@ -399,7 +427,9 @@ def _root_output(root: Optional[Node]) -> Optional[str]:
     if output.calls:  # a model call's answer of calls only: its raw response is no text
         return None
     value = root.span.attributes.get(sc.ROOT_OUTPUT_KEY)
-    return value if isinstance(value, str) and value else None
+    if isinstance(value, str) and value:
+        return value
+    return sc.workflow_output_of(root.span.attributes)
 
 
 def _agent_output(agent: Optional[Node]) -> Optional[str]:

@@ -188,11 +188,18 @@ INSTRUMENTATIONS: tuple = (
     Instrumentation(("pydantic-ai", "pydantic_ai*"), "pydantic-ai (Agent(instrument=...))",
                     "OTel GenAI", "pydantic-ai", FRAMEWORK,
                     fixes={"arguments": "Agent(instrument=InstrumentationSettings(include_content=True))"}),
-    Instrumentation(("strands.telemetry.tracer", "strands*"), "strands-agents", "OTel GenAI",
+    # 0.x: its tracer is named after the service ("strands-agents"), and its older traces
+    # seen elsewhere under opentelemetry.instrumentation.strands
+    Instrumentation(("strands.telemetry.tracer", "strands*",
+                     "opentelemetry.instrumentation.strands"), "strands-agents", "OTel GenAI",
                     "Strands Agents", FRAMEWORK,
                     limits={"reasoning_tokens": "Strands records no reasoning-token count: add "
                                                 "an OpenAI client instrumentor that does "
-                                                "(OpenInference, OpenLLMetry)"}),
+                                                "(OpenInference, OpenLLMetry)"},
+                    limits_before={"cached_tokens": (
+                        "1.0", "Strands 0.x records no cached-token count: upgrade "
+                               "strands-agents (1.x records it), or add an OpenAI client "
+                               "instrumentor that does (OpenInference, OpenLLMetry)")}),
     Instrumentation(("gcp.vertex.agent",), "google-adk", "OTel GenAI (+ gcp.vertex.agent.*)",
                     "Google ADK", FRAMEWORK,
                     fixes={"arguments": "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="

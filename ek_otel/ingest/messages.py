@@ -278,8 +278,13 @@ def calls_from_message(message: Any) -> list:
     return calls
 
 
+#: Between two texts of one answer that other parts (a tool call) stand between.
+TEXT_PART_SEPARATOR = "\n\n"
+
+
 def text_from_message(message: Any) -> Optional[str]:
-    """The assistant text of one message (text parts joined), or None.
+    """The assistant text of one message (text parts joined), or None: adjacent text parts
+    are one text, texts with other parts between them paragraphs (:data:`TEXT_PART_SEPARATOR`).
 
     Example:
         >>> text_from_message({"role": "assistant", "parts": [{"type": "text", "content": "hi"}]})
@@ -288,6 +293,9 @@ def text_from_message(message: Any) -> Optional[str]:
         'hello'
         >>> text_from_message({"role": "assistant", "content": [{"text": "hi"}]})  # Bedrock
         'hi'
+        >>> text_from_message({"role": "assistant", "parts": [{"type": "text", "content": "A"},
+        ...     {"type": "tool_call", "name": "f"}, {"type": "text", "content": "B"}]})
+        'A\\n\\nB'
     """
     if isinstance(message, str):
         return message or None
@@ -307,6 +315,7 @@ def text_from_message(message: Any) -> Optional[str]:
             parts = [parts[k] for k in sorted(parts, key=_index_key)]
         if not isinstance(parts, list):
             continue
+        adjacent = False  # the part before was text: the two are one text
         for part in parts:
             if (type(part) is dict or isinstance(part, Mapping)) and "message_content" in part:
                 part = part["message_content"]
@@ -319,10 +328,17 @@ def text_from_message(message: Any) -> Optional[str]:
                 # an untyped block: Bedrock Converse / Strands ``{"text": ...}``, a Gemini part
                 text = part.get("text")
             else:
+                adjacent = False
                 continue
             if isinstance(text, str) and not calls_from_repr(text):
-                texts.append(text)
-    return "".join(texts) or None
+                if adjacent and texts:
+                    texts[-1] += text
+                else:
+                    texts.append(text)
+                adjacent = True
+    # adjacent text parts are one text; texts apart (a tool call between them) are
+    # paragraphs: how Pydantic AI, whose answers come in parts, joins them itself
+    return TEXT_PART_SEPARATOR.join(texts) or None
 
 
 #: What packages write in place of content they did not capture (Google ADK's log events):

@@ -113,6 +113,9 @@ def _completion_attribute(value: Any) -> ModelOutput:
     Example:
         >>> _completion_attribute('{"text": "It is rainy.", "finish_reason": "stop"}').text
         'It is rainy.'
+        >>> [c.name for c in _completion_attribute(
+        ...     '[{"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}]').calls]
+        ['f']
     """
     output = output_of_messages(value)
     if output.calls or output.text is not None:
@@ -120,6 +123,13 @@ def _completion_attribute(value: Any) -> ModelOutput:
     parsed = sc.json_value(value)
     if isinstance(parsed, Mapping) and type(parsed.get("text")) is str and parsed["text"]:
         return ModelOutput((), parsed["text"], True)
+    if isinstance(parsed, list) and parsed and all(
+            isinstance(block, Mapping) and "role" not in block for block in parsed):
+        # the content blocks of one answer (Strands 0.x: Bedrock Converse ``text`` and
+        # ``toolUse`` blocks), the message around them left out
+        output = output_of_messages([{"role": "assistant", "content": parsed}])
+        if output.calls or output.text is not None:
+            return output
     if _plain_completion(value):
         return ModelOutput((), value, True)
     return EMPTY_OUTPUT
@@ -176,7 +186,8 @@ def output_of_related_spans(children: Sequence[SpanRecord],
 
 def _other_output(attributes: Mapping) -> ModelOutput:
     """Less common carriers: a JSON ``events`` list (Logfire/Pydantic AI), Google ADK's
-    ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text``."""
+    ``gcp.vertex.agent.llm_response``, the Vercel AI SDK's ``ai.response.text`` (and
+    ``ai.response.object``, the JSON text of a ``generateObject``/``streamObject`` answer)."""
     events = sc.json_value(attributes.get(sc.EVENTS_JSON))
     if isinstance(events, list):
         choices = [e for e in events if isinstance(e, Mapping) and _is_choice(e)]
@@ -199,9 +210,10 @@ def _other_output(attributes: Mapping) -> ModelOutput:
         output = output_of_messages([content])
         if output:
             return output
-    text = attributes.get(sc.AI_RESPONSE_TEXT)
-    if isinstance(text, str) and text:
-        return ModelOutput((), text, True)
+    for key in (sc.AI_RESPONSE_TEXT, sc.AI_RESPONSE_OBJECT):
+        text = attributes.get(key)
+        if isinstance(text, str) and text:
+            return ModelOutput((), text, True)
     return EMPTY_OUTPUT
 
 

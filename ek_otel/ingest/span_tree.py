@@ -124,14 +124,38 @@ def read_span(span: Any, logs_by_span: Mapping) -> Node:
     role = sc.span_role(span)
     node = Node(span, role, sc.error_of(span))
     if role == sc.MODEL:
-        node.usage = sc.usage_of(attributes, sc.streamed_usage_of(span))
-        node.response_id = sc.response_id_of(attributes)
-        node.finish_reasons = sc.finish_reasons_of(attributes)
-        output = model_output_of_span(span)
-        if not output:
-            output = output_of_logs(logs_by_span.get(span_id, ()))
-        node.output = output
+        _read_model_call(node, logs_by_span)
     return node
+
+
+def _read_model_call(node: Node, logs_by_span: Mapping) -> None:
+    """What a model-call span recorded: its usage, response id, finish reasons, answer."""
+    span = node.span
+    attributes = span.attributes
+    node.usage = sc.usage_of(attributes, sc.streamed_usage_of(span))
+    node.response_id = sc.response_id_of(attributes)
+    node.finish_reasons = sc.finish_reasons_of(attributes)
+    output = model_output_of_span(span)
+    if not output:
+        output = output_of_logs(logs_by_span.get(span.span_id, ()))
+    node.output = output
+
+
+def _promote_usage_spans(nodes: Mapping, logs_by_span: Mapping) -> None:
+    """A trace that names no model call but records one call's token usage on a span of no
+    other role has made model calls: the innermost such spans are read as them (Strands'
+    older ``Model invoke`` spans carry the usage and the answer, and no operation name).
+    An episode never contradicts itself: tokens read imply a model call."""
+    carriers = [n for n in nodes.values()
+                if n.role == sc.OTHER and sc.usage_of(n.span.attributes) is not None]
+    if not carriers:
+        return
+    carrier_ids = {n.span_id for n in carriers}
+    above = with_descendant(nodes, lambda n: n.span_id in carrier_ids)
+    for node in carriers:
+        if node not in above:
+            node.role = sc.MODEL
+            _read_model_call(node, logs_by_span)
 
 
 def build_tree(spans: Sequence[Any], logs: Sequence[LogRecord],
@@ -169,6 +193,8 @@ def build_tree(spans: Sequence[Any], logs: Sequence[LogRecord],
     if report is not None:
         _report_missing_parents(orphans, report)
     _break_cycles_and_set_depths(nodes, report)
+    if not any(node.role == sc.MODEL for node in nodes.values()):
+        _promote_usage_spans(nodes, logs_by_span)
     for node in nodes.values():  # answers recorded only by the spans around the model's
         if node.role == sc.MODEL and not node.output.calls and (node.children or node.parent):
             related = output_of_related_spans(

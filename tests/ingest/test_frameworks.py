@@ -151,8 +151,9 @@ def test_framework_episode_equals_the_ground_truth(scenario, form):
     assert episode.cost.retries == 0 and episode.cost.latency_s > 0
     assert episode.run.model == records.get("model", exp["response_model"])
     assert episode.run.temperature == 0.2 or episode.run.temperature is None
-    assert episode.provenance.agent_name == "WeatherAgent"
-    assert {s.agent for s in steps} <= {"WeatherAgent"}
+    agent = records.get("agent", "WeatherAgent")  # a package that records its own name
+    assert episode.provenance.agent_name == agent
+    assert {s.agent for s in steps} <= {agent}
     assert episode.provenance.service_name == "weather-agent"
     assert episode.meta["bad_spans"] == 0
 

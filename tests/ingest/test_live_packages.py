@@ -136,3 +136,38 @@ def test_traceloop_openai_plain_and_streamed():
     assert_calls_and_tokens(by_task["live-1"], cached=True, reasoning=True)
     # Traceloop 0.62 loses reasoning tokens when streaming (semconv.md)
     assert_calls_and_tokens(by_task["live-1-stream"], cached=True, reasoning=False)
+
+
+def test_openinference_stream_without_usage_is_advised_in_its_own_words():
+    """A streamed call under openinference-instrumentation-openai that did not ask for usage
+    (the real API then sends none): doctor names the provider and the request option that
+    fixes it, never "add a model-client instrumentor" (the package is in use)."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode
+    from ek_otel.ingest.diagnose import diagnose
+    from ek_otel.testing.fake_openai import CHAT_TOOLS, _collect_stream
+
+    span_exporter = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(span_exporter))
+    instrumentor = _instrumentor("openinference")
+    instrumentor.instrument(tracer_provider=tracer_provider)
+    try:
+        with FakeOpenAI(stream_usage="requested") as server:
+            client = openai.OpenAI(base_url=server.base_url, api_key="sk-fake", max_retries=0)
+            with tracer_provider.get_tracer("live.app").start_as_current_span(
+                    "live task", attributes={"ek.task.id": "live-stream"}):
+                _collect_stream(client.chat.completions.create(
+                    model="gpt-4o-mini", messages=[{"role": "user", "content": "Paris?"}],
+                    tools=CHAT_TOOLS, stream=True))
+    finally:
+        instrumentor.uninstrument()
+    spans = span_exporter.get_finished_spans()
+    records = list(decode(encode(spans).SerializeToString(), origin=Origin("live"),
+                          report=BadInputReport(), strict=False))
+    (episode,) = build_episodes(group_traces(records))
+    (trace,) = diagnose([(episode, records, [])]).traces
+    gap = trace.gap("input_tokens")
+    assert gap is not None and gap.provider == "openai"
+    assert gap.package == "openinference-instrumentation-openai"
+    assert 'stream_options={"include_usage": True}' in gap.fix
+    assert "add a model-client instrumentor" not in gap.fix

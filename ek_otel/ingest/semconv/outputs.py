@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Optional
 
 from .values import json_value
 
@@ -40,6 +41,9 @@ __all__ = [
     "VERTEX_RESPONSE_CONTENT",
     "AI_RESPONSE_TEXT",
     "ROOT_OUTPUT_KEY",
+    "AI_RESPONSE_OBJECT",
+    "WORKFLOW_OUTPUT_KEY",
+    "workflow_output_of",
     "TOOL_FINISH_REASONS",
     "MLFLOW_OUTPUTS",
     "MLFLOW_CHUNK_EVENT_PREFIX",
@@ -115,8 +119,44 @@ VERTEX_LLM_RESPONSE = "gcp.vertex.agent.llm_response"
 VERTEX_RESPONSE_CONTENT = "content"
 #: The Vercel AI SDK's answer text.
 AI_RESPONSE_TEXT = "ai.response.text"
+#: The Vercel AI SDK's structured answer (``generateObject``, ``streamObject``): the object's
+#: JSON text, the answer as it was given.
+AI_RESPONSE_OBJECT = "ai.response.object"
 #: The root span's recorded output, the episode's answer when no model answer has text.
 ROOT_OUTPUT_KEY = "output.value"
+#: OpenLLMetry's recorded output of a workflow or task span (LangChain: the chain's
+#: ``{"outputs": {...}, "kwargs": {...}}``).
+WORKFLOW_OUTPUT_KEY = "traceloop.entity.output"
+_WORKFLOW_KIND_KEY = "traceloop.span.kind"
+_WORKFLOW_KINDS = frozenset({"workflow", "agent"})
+
+
+def workflow_output_of(attributes: Mapping) -> Optional[str]:
+    """The answer an OpenLLMetry workflow (or agent) span recorded: the one text of its
+    chain's ``outputs``, else the recorded output as it is; None when it records none.
+
+    Example:
+        >>> workflow_output_of({"traceloop.span.kind": "workflow",
+        ...     "traceloop.entity.output": '{"outputs": {"output": "It is 18 C."}, "kwargs": {}}'})
+        'It is 18 C.'
+        >>> workflow_output_of({"traceloop.entity.output": "x"}) is None  # not a workflow
+        True
+    """
+    kind = attributes.get(_WORKFLOW_KIND_KEY)
+    if type(kind) is not str or kind not in _WORKFLOW_KINDS:
+        return None
+    value = attributes.get(WORKFLOW_OUTPUT_KEY)
+    if not isinstance(value, str) or not value:
+        return None
+    parsed = json_value(value)
+    outputs = parsed.get("outputs") if isinstance(parsed, Mapping) else None
+    if isinstance(outputs, Mapping):
+        texts = [v for v in outputs.values() if isinstance(v, str) and v]
+        if len(texts) == 1:
+            return texts[0]
+    if isinstance(outputs, str) and outputs:
+        return outputs
+    return value
 
 #: Finish reasons (OTel GenAI, OpenInference), else the anthropic SDK's own spans' stop reason.
 _FINISH_REASONS = "gen_ai.response.finish_reasons"

@@ -50,6 +50,15 @@ _ROLE_BY_ATTRIBUTE: tuple = (
     (MLFLOW_SPAN_TYPE, str, {'"LLM"': MODEL, '"CHAT_MODEL"': MODEL, '"TOOL"': TOOL,
                              '"AGENT"': AGENT}),
 )
+#: The GenAI conventions name a span ``{gen_ai.operation.name} {target}``: a span with
+#: GenAI attributes named so has the operation's role even when the attribute itself is
+#: missing (Strands' older spans: ``invoke_agent Strands Agents``, ``execute_tool f``).
+_OPERATION_ROLES: dict = _ROLE_BY_ATTRIBUTE[0][2]
+_GENAI_PREFIX = "gen_ai."
+_AGENT_NAME = "gen_ai.agent.name"
+#: A tool span's name, id and arguments under their OpenInference / Strands 0.x keys.
+_EXECUTED_TOOL_NAME = "tool.name"
+_EXECUTED_TOOL_KEYS = frozenset({"tool.id", "tool.parameters"})
 #: The model that answered: only a model call has it (Semantic Kernel's spans as Langfuse's
 #: tests keep them carry nothing else).
 RESPONSE_MODEL = "gen_ai.response.model"
@@ -76,7 +85,9 @@ def span_role(span: Any) -> str:
     ``openai.chat``/``openai.response`` span names; Langfuse ``langfuse.observation.type``;
     Logfire span-name templates (``Chat Completion with …``, ``Function: …``,
     ``Agent run: …``); MLflow ``mlflow.spanType`` (LLM, CHAT_MODEL, TOOL, AGENT); the Vercel
-    AI SDK's ``ai.*`` span names. Embeddings and retrieval are not model calls here.
+    AI SDK's ``ai.*`` span names; the GenAI span-name convention (``execute_tool f``,
+    ``invoke_agent a``, ``chat m``) on a span with ``gen_ai.*`` attributes. Embeddings and
+    retrieval are not model calls here.
 
     Example:
         >>> span_role({"openinference.span.kind": "TOOL"})
@@ -89,6 +100,9 @@ def span_role(span: Any) -> str:
         >>> span_role({"gen_ai.operation.name": "execute_tool",
         ...            "gen_ai.tool.name": "(merged tools)"})  # Google ADK, parallel calls
         'other'
+        >>> span_role(SpanRecord("a" * 32, "b" * 16, name="invoke_agent Strands Agents",
+        ...                      attributes={"gen_ai.agent.name": "Strands Agents"}))
+        'agent'
         >>> span_role({"gen_ai.response.model": "gpt-4-0613"})
         'model'
         >>> span_role(SpanRecord("a" * 32, "b" * 16, name="OpenAI._prepare_chat_with_tools",
@@ -112,6 +126,11 @@ def span_role(span: Any) -> str:
         role = roles.get(normalize(value))
         if role is not None:
             return role
+    if " " in name:
+        role = _OPERATION_ROLES.get(name.split(" ", 1)[0].lower())
+        if role is not None and any(type(k) is str and k.startswith(_GENAI_PREFIX)
+                                    for k in attributes):
+            return role
     if name in _MODEL_SPAN_NAMES:
         return MODEL
     if name.startswith("Function:"):
@@ -123,6 +142,8 @@ def span_role(span: Any) -> str:
         return MODEL
     if name.startswith("Agent run:") or name == "agent run":  # Logfire, Pydantic AI
         return AGENT
+    if name and name == attributes.get(_AGENT_NAME):  # a span named after its own agent
+        return AGENT  # (Strands 0.1: the agent span is the agent's name)
     if name == "ai.toolCall" or name == "running tool":  # Vercel AI SDK, Pydantic AI
         return TOOL
     if name in _VERCEL_AGENT_SPANS:
@@ -133,6 +154,8 @@ def span_role(span: Any) -> str:
         return MODEL
     if TOOL_NAME in attributes:  # a tool span whose operation name is missing
         return TOOL
+    if _EXECUTED_TOOL_NAME in attributes and not _EXECUTED_TOOL_KEYS.isdisjoint(attributes):
+        return TOOL  # a tool's name with its call id or arguments (Strands 0.x ``Tool: f``)
     if RESPONSE_MODEL in attributes:  # a model's response: a model call whatever its name
         return MODEL
     return OTHER

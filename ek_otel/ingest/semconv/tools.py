@@ -26,6 +26,7 @@ __all__ = [
     "tool_args_of",
     "tool_args_parsed",
     "tool_result_of",
+    "call_envelope",
 ]
 
 
@@ -47,6 +48,8 @@ TOOL_ARGS_KEYS: tuple = (
     "ai.toolCall.args",  # Vercel AI SDK
     "gcp.vertex.agent.tool_call_args",  # Google ADK
     "mlflow.spanInputs",  # MLflow TOOL span: the traced function's arguments
+    "gen_ai.tool.input",  # VeADK: the tool's declaration with its "parameters"
+    "tool.parameters",  # Strands 0.x ``Tool: <name>`` spans
 )
 #: google-genai's automatic function calling under opentelemetry-instrumentation-google-genai
 #: before 1.x (and Logfire's ``instrument_google_genai``): one attribute per parameter,
@@ -66,6 +69,8 @@ TOOL_RESULT_KEYS: tuple = (
     "gcp.vertex.agent.tool_response",
     "mlflow.spanOutputs",
     CODE_RETURN_VALUE,  # google-genai automatic function calling (see CODE_PARAMETER_PREFIX)
+    "gen_ai.tool.output",  # VeADK: {"id", "name", "response"}
+    "tool.result",  # Strands 0.x
 )
 
 
@@ -99,6 +104,16 @@ def tool_name_of(span: Any) -> str:
 _TOOL_CALL_ID_CARRIERS: tuple = ("traceloop.entity.input", "gen_ai.tool.call.arguments",
                                  "output.value", "traceloop.entity.output",
                                  "gen_ai.tool.call.result")
+#: Recorded tool inputs and outputs that are a call's envelope, its id inside as ``"id"``
+#: (VeADK: ``gen_ai.tool.output`` is ``{"id", "name", "response"}``).
+_CALL_ENVELOPE_CARRIERS: tuple = ("gen_ai.tool.output", "gen_ai.tool.input")
+#: The keys of a recorded call envelope: a tool name, one of :data:`_ENVELOPE_ARGUMENT_KEYS`
+#: holding the arguments (or :data:`_ENVELOPE_RESULT_KEYS` the result), and nothing else
+#: but these.
+_ENVELOPE_NAME_KEYS = ("name", "tool_name", "function")
+_ENVELOPE_ARGUMENT_KEYS = ("arguments", "parameters", "args", "input")
+_ENVELOPE_RESULT_KEYS = ("response", "result", "output")
+_ENVELOPE_OTHER_KEYS = frozenset({"id", "call_id", "tool_call_id", "description", "type"})
 _EMBEDDED_TOOL_CALL_ID = re.compile(r'"tool_call_id"\s*:\s*"([^"\\]{1,200})"')
 
 
@@ -133,8 +148,12 @@ def tool_call_id_of(attributes: Mapping) -> Optional[str]:
         >>> tool_call_id_of({"output.value": '{"type": "tool", "data": {"tool_call_id": "c9"}}'})
         'c9'
         >>> tool_call_id_of({"gen_ai.tool.call.id": "adk-5b0c2a0e-8d3c-4a55-9a43-0f1d2b3c4d5e"})
+        >>> tool_call_id_of({"gen_ai.tool.output": '{"id": "c7", "name": "f", "response": {}}'})
+        'c7'
     """
     found = first_str(attributes, TOOL_CALL_ID_KEYS)
+    if found is None:
+        found = _envelope_call_id(attributes)
     if found is None:
         for key in _TOOL_CALL_ID_CARRIERS:
             value = attributes.get(key)
@@ -147,6 +166,52 @@ def tool_call_id_of(attributes: Mapping) -> Optional[str]:
     return found
 
 
+def _envelope_call_id(attributes: Mapping) -> Optional[str]:
+    for key in _CALL_ENVELOPE_CARRIERS:
+        value = attributes.get(key)
+        if value is None:
+            continue
+        envelope = call_envelope(json_value(value), attributes,
+                                 _ENVELOPE_ARGUMENT_KEYS + _ENVELOPE_RESULT_KEYS)
+        if envelope is not None:
+            for id_key in ("id", "call_id", "tool_call_id"):
+                call_id = envelope[0].get(id_key)
+                if type(call_id) is str and call_id:
+                    return call_id
+    return None
+
+
+def call_envelope(value: Any, attributes: Mapping, content_keys: tuple) -> Optional[tuple]:
+    """``(envelope, content)`` when ``value`` is a recorded call's envelope for the tool
+    the span names: a mapping with the tool's name (under ``name``, ``tool_name`` or
+    ``function``), one of ``content_keys`` (its arguments, or its result) and only an id,
+    a description or a type besides; else None. The name must be the span's own tool name
+    when the span has one, so that a tool whose own arguments are called ``name`` and
+    ``input`` is not unwrapped.
+
+    Example:
+        >>> veadk = {"name": "get_weather", "description": "…", "parameters": {"city": "Paris"}}
+        >>> call_envelope(veadk, {"gen_ai.tool.name": "get_weather"}, ("parameters",))[1]
+        {'city': 'Paris'}
+        >>> call_envelope({"name": "Bob", "input": {"x": 1}}, {"gen_ai.tool.name": "greet"},
+        ...               ("input",)) is None
+        True
+    """
+    if not isinstance(value, Mapping) or not value:
+        return None
+    names = [k for k in _ENVELOPE_NAME_KEYS if k in value]
+    contents = [k for k in content_keys if k in value]
+    if len(names) != 1 or len(contents) != 1:
+        return None
+    if not set(value) <= _ENVELOPE_OTHER_KEYS | {names[0], contents[0]}:
+        return None
+    name = value[names[0]]
+    own = first_str(attributes, TOOL_NAME_KEYS)
+    if type(name) is not str or (own and name != own):
+        return None
+    return value, value[contents[0]]
+
+
 def _present(attributes: Mapping, keys: tuple) -> tuple:
     for key in keys:
         if key in attributes and attributes[key] is not None:
@@ -157,8 +222,6 @@ def _present(attributes: Mapping, keys: tuple) -> tuple:
 #: A recorded Python call (Traceloop entity input, OpenInference smolagents TOOL input):
 #: ``{"args": [...], "kwargs": {...}}``, unwrapped to the keyword arguments.
 _CALL_WRAPPER_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
-#: OpenLLMetry's MCP instrumentation records a tool call as ``{"tool_name", "arguments"}``.
-_MCP_CALL_KEYS = frozenset({"tool_name", "arguments"})
 
 
 def tool_args_of(attributes: Mapping) -> tuple:
@@ -239,10 +302,11 @@ def tool_args_parsed(attributes: Mapping) -> tuple:
         # Traceloop's LangChain tool input: the callback's arguments, the call's in "inputs"
         inputs = dict(parsed["inputs"])
         return True, inputs, inputs
-    if (isinstance(parsed, Mapping) and set(parsed) == _MCP_CALL_KEYS
-            and isinstance(parsed.get("arguments"), Mapping)):
-        # Traceloop's MCP tool input (client and FastMCP server): the call's in "arguments"
-        arguments = dict(parsed["arguments"])
+    envelope = call_envelope(parsed, attributes, _ENVELOPE_ARGUMENT_KEYS)
+    if envelope is not None and isinstance(envelope[1], Mapping):
+        # a call's envelope: Traceloop's MCP tool input {"tool_name", "arguments"} (client
+        # and FastMCP server), VeADK's declaration {"name", "description", "parameters"}
+        arguments = dict(envelope[1])
         return True, arguments, arguments
     return True, raw, parsed
 
@@ -280,6 +344,13 @@ def tool_result_of(attributes: Mapping) -> Any:
     Example:
         >>> tool_result_of({"output.value": '{"t": 18}'})
         {'t': 18}
+        >>> tool_result_of({"gen_ai.tool.name": "f",  # VeADK's envelope
+        ...                 "gen_ai.tool.output": '{"id": "c1", "name": "f", "response": 3}'})
+        3
     """
     _, raw = _present(attributes, TOOL_RESULT_KEYS)
-    return json_value(raw) if raw is not None else None
+    if raw is None:
+        return None
+    value = json_value(raw)
+    envelope = call_envelope(value, attributes, _ENVELOPE_RESULT_KEYS)
+    return envelope[1] if envelope is not None else value
