@@ -1,17 +1,21 @@
 #!/usr/bin/env python
 """Turn the trace snapshots other projects' test suites hold into OTLP JSON test fixtures.
 
-Each fixture is a directory of ``tests/ingest/external``:
+The snapshots are other projects' files, so none of them is in this repository: the input
+is a folder a developer fetched, named on the command line, and the conversions live with
+the other foreign test data in ``../shared/foreign/external/<name>/``. A fixture folder has:
 
 - ``source.<ext>``: the raw extract, the lines of the source file as they are there (one test
-  case's snapshot), so that the conversion can be re-run offline;
+  case's snapshot); where the origin is another project's test code (``source.py.txt``,
+  ``source.ts.txt``) it is only in the developer's own folder, never kept anywhere shared;
 - ``SOURCE.json``: where the extract comes from (``repository``, ``path``, ``commit``,
   ``lines``), its ``format``, what the source does not say and the fixture had to choose
   (``scope``, ``resource``, ``notes``), and ``liberties``: every liberty the converter took,
   as the converter itself lists them (``--check`` fails when the list is stale);
-- ``traces.json``: one OTLP ``ExportTraceServiceRequest`` in OTLP JSON, written by this script;
-- ``expected.json``: the episode written by hand from the raw spans (read by
-  ``tests/ingest/test_external.py``, not by this script).
+- ``traces.json``: one OTLP ``ExportTraceServiceRequest`` in OTLP JSON, written by this script.
+
+The episode written by hand from the raw spans is ek-otel's own:
+``tests/ingest/external/<name>/expected.json`` (read by ``tests/ingest/test_external.py``).
 
 Formats (``SOURCE.json`` ``format``):
 
@@ -39,10 +43,14 @@ Formats (``SOURCE.json`` ``format``):
     ``ek_otel.ingest.jaeger`` / ``ek_otel.ingest.tempo``.
 
 Usage:
-    python scripts/external_fixtures.py                    # write every traces.json
-    python scripts/external_fixtures.py --check            # exit 1 when one is stale
-    python scripts/external_fixtures.py --extract MIRRORS  # re-cut each source.<ext> from git
-                                                           # mirrors (MIRRORS/owner+name/repo)
+    python scripts/external_fixtures.py DIR...             # write DIR/traces.json (and liberties)
+    python scripts/external_fixtures.py --check [DIR...]   # exit 1 when one is stale; without
+                                                           # DIR, the folders of
+                                                           # ../shared/foreign/external
+    python scripts/external_fixtures.py --extract MIRRORS DIR...  # first re-cut each
+                                       # DIR/source.<ext> from git mirrors (MIRRORS/owner+name/repo)
+
+A ``DIR`` inside this repository is refused: other projects' files never go in the tree.
 """
 
 from __future__ import annotations
@@ -51,13 +59,15 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXTERNAL = ROOT / "tests" / "ingest" / "external"
+#: ``--check`` without folders: the conversions beside the checkout (``$EK_OTEL_FOREIGN``).
+FOREIGN_VARIABLE = "EK_OTEL_FOREIGN"
 
 #: The file name of each format's raw extract.
 SOURCE_NAMES = {"logfire-snapshot": "source.py.txt", "otlp-js": "source.ts.txt",
@@ -607,8 +617,36 @@ def convert(directory: Path) -> tuple:
     return json.dumps(body, indent=2, ensure_ascii=False) + "\n", seen
 
 
-def fixtures() -> list:
-    return sorted(p for p in EXTERNAL.iterdir() if (p / "SOURCE.json").is_file())
+def foreign_external() -> Path:
+    """``$EK_OTEL_FOREIGN/external``, else ``../shared/foreign/external`` beside the checkout.
+
+    >>> foreign_external().name
+    'external'
+    """
+    base = os.environ.get(FOREIGN_VARIABLE) or ROOT.parent / "shared" / "foreign"
+    return Path(base) / "external"
+
+
+def fixtures(folders: list) -> list:
+    """The fixture folders named (each holding a ``SOURCE.json``); a folder in this repository
+    or without ``SOURCE.json`` is refused.
+
+    >>> try:
+    ...     fixtures([ROOT / "tests"])
+    ... except ConversionError as exc:
+    ...     print(str(exc).split(": ", 1)[1])
+    inside the repository; other projects' files stay out of the tree
+    """
+    found = []
+    for folder in folders:
+        folder = Path(folder).resolve()
+        if folder == ROOT or folder.is_relative_to(ROOT):
+            raise ConversionError(f"{folder}: inside the repository; other projects' files "
+                                  "stay out of the tree")
+        if not (folder / "SOURCE.json").is_file():
+            raise ConversionError(f"{folder}: no SOURCE.json (not a fixture folder)")
+        found.append(folder)
+    return found
 
 
 def extract(directory: Path, mirrors: Path) -> None:
@@ -624,32 +662,73 @@ def extract(directory: Path, mirrors: Path) -> None:
         "".join("".join(lines[first - 1:last]) for first, last in ranges))
 
 
+def convertible(directory: Path) -> bool:
+    """Whether the folder holds its extract (a conversion kept without one cannot be re-run)."""
+    meta = json.loads((directory / "SOURCE.json").read_text())
+    return (directory / SOURCE_NAMES.get(meta.get("format"), "source")).is_file()
+
+
+def check(directory: Path) -> list:
+    """What is stale in one fixture folder: its ``traces.json``, its liberties."""
+    text, liberties = convert(directory)
+    target, meta_path = directory / "traces.json", directory / "SOURCE.json"
+    stale = []
+    if not target.is_file() or target.read_text() != text:
+        stale.append(str(target))
+    if json.loads(meta_path.read_text()).get("liberties") != liberties:
+        stale.append(f"{meta_path} (liberties)")
+    return stale
+
+
+def write(directory: Path) -> None:
+    """Write the folder's ``traces.json``, and its liberties into ``SOURCE.json``."""
+    text, liberties = convert(directory)
+    (directory / "traces.json").write_text(text)
+    meta_path = directory / "SOURCE.json"
+    meta = json.loads(meta_path.read_text())
+    if meta.get("liberties") != liberties:
+        meta["liberties"] = liberties
+        meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when a file is stale")
+    parser.add_argument("folders", nargs="*", type=Path, metavar="DIR",
+                        help="fixture folders (SOURCE.json and source.<ext>), outside the tree")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when a traces.json or its liberties are stale (without "
+                             "DIR: every folder of ../shared/foreign/external with its extract)")
     parser.add_argument("--extract", type=Path, metavar="MIRRORS",
                         help="re-cut each source.<ext> from git mirrors first")
     args = parser.parse_args(argv)
-    stale = []
-    for directory in fixtures():
-        if args.extract:
-            extract(directory, args.extract)
-        text, liberties = convert(directory)
-        meta_path = directory / "SOURCE.json"
-        meta = json.loads(meta_path.read_text())
-        target = directory / "traces.json"
-        if args.check:
-            if not target.is_file() or target.read_text() != text:
-                stale.append(str(target))
-            if meta.get("liberties") != liberties:
-                stale.append(f"{meta_path} (liberties)")
-            continue
-        target.write_text(text)
-        if meta.get("liberties") != liberties:
-            meta["liberties"] = liberties
-            meta_path.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    try:
+        if args.folders:
+            folders = fixtures(args.folders)
+        elif args.check and not args.extract:
+            root = foreign_external()
+            if not root.is_dir():
+                raise ConversionError(f"{root}: not found; set {FOREIGN_VARIABLE} or name the "
+                                      "fixture folders")
+            folders = [p for p in fixtures(sorted(p for p in root.iterdir()
+                                                  if (p / "SOURCE.json").is_file()))
+                       if convertible(p)]
+        else:
+            parser.error("name the fixture folders (DIR...)")
+        stale = []
+        for directory in folders:
+            if args.extract:
+                extract(directory, args.extract)
+            if args.check:
+                stale += check(directory)
+            else:
+                write(directory)
+    except ConversionError as exc:
+        print(f"external_fixtures: {exc}", file=sys.stderr)
+        return 2
     for item in stale:
         print("stale:", item, file=sys.stderr)
+    if args.check and not stale:
+        print(f"{len(folders)} fixture(s) up to date")
     return 1 if stale else 0
 
 

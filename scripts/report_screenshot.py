@@ -4,7 +4,8 @@
 - docs/report-transcript.png: the card of the refund that was 10x too large, with its transcript;
 - docs/report-compare.png: the example against a worse copy, a regressed task open on both runs;
 - docs/report-bfcl.png: the BFCL page at 1,400 px, a failing multi-turn entry open (the real
-  submission of tests/bfcl when it is there, else the real results in tests/report/data).
+  submission of ../shared/bfcl-real when it is there, else the results tests/report writes
+  from bfcl_eval's possible answers).
 
 Usage (from the repository root):
     python scripts/report_screenshot.py
@@ -40,7 +41,8 @@ def main() -> None:
     edited_traces(out / "worse.jsonl", WORSE)
     ek_otel("score", str(out / "worse.jsonl"), *EXAMPLE[1:], "--json", str(out / "w.json"))
     ek_otel("compare", str(out / "r.json"), str(out / "w.json"), "--html", str(out / "c.html"))
-    from tests.bfcl.conftest import find_bfcl_real  # the whole submission, when it is here
+    from tests.outside import find_bfcl_real  # the whole submission, when it is here
+    from tests.report.test_bfcl_page import _multi_turn_results
 
     real = find_bfcl_real()
     if real is not None:
@@ -49,7 +51,7 @@ def main() -> None:
         results = out / "bfcl" / "glyphh-ada-1.1" / "multi_turn"
         results.mkdir(parents=True)
         (results / "BFCL_v4_multi_turn_base_result.json").write_text(
-            (ROOT / "tests" / "report" / "data" / "BFCL_v4_multi_turn_base_result.json").read_text())
+            "".join(json.dumps(entry) + "\n" for entry in _multi_turn_results()))
         ek_otel("bfcl", str(out / "bfcl"), "--html", str(out / "b.html"))
     episodes = json.loads((out / "r.json").read_text())["episodes"]
     wrong = next(i for i, e in enumerate(episodes)

@@ -6,7 +6,8 @@ file matches both its test id and its reason, and every line says why the skip i
 A line is ``TEST-ID-GLOB | REASON-GLOB | why`` (``fnmatch`` globs; ``#`` starts a comment).
 
 Also the fixtures shared by the test packages: ``browser`` (Debian's headless chromium, driven
-by Playwright) and ``open_page``, for the HTML pages.
+by Playwright) and ``open_page``, for the HTML pages; ``foreign``, the folder of other
+projects' test data beside the checkout (:mod:`tests.outside`: never copied into the tree).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+
+from tests.outside import foreign_folder
 
 
 class AllowedSkip(NamedTuple):
@@ -142,3 +145,11 @@ def open_page(browser):
     yield open_
     for context in contexts:
         context.close()
+
+
+@pytest.fixture(scope="session")
+def foreign():
+    """Other projects' test data (``../shared/foreign`` or ``$EK_OTEL_FOREIGN``); absent, the
+    test skips with :data:`tests.outside.FOREIGN_MISSING` (fails under
+    ``$EK_OTEL_REQUIRE_FOREIGN``)."""
+    return foreign_folder()

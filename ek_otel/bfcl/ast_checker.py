@@ -42,16 +42,8 @@ __all__ = [
 ]
 
 #: Declared Python type name -> the exact Python type a value must have.
-PYTHON_TYPES = {
-    "string": str,
-    "integer": int,
-    "float": float,
-    "boolean": bool,
-    "array": list,
-    "tuple": list,
-    "dict": dict,
-    "any": str,
-}
+PYTHON_TYPES = dict(string=str, integer=int, float=float, boolean=bool, array=list,
+                    tuple=list, dict=dict, any=str)
 _PYTHON_NESTED = ("array", "tuple")
 _JAVA_JS_NESTED = ("Array", "ArrayList", "array")
 

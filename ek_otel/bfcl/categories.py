@@ -48,30 +48,13 @@ __all__ = [
 
 VERSION_PREFIX = "BFCL_v4"
 
-NON_LIVE = (
-    "simple_python",
-    "simple_java",
-    "simple_javascript",
-    "multiple",
-    "parallel",
-    "parallel_multiple",
-    "irrelevance",
-)
-LIVE = (
-    "live_simple",
-    "live_multiple",
-    "live_parallel",
-    "live_parallel_multiple",
-    "live_irrelevance",
-    "live_relevance",
-)
+NON_LIVE = ("simple_python", "simple_java", "simple_javascript", "multiple", "parallel",
+            "parallel_multiple", "irrelevance")
+LIVE = ("live_simple", "live_multiple", "live_parallel", "live_parallel_multiple",
+        "live_irrelevance", "live_relevance")
 SINGLE_TURN = NON_LIVE + LIVE
-MULTI_TURN = (
-    "multi_turn_base",
-    "multi_turn_miss_func",
-    "multi_turn_miss_param",
-    "multi_turn_long_context",
-)
+MULTI_TURN = tuple(f"multi_turn_{kind}" for kind in ("base", "miss_func", "miss_param",
+                                                     "long_context"))
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 WEB_SEARCH = ("web_search_base", "web_search_no_snippet")
 AGENTIC = MEMORY + WEB_SEARCH
@@ -172,13 +155,8 @@ def checker_kind(category: str) -> str:
         >>> [checker_kind(c) for c in ("irrelevance", "multi_turn_base", "web_search_base", "parallel")]
         ['relevance', 'multi_turn', 'agentic', 'ast']
     """
-    if is_relevance(category):
-        return "relevance"
-    if is_multi_turn(category):
-        return "multi_turn"
-    if is_agentic(category):
-        return "agentic"
-    return "ast"
+    kinds = ((is_relevance, "relevance"), (is_multi_turn, "multi_turn"), (is_agentic, "agentic"))
+    return next((kind for test, kind in kinds if test(category)), "ast")
 
 
 def group_of(category: str) -> str:

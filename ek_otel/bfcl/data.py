@@ -9,7 +9,8 @@ A :class:`BfclData` reads ``BFCL_v4_<category>.json`` and ``possible_answer/`` f
 Entries come back as plain dicts, parsed afresh on every call, so callers may mutate them.
 :meth:`BfclData.questions` applies the same id rewriting and function-doc population as the
 official loader (``load_dataset_entry(..., include_prereq=False,
-include_language_specific_hint=False)``), agentic system prompt included.
+include_language_specific_hint=False)``), agentic system prompt included (read from the
+``bfcl_eval`` package the data comes with, or the installed one).
 
 Example:
     >>> import json, pathlib, tempfile
@@ -26,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import zipfile
@@ -48,35 +50,65 @@ __all__ = [
     "BfclData",
     "BfclEntry",
     "DATA_HINT",
-    "AGENTIC_SYSTEM_PROMPT",
+    "AGENTIC_PROMPT_SOURCE",
+    "CLASS_STEMS",
     "FUNC_DOC_FILES",
 ]
 
 #: What to do when no data can be found (library wording; the CLI names its ``--data``).
 DATA_HINT = BfclDataNotFound.HINT
 
-#: Multi-turn and agentic function-doc files, by simulated class name.
-FUNC_DOC_FILES = {
-    "GorillaFileSystem": "gorilla_file_system.json",
-    "MathAPI": "math_api.json",
-    "MessageAPI": "message_api.json",
-    "TwitterAPI": "posting_api.json",
-    "TicketAPI": "ticket_api.json",
-    "TradingBot": "trading_bot.json",
-    "TravelAPI": "travel_booking.json",
-    "VehicleControlAPI": "vehicle_control.json",
-    "WebSearchAPI": "web_search.json",
-    "MemoryAPI_kv": "memory_kv.json",
-    "MemoryAPI_vector": "memory_vector.json",
-    "MemoryAPI_rec_sum": "memory_rec_sum.json",
-}
+#: Each simulated class of the multi-turn and agentic categories, with the stem its function
+#: docs (``multi_turn_func_doc/<stem>.json``) and its module in ``bfcl_eval`` share.
+CLASS_STEMS = dict(pair.split("=") for pair in (
+    "GorillaFileSystem=gorilla_file_system MathAPI=math_api MessageAPI=message_api "
+    "TwitterAPI=posting_api TicketAPI=ticket_api TradingBot=trading_bot "
+    "TravelAPI=travel_booking VehicleControlAPI=vehicle_control WebSearchAPI=web_search "
+    "MemoryAPI_kv=memory_kv MemoryAPI_vector=memory_vector MemoryAPI_rec_sum=memory_rec_sum"
+).split())
 
-#: The system message the official loader puts first in every agentic question
-#: (``ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT``, bfcl_eval 2026.3.23).
-AGENTIC_SYSTEM_PROMPT = "For your final answer to the user, you must respond in this format: {'answer': A short and precise answer to the question, 'context': A brief explanation of how you arrived at this answer or why it is correct}. If you do not know the answer, respond with {'answer': 'I do not know', 'context': 'I do not know'}. If you think the question cannot be properly answered, response with {'answer': 'I cannot answer this question', 'context': A short reason explaining why this question cannot be answered}.\n"
+#: Multi-turn and agentic function-doc files, by simulated class name.
+FUNC_DOC_FILES = {name: f"{stem}.json" for name, stem in CLASS_STEMS.items()}
+
+#: Where ``bfcl_eval`` keeps the system message its loader puts first in every agentic
+#: question: read from the package's own source at run time (:meth:`BfclData.agentic_prompt`).
+AGENTIC_PROMPT_SOURCE = ("constants/default_prompts.py",
+                         "ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT")
 
 _WHEEL_PREFIX = "bfcl_eval/data/"
 _TEXT_CACHE: dict = {}
+
+
+def _package_text(kind: str, where: str, member: str) -> Optional[str]:
+    """A source file of a ``bfcl_eval`` package: ``member`` of the wheel ``where``, or the
+    file ``where``; None when it is not there."""
+    try:
+        if kind == "wheel":
+            with zipfile.ZipFile(where) as archive:
+                return archive.read(member).decode("utf-8")
+        with open(where, encoding="utf-8") as handle:
+            return handle.read()
+    except (KeyError, OSError, UnicodeDecodeError, zipfile.BadZipFile):
+        return None
+
+
+def _string_constant(source: str, name: str) -> Optional[str]:
+    """The string a module's source assigns to ``name`` at its top level, or None.
+
+    Example:
+        >>> _string_constant("A = 1\\nB = 'x' 'y'\\n", "B"), _string_constant("A = 1", "B")
+        ('xy', None)
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)):
+            return node.value.value
+    return None
 
 
 def _data_file(category: str) -> str:
@@ -316,6 +348,32 @@ class BfclData:
 
     # -- entries ------------------------------------------------------------------------
 
+    def agentic_prompt(self) -> str:
+        """The system message of agentic questions, as the ``bfcl_eval`` package beside the
+        data (a wheel's, the package a ``data/`` folder belongs to), else the installed one,
+        defines it (:data:`AGENTIC_PROMPT_SOURCE`). Read as text, never imported.
+
+        Example:
+            >>> BfclData.installed().agentic_prompt().startswith("For your final answer")
+            True
+        """
+        relpath, name = AGENTIC_PROMPT_SOURCE
+        if self.kind == "wheel":
+            sources = [("wheel", self.root)]
+        else:
+            sources = [("dir", os.path.join(os.path.dirname(self.root), relpath))]
+            installed = BfclData.installed()
+            if installed is not None:
+                sources.append(("dir", os.path.join(os.path.dirname(installed.root), relpath)))
+        for kind, where in sources:
+            text = _package_text(kind, where, "bfcl_eval/" + relpath)
+            value = None if text is None else _string_constant(text, name)
+            if value is not None:
+                return value
+        raise BfclDataError(f"{self.describe()}: no agentic system prompt ({name} of "
+                            f"bfcl_eval's {relpath}) beside the data or installed; "
+                            f"{DATA_HINT}")
+
     def func_docs(self, class_name: str) -> list:
         """The function docs of a multi-turn/agentic simulated class (e.g. ``MathAPI``).
 
@@ -339,8 +397,7 @@ class BfclData:
         - web_search_*: ids ``web_search_N`` become ``<category>_N``;
         - memory_*: ids ``memory_...`` become ``<category>_...`` and ``involved_classes``
           becomes ``["MemoryAPI_<backend>"]``;
-        - memory_* and web_search_*: :data:`AGENTIC_SYSTEM_PROMPT` is put first in the
-          first turn;
+        - memory_* and web_search_*: :meth:`agentic_prompt` is put first in the first turn;
         - multi-turn and agentic: ``function`` is filled from ``involved_classes``, and
           ``missed_function`` turn lists hold the held-out docs (removed from ``function``).
 
@@ -364,8 +421,9 @@ class BfclData:
                 entry["id"] = entry["id"].replace("memory", category)
                 entry["involved_classes"] = [backend_class]
         if is_agentic(category):
+            prompt = self.agentic_prompt()
             for entry in entries:
-                entry["question"][0].insert(0, {"role": "system", "content": AGENTIC_SYSTEM_PROMPT})
+                entry["question"][0].insert(0, {"role": "system", "content": prompt})
         if is_multi_turn(category) or is_agentic(category):
             docs_cache: dict = {}
             for entry in entries:

@@ -115,10 +115,9 @@ def java_convert(value: str, declared: str, nested: Optional[str] = None) -> Any
         return value == "true" if value in ("true", "false") else str(value)
     if declared == "char":
         return value if _JAVA_CHAR.match(value) else str(value)
-    if declared == "ArrayList":
-        return _java_arraylist(value, nested)
-    if declared == "Array":
-        return _java_array(value, nested)
+    sequence = {"ArrayList": _java_arraylist, "Array": _java_array}.get(declared)
+    if sequence is not None:
+        return sequence(value, nested)
     if declared == "HashMap":
         return _java_hashmap(value)
     raise NotImplementedError(f"{declared} conversion is not implemented")
@@ -166,17 +165,23 @@ def _java_hashmap(text: str) -> Any:
     return text
 
 
+_BOOLEANS = {"true": True, "false": False}
+
+
+def _unquoted(text: str, quotes: tuple) -> Optional[str]:
+    """The text between a matching pair of ``quotes`` around ``text``, else None."""
+    return text[1:-1] if text[:1] in quotes and text[-1:] == text[:1] else None
+
+
 def _java_value(text: str) -> Any:
-    if text == "true":
-        return True
-    if text == "false":
-        return False
-    if text.startswith('"') and text.endswith('"'):
-        return text[1:-1]
-    if _JAVA_LONG.match(text):
-        return int(text[:-1])
-    if _JAVA_FLOAT.match(text):
-        return float(text[:-1])
+    if text in _BOOLEANS:
+        return _BOOLEANS[text]
+    inner = _unquoted(text, ('"',))
+    if inner is not None:
+        return inner
+    for suffixed, kind in ((_JAVA_LONG, int), (_JAVA_FLOAT, float)):  # 5L, 2.5f
+        if suffixed.match(text):
+            return kind(text[:-1])
     return _number_or_text(text)
 
 
@@ -283,14 +288,10 @@ def _js_dict(code: str) -> Any:
 
 def _js_value(text: str) -> Any:
     text = text.strip()
-    if text == "true":
-        return True
-    if text == "false":
-        return False
-    if (text.startswith('"') and text.endswith('"')) or (
-            text.startswith("'") and text.endswith("'")):
-        return text[1:-1]
-    return _number_or_text(text)
+    if text in _BOOLEANS:
+        return _BOOLEANS[text]
+    inner = _unquoted(text, ('"', "'"))
+    return _number_or_text(text) if inner is None else inner
 
 
 # ---------------------------------------------------------------------------

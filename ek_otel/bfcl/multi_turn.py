@@ -192,13 +192,9 @@ def unordered_missing(expected: Iterable[Any], found: Iterable[Any]) -> list:
         >>> unordered_missing(["a", "a", "b"], ["b", "a", "c"])
         ['a']
     """
-    pool = list(found)
-    missing = []
+    pool, missing = list(found), []
     for item in expected:
-        try:
-            pool.remove(item)
-        except ValueError:
-            missing.append(item)
+        (pool.remove if item in pool else missing.append)(item)
     return missing
 
 

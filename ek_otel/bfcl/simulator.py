@@ -73,6 +73,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Optional
 
 from ..errors import BfclDataError
+from .data import CLASS_STEMS
 from .interpreter import Interpreter, Refused, contained_numeric_state
 
 __all__ = [
@@ -92,23 +93,9 @@ __all__ = [
     "instance_differences",
 ]
 
-_BACKEND_PREFIX = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
-
-#: Simulated class name → module, as ``CLASS_FILE_PATH_MAPPING`` of ``bfcl_eval``.
-BACKEND_MODULES = {
-    "GorillaFileSystem": f"{_BACKEND_PREFIX}.gorilla_file_system",
-    "MathAPI": f"{_BACKEND_PREFIX}.math_api",
-    "MessageAPI": f"{_BACKEND_PREFIX}.message_api",
-    "TwitterAPI": f"{_BACKEND_PREFIX}.posting_api",
-    "TicketAPI": f"{_BACKEND_PREFIX}.ticket_api",
-    "TradingBot": f"{_BACKEND_PREFIX}.trading_bot",
-    "TravelAPI": f"{_BACKEND_PREFIX}.travel_booking",
-    "VehicleControlAPI": f"{_BACKEND_PREFIX}.vehicle_control",
-    "WebSearchAPI": f"{_BACKEND_PREFIX}.web_search",
-    "MemoryAPI_kv": f"{_BACKEND_PREFIX}.memory_kv",
-    "MemoryAPI_vector": f"{_BACKEND_PREFIX}.memory_vector",
-    "MemoryAPI_rec_sum": f"{_BACKEND_PREFIX}.memory_rec_sum",
-}
+#: Simulated class name → its module in ``bfcl_eval`` (the stem its function docs share).
+BACKEND_MODULES = {name: f"bfcl_eval.eval_checker.multi_turn_eval.func_source_code.{stem}"
+                   for name, stem in CLASS_STEMS.items()}
 
 #: Classes built without ``_load_scenario`` (``STATELESS_CLASSES`` of ``bfcl_eval``).
 STATELESS_CLASSES = ("MathAPI",)
@@ -411,7 +398,9 @@ def _copy_together(value: Any) -> Any:
 def instance_differences(model_instance: Any, truth_instance: Any) -> dict:
     """Public attributes of the ground-truth instance whose values differ in the model's.
 
-    Mirrors ``_compare_instances``: attributes starting with ``_`` are not compared.
+    The state check compares the attributes the ground truth's instance holds, public ones
+    only (a leading ``_`` marks what the check ignores), each as ``{"model": ...,
+    "ground_truth": ...}``.
 
     Example:
         >>> class S: pass
@@ -420,12 +409,8 @@ def instance_differences(model_instance: Any, truth_instance: Any) -> dict:
         >>> instance_differences(a, b)
         {'x': {'model': 1, 'ground_truth': 2}}
     """
-    differences = {}
-    for attr_name in vars(truth_instance):
-        if attr_name.startswith("_"):
-            continue
-        model_value = getattr(model_instance, attr_name)
-        truth_value = getattr(truth_instance, attr_name)
-        if model_value != truth_value:
-            differences[attr_name] = {"model": model_value, "ground_truth": truth_value}
-    return differences
+    public = [name for name in vars(truth_instance) if not name.startswith("_")]
+    pairs = ((name, getattr(model_instance, name), getattr(truth_instance, name))
+             for name in public)
+    return {name: {"model": ours, "ground_truth": theirs}
+            for name, ours, theirs in pairs if ours != theirs}

@@ -227,12 +227,12 @@ def _javascript(root: Any) -> Any:
 
 
 def _add(arguments: dict, key: Any, val: str) -> None:
-    if key in arguments:
-        if not isinstance(arguments[key], list):
-            arguments[key] = [arguments[key]]
-        arguments[key].append(val)
-    else:
+    """Set ``key``; a key given again holds the list of its values, in order."""
+    if key not in arguments:
         arguments[key] = val
+        return
+    held = arguments[key]
+    arguments[key] = (held if isinstance(held, list) else [held]) + [val]
 
 
 def _unique(arguments: dict) -> dict:

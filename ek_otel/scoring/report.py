@@ -64,19 +64,14 @@ def _figures(cut: Any) -> dict:
 
 def _aggregate_dict(report: EvaluationReport, unmatched: int, revisions: int) -> dict:
     out = _figures(report.overall)
-    out.update(
-        unmatched=unmatched,
-        revisions=revisions,
-        k=report.k,
-        mean_pass_at_k=report.mean_pass_at_k,
-        mean_pass_hat_k=report.mean_pass_hat_k,
-        cost=report.cost,
-        dollars=report.dollars,
-        n_unpriced=report.n_unpriced,
-        n_cost_incomplete=report.n_cost_incomplete,
-        dollars_per_success=report.dollars_per_success,
-    )
+    out.update(unmatched=unmatched, revisions=revisions)
+    out.update((name, getattr(report, name)) for name in _CORPUS_FIGURES)
     return out
+
+
+#: The corpus report's figures in the aggregate block, in their order there.
+_CORPUS_FIGURES = ("k", "mean_pass_at_k", "mean_pass_hat_k", "cost", "dollars", "n_unpriced",
+                   "n_cost_incomplete", "dollars_per_success")
 
 
 def _episode_dict(s: EpisodeScore, head: dict) -> dict:

@@ -2,20 +2,19 @@
 
 - data: an installed ``bfcl_eval`` (``pip install --no-deps bfcl-eval==2026.3.23``), else the
   wheel named by ``EK_OTEL_BFCL_WHEEL``; tests needing it are skipped otherwise;
-- bfcl-real: ``EK_OTEL_BFCL_REAL``, else ``../shared/bfcl-real`` next to the repository;
+- bfcl-real: ``EK_OTEL_BFCL_REAL``, else ``../shared/bfcl-real`` next to the repository
+  (found by :mod:`tests.outside`, as other projects' test data is);
 - the official checker: importable only with ``bfcl_eval`` installed.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
-
 import pytest
 
 from ek_otel.bfcl.data import BfclData
+from tests.outside import bfcl_real_folder, find_bfcl_real
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def find_bfcl_data():
@@ -26,15 +25,6 @@ def find_bfcl_data():
     wheel = os.environ.get("EK_OTEL_BFCL_WHEEL")
     if wheel and os.path.isfile(wheel):
         return BfclData.locate(wheel)
-    return None
-
-
-def find_bfcl_real():
-    """The bfcl-real directory (result/ and score/), or None."""
-    candidate = os.environ.get("EK_OTEL_BFCL_REAL") or str(REPO.parent / "shared" / "bfcl-real")
-    path = Path(candidate)
-    if (path / "result").is_dir() and (path / "score").is_dir():
-        return path
     return None
 
 
@@ -49,13 +39,7 @@ def bfcl_data():
 
 @pytest.fixture(scope="session")
 def bfcl_real():
-    path = find_bfcl_real()
-    if path is None:
-        message = "bfcl-real not found: set EK_OTEL_BFCL_REAL or put it at ../shared/bfcl-real"
-        if os.environ.get("EK_OTEL_REQUIRE_BFCL_REAL"):  # CI, where it lies beside the clone
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    return bfcl_real_folder()
 
 
 @pytest.fixture(scope="session")

@@ -109,3 +109,53 @@ def test_vetted_question_lines_are_the_text_score_files_write(bfcl_data, categor
         assert json.loads(bytes(entry.question_line)) == entry.question
     unvetted = BfclData(bfcl_data.root, bfcl_data.kind)
     assert all(e.question_line is None for e in unvetted.entries(category))
+
+
+def test_the_class_tables_are_bfcl_evals_own(bfcl_data):
+    """ek-otel writes the class -> doc file and class -> module tables in its own form (one
+    stem per class); they must be the official package's, read from its installed source."""
+    import ast
+
+    from ek_otel.bfcl.data import FUNC_DOC_FILES
+    from ek_otel.bfcl.simulator import BACKEND_MODULES
+
+    source = os.path.join(os.path.dirname(bfcl_data.root), "constants",
+                          "executable_backend_config.py")
+    tree = ast.parse(open(source, encoding="utf-8").read())
+    tables = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            env = {"BACKEND_PATH_PREFIX": tables.get("BACKEND_PATH_PREFIX")}
+            tables[name] = eval(compile(ast.Expression(node.value), source, "eval"), env)
+    assert FUNC_DOC_FILES == tables["MULTI_TURN_FUNC_DOC_FILE_MAPPING"]
+    assert BACKEND_MODULES == tables["CLASS_FILE_PATH_MAPPING"]
+    assert all(bfcl_data.exists(f"multi_turn_func_doc/{f}") for f in FUNC_DOC_FILES.values())
+
+
+def test_the_agentic_prompt_is_read_from_the_package_and_its_absence_named(bfcl_data, tmp_path,
+                                                                           monkeypatch):
+    from ek_otel.bfcl import official
+
+    constants = official._official_module("bfcl_eval.constants.default_prompts")
+    prompt = bfcl_data.agentic_prompt()
+    assert prompt == constants.ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT
+    (first,) = [e for e in bfcl_data.questions("web_search_base")][:1]
+    assert first["question"][0][0] == {"role": "system", "content": prompt}
+    wheel = tmp_path / "bfcl_eval-0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr("bfcl_eval/data/BFCL_v4_web_search.json", "")
+        archive.writestr("bfcl_eval/constants/default_prompts.py",
+                         "ADDITIONAL_SYSTEM_PROMPT_FOR_AGENTIC_RESPONSE_FORMAT = 'own words'\n")
+    assert BfclData.locate(str(wheel)).agentic_prompt() == "own words"
+    monkeypatch.setattr(BfclData, "installed", classmethod(lambda cls: None))
+    with pytest.raises(BfclDataError, match="no agentic system prompt"):
+        BfclData.locate(str(_bare(tmp_path))).agentic_prompt()
+
+
+def _bare(tmp_path):
+    """A data folder laid out like bfcl_eval's, with no package around it."""
+    folder = tmp_path / "bare" / "data"
+    folder.mkdir(parents=True)
+    (folder / "BFCL_v4_web_search.json").write_text("")
+    return folder

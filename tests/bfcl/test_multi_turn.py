@@ -17,6 +17,7 @@ from ek_otel.bfcl.multi_turn import (
     entry_style,
     unordered_missing,
 )
+from ek_otel.bfcl.official import OfficialFcHandler
 from ek_otel.bfcl.score_files import json_safe
 from ek_otel.bfcl.simulator import (
     SimulatedPair,
@@ -296,19 +297,6 @@ def test_mutable_default_arguments_do_not_leak_between_checks():
 # -- differential check against the official checker ---------------------------------------
 
 
-def _official_fc_decode(step):
-    """bfcl_eval's ``convert_to_function_call`` (its module needs tree_sitter to import)."""
-    if type(step) == dict:
-        step = [step]
-    calls = []
-    for item in step:
-        for name, value in item.items():
-            if type(value) == str:
-                value = json.loads(value)
-            calls.append(f"{name}({','.join([f'{k}={repr(v)}' for k, v in value.items()])})")
-    return calls
-
-
 def _fuzzed_result(ground_truth, rng):
     """A plausible, imperfect FC result for an entry: calls dropped, mangled, shuffled."""
     odd_values = [None, 0, -1, "ls(x)", [], {}, 1.5, True, math.nan, "../x"]
@@ -355,6 +343,7 @@ def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
     utils = pytest.importorskip("bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils")
     posting = pytest.importorskip(
         "bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api")
+    official_decode = OfficialFcHandler().decode_execute  # bfcl_eval's convert_to_function_call
     try:
         data = BfclData.locate()
     except BfclDataError as exc:
@@ -373,7 +362,7 @@ def test_state_mode_agrees_with_the_official_checker_on_fuzzed_results(capsys):
                 steps = []
                 for step in turn:
                     try:
-                        calls = _official_fc_decode(step)
+                        calls = official_decode(step, False)
                     except Exception:
                         continue
                     if calls:

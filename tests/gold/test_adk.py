@@ -1,9 +1,9 @@
-"""Google ADK and agentevals eval sets: real files in, and ADK eval sets out."""
+"""Google ADK and agentevals eval sets: real files in (other projects' files, read from
+``../shared/foreign/gold``: never copied into the tree), and ADK eval sets out."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -16,13 +16,28 @@ from ek_otel.gold.importers import import_file
 from ek_otel.gold.native import task_to_dict
 from ek_otel.gold.schema import task_problems
 
-FIXTURES = Path(__file__).with_name("fixtures")
-ADK = sorted((FIXTURES / "adk").glob("*.json"))
-AGENTEVALS = sorted((FIXTURES / "agentevals").glob("*.json"))
+#: The eval sets of ../shared/foreign/gold/adk and gold/agentevals (see its README).
+ADK = ("dependent_tool_calls.test.json", "simple_multi_turn_conversation.test.json",
+       "trip_inquiry.test.json")
+AGENTEVALS = ("examples_dice_agent_eval_set.json", "examples_langchain_agent_eval_set.json",
+              "examples_strands_agent_eval_set.json", "samples_eval_set_helm.json",
+              "samples_evalset_k8s_2026-02-20.json")
 
 
-@pytest.mark.parametrize("path", ADK, ids=lambda p: p.name)
-def test_adk_files_import_into_valid_tasks_that_their_own_trajectory_passes(path):
+@pytest.fixture
+def gold(foreign):
+    """The foreign gold folder (``adk/``, ``agentevals/``, ``deepeval/``)."""
+    return foreign / "gold"
+
+
+def test_the_foreign_folder_holds_exactly_these_eval_sets(gold):
+    assert sorted(p.name for p in (gold / "adk").glob("*.json")) == sorted(ADK)
+    assert sorted(p.name for p in (gold / "agentevals").glob("*.json")) == sorted(AGENTEVALS)
+
+
+@pytest.mark.parametrize("name", ADK)
+def test_adk_files_import_into_valid_tasks_that_their_own_trajectory_passes(name, gold):
+    path = gold / "adk" / name
     tasks, notes = import_file("adk", str(path))
     data = json.loads(path.read_text())
     cases = data["eval_cases"] if isinstance(data, dict) else data
@@ -42,8 +57,8 @@ def test_adk_files_import_into_valid_tasks_that_their_own_trajectory_passes(path
     assert len(notes) >= len(tasks) and all(": " in n for n in notes)
 
 
-def test_a_multi_invocation_conversation_becomes_turns():
-    tasks, _ = import_file("adk", str(FIXTURES / "adk" / "simple_multi_turn_conversation.test.json"))
+def test_a_multi_invocation_conversation_becomes_turns(gold):
+    tasks, _ = import_file("adk", str(gold / "adk" / "simple_multi_turn_conversation.test.json"))
     (task,) = tasks
     assert task.input == ["Turn off device_2 in the Bedroom.", "Turn on device_2 in the Bedroom."]
     assert [[t for t, _ in turn] for turn in task.turns] == [["set_device_info"], ["set_device_info"]]
@@ -64,8 +79,8 @@ def test_bad_files_are_named():
         import_adk({"cases": []}, source="x.json")
 
 
-def test_export_round_trips_what_adk_can_hold_and_names_the_rest(tmp_path):
-    path = FIXTURES / "adk" / "dependent_tool_calls.test.json"
+def test_export_round_trips_what_adk_can_hold_and_names_the_rest(gold):
+    path = gold / "adk" / "dependent_tool_calls.test.json"
     tasks, _ = import_file("adk", str(path))
     data, notes = export_adk(tasks)
     back, _ = import_adk(data, source="back")
@@ -77,8 +92,9 @@ def test_export_round_trips_what_adk_can_hold_and_names_the_rest(tmp_path):
                      "r: calls[0].refund.id: the rule 'any value' has no ADK form; its value is left out"]
 
 
-@pytest.mark.parametrize("path", AGENTEVALS, ids=lambda p: p.name)
-def test_agentevals_files_import_into_valid_tasks(path):
+@pytest.mark.parametrize("name", AGENTEVALS)
+def test_agentevals_files_import_into_valid_tasks(name, gold):
+    path = gold / "agentevals" / name
     tasks, notes = import_file("agentevals", str(path))
     data = json.loads(path.read_text())
     assert [t.task_id for t in tasks] == [c.get("eval_id", c.get("case_id")) for c in data["eval_cases"]]
@@ -87,8 +103,8 @@ def test_agentevals_files_import_into_valid_tasks(path):
     assert notes  # the final responses, at least, are named
 
 
-def test_agentevals_function_call_parts_become_turns():
-    tasks, _ = import_file("agentevals", str(FIXTURES / "agentevals" / "examples_dice_agent_eval_set.json"))
+def test_agentevals_function_call_parts_become_turns(gold):
+    tasks, _ = import_file("agentevals", str(gold / "agentevals" / "examples_dice_agent_eval_set.json"))
     greeting, roll = tasks
     assert greeting.gold == () and greeting.input == "Hi! Can you help me?"
     assert [[t for t, _ in turn] for turn in roll.turns] == [[], ["roll_die"], ["check_prime"]]
@@ -97,9 +113,9 @@ def test_agentevals_function_call_parts_become_turns():
     assert not score_episode(Episode("roll", Trajectory([Step("roll_die", {"sides": 6})])), roll).exact
 
 
-def test_agentevals_names_what_it_cannot_score():
-    _, notes = import_file("agentevals", str(FIXTURES / "agentevals" / "samples_eval_set_helm.json"))
+def test_agentevals_names_what_it_cannot_score(gold):
+    _, notes = import_file("agentevals", str(gold / "agentevals" / "samples_eval_set_helm.json"))
     assert any("expected tool response(s) are not scored" in n for n in notes)
     assert any("empty args is taken as a call with no arguments" in n for n in notes)
     with pytest.raises(InputError, match="not an agentevals eval set"):
-        import_file("agentevals", str(FIXTURES / "adk" / "trip_inquiry.test.json"))
+        import_file("agentevals", str(gold / "adk" / "trip_inquiry.test.json"))

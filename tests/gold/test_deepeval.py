@@ -1,8 +1,7 @@
-"""DeepEval goldens: real files (JSON, JSON Lines, CSV) in, and goldens out."""
+"""DeepEval goldens: real files (JSON, CSV; other projects' files, read from
+``../shared/foreign/gold/deepeval``) in, and goldens out."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -14,13 +13,18 @@ from ek_otel.gold.importers import import_file
 from ek_otel.gold.native import task_to_dict
 from ek_otel.gold.schema import task_problems
 
-FIXTURES = Path(__file__).with_name("fixtures")
-DEEPEVAL = sorted((FIXTURES / "deepeval").glob("goldens.*"))
+DEEPEVAL = ("goldens.csv", "goldens.json")
 
 
-@pytest.mark.parametrize("path", DEEPEVAL, ids=lambda p: p.name)
-def test_deepeval_goldens_import_with_their_expected_tools(path):
-    assert f"/{path.name}" in (FIXTURES / "SOURCES").read_text()
+@pytest.fixture
+def goldens(foreign):
+    """The foreign DeepEval folder."""
+    return foreign / "gold" / "deepeval"
+
+
+@pytest.mark.parametrize("name", DEEPEVAL)
+def test_deepeval_goldens_import_with_their_expected_tools(name, goldens):
+    path = goldens / name
     tasks, notes = import_file("deepeval", str(path))
     assert tasks and all(task_problems(task_to_dict(t)) == [] and not t.ordered for t in tasks)
     for task in tasks:  # the golden's own expected calls pass, in any order
@@ -30,24 +34,24 @@ def test_deepeval_goldens_import_with_their_expected_tools(path):
     assert sum("judged by DeepEval's LLM metrics" in n for n in notes) == len(tasks)
 
 
-def test_deepeval_json_goldens_name_the_one_without_tools():
-    tasks, notes = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.json"))
+def test_deepeval_json_goldens_name_the_one_without_tools(goldens):
+    tasks, notes = import_file("deepeval", str(goldens / "goldens.json"))
     assert len(tasks) == 3 and "goldens.json#3: skipped: no expected_tools (nothing for a tool-call score)" in notes
     assert [t for t, _ in tasks[2].gold] == ["search_biology_database", "search_ecology_database"]
 
 
-def test_deepeval_csv_goldens_are_named_by_their_name():
-    tasks, _ = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.csv"))
+def test_deepeval_csv_goldens_are_named_by_their_name(goldens):
+    tasks, _ = import_file("deepeval", str(goldens / "goldens.csv"))
     assert tasks[6].task_id == "Name 7"
     assert task_to_dict(tasks[6])["calls"] == [{"translator": {"query": ["Hello"], "target_language": ["Spanish"]}}]
 
 
-def test_deepeval_export_round_trips_names_inputs_and_tools(tmp_path):
-    tasks, _ = import_file("deepeval", str(FIXTURES / "deepeval" / "goldens.csv"))
+def test_deepeval_export_round_trips_names_inputs_and_tools(tmp_path, goldens):
+    tasks, _ = import_file("deepeval", str(goldens / "goldens.csv"))
     out = tmp_path / "goldens.json"
     gold = tmp_path / "gold.jsonl"
     runner = CliRunner()
-    assert runner.invoke(cli, ["gold", "import", "deepeval", str(FIXTURES / "deepeval" / "goldens.csv"),
+    assert runner.invoke(cli, ["gold", "import", "deepeval", str(goldens / "goldens.csv"),
                                "--out", str(gold)]).exit_code == 0
     result = runner.invoke(cli, ["gold", "export", "deepeval", str(gold), "--out", str(out)])
     assert result.exit_code == 0, result.output

@@ -1,9 +1,9 @@
-"""The registry of other tools' gold formats: import_file / export_tasks, the CLI, the fixtures' sources."""
+"""The registry of other tools' gold formats: import_file / export_tasks, the CLI (on a real ADK
+eval set, read from ``../shared/foreign/gold``)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,22 +12,6 @@ from ek_otel.cli import cli
 from ek_otel.core.episode import AnyOf, TaskSpec
 from ek_otel.errors import InputError
 from ek_otel.gold.importers import FORMATS, export_tasks, import_file
-
-FIXTURES = Path(__file__).with_name("fixtures")
-ADK = sorted((FIXTURES / "adk").glob("*.json"))
-AGENTEVALS = sorted((FIXTURES / "agentevals").glob("*.json"))
-
-
-def test_every_fixture_is_named_in_sources():
-    sources = (FIXTURES / "SOURCES").read_text()
-    for path in ADK:
-        assert f"/{path.name}" in sources, path.name
-    flattened = {line.split()[-1].replace("/", "_") for line in sources.splitlines()
-                 if line and not line.startswith("#")}
-    for path in AGENTEVALS:
-        assert path.name in flattened, path.name
-    assert len(ADK) >= 2 and len(AGENTEVALS) >= 2
-
 
 def test_bad_files_and_formats_are_named(tmp_path):
     with pytest.raises(InputError, match="no such file"):
@@ -54,14 +38,15 @@ def test_every_format_exports_what_it_imports_back(fmt, tmp_path):
     assert (fmt == "deepeval") == any("ignores order" in n for n in notes)
 
 
-def test_cli_import_and_export(tmp_path):
+def test_cli_import_and_export(tmp_path, foreign):
+    trip = foreign / "gold" / "adk" / "trip_inquiry.test.json"
     out = tmp_path / "gold.jsonl"
     runner = CliRunner()
-    result = runner.invoke(cli, ["gold", "import", "adk", str(FIXTURES / "adk" / "trip_inquiry.test.json"),
+    result = runner.invoke(cli, ["gold", "import", "adk", str(trip),
                                  "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert "2 task(s) from" in result.stderr and result.stderr.count("compared by similarity") == 2
-    again = runner.invoke(cli, ["gold", "import", "adk", str(FIXTURES / "adk" / "trip_inquiry.test.json"),
+    again = runner.invoke(cli, ["gold", "import", "adk", str(trip),
                                 "--out", str(out)])
     assert again.exit_code == 2 and "exists" in again.stderr
     evalset = tmp_path / "x.evalset.json"

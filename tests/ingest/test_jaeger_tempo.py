@@ -1,5 +1,7 @@
 """Jaeger JSON and Tempo trace JSON as dump formats, found from the content, on files that
-Jaeger's and Tempo's own repositories ship as test data (tests/ingest/fixtures/SOURCES)."""
+Jaeger's and Tempo's own repositories ship as test data: other projects' files, read from
+``../shared/foreign/ingest`` (its README names each one's repository, path and commit),
+never copied into the tree."""
 
 from __future__ import annotations
 
@@ -16,7 +18,14 @@ from ek_otel.ingest.episode_dict import episode_to_dict
 from ek_otel.ingest.formats import JAEGER, TEMPO, foreign_json_kind
 from ek_otel.pipeline import read_episodes
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FILES = ("jaeger/otlp2jaeger-in.json", "jaeger/otlp2jaeger-out.json", "jaeger/trace_success.json",
+         "jaeger/ui_01.json", "tempo/trace.json", "tempo/vulture-trace.json")
+
+
+@pytest.fixture
+def shipped(foreign):
+    """``../shared/foreign/ingest`` (the test skips without it)."""
+    return foreign / "ingest"
 
 
 def records(path: Path) -> list:
@@ -30,12 +39,8 @@ def by_id(found: list) -> dict:
     return {(r.trace_id, r.span_id, r.name): r for r in found}
 
 
-def test_sources_name_every_fixture_with_its_repository_path_and_commit():
-    lines = [line.split() for line in (FIXTURES / "SOURCES").read_text().splitlines()
-             if line.strip() and not line.startswith("#")]
-    named = {line[0] for line in lines}
-    assert named == {str(p.relative_to(FIXTURES)) for p in FIXTURES.glob("*/*.json")}
-    assert all(len(line) == 5 and line[1] == "<-" and len(line[4]) == 40 for line in lines)
+def test_the_foreign_folder_holds_these_files(shipped):
+    assert sorted(str(p.relative_to(shipped)) for p in shipped.glob("*/*.json")) == list(FILES)
 
 
 @pytest.mark.parametrize("name, kind", [
@@ -43,12 +48,12 @@ def test_sources_name_every_fixture_with_its_repository_path_and_commit():
     ("jaeger/otlp2jaeger-out.json", JAEGER), ("jaeger/otlp2jaeger-in.json", ""),
     ("tempo/trace.json", TEMPO), ("tempo/vulture-trace.json", ""),
 ])
-def test_the_format_is_found_from_the_content(name, kind):
-    assert foreign_json_kind(json.loads((FIXTURES / name).read_text())) == kind
+def test_the_format_is_found_from_the_content(name, kind, shipped):
+    assert foreign_json_kind(json.loads((shipped / name).read_text())) == kind
 
 
-def test_jaegers_own_otlp_and_jaeger_forms_of_one_trace_give_the_same_spans_and_episode():
-    otlp, jaeger = (records(FIXTURES / "jaeger" / f"otlp2jaeger-{side}.json")
+def test_jaegers_own_otlp_and_jaeger_forms_of_one_trace_give_the_same_spans_and_episode(shipped):
+    otlp, jaeger = (records(shipped / "jaeger" / f"otlp2jaeger-{side}.json")
                     for side in ("in", "out"))
     assert len(otlp) == len(jaeger) == 2
     for a, b in zip(otlp, jaeger):
@@ -58,14 +63,14 @@ def test_jaegers_own_otlp_and_jaeger_forms_of_one_trace_give_the_same_spans_and_
             b.scope_name, dict(b.attributes), b.resource)
     episodes = [[dict(episode_to_dict(e), provenance=dict(episode_to_dict(e)["provenance"],
                                                          source=""))
-                 for e in read_episodes([str(FIXTURES / "jaeger" / f"otlp2jaeger-{side}.json")],
+                 for e in read_episodes([str(shipped / "jaeger" / f"otlp2jaeger-{side}.json")],
                                         report=BadInputReport())]
                 for side in ("in", "out")]
     assert episodes[0] == episodes[1] and len(episodes[0]) == 1
 
 
-def test_jaeger_references_tags_processes_logs_and_microseconds():
-    spans = records(FIXTURES / "jaeger" / "ui_01.json")
+def test_jaeger_references_tags_processes_logs_and_microseconds(shipped):
+    spans = records(shipped / "jaeger" / "ui_01.json")
     one = "0" * 31 + "1"
     assert {s.trace_id for s in spans} == {one}  # 64-bit ids padded to 128 bits
     first = spans[0]
@@ -84,24 +89,24 @@ def test_jaeger_references_tags_processes_logs_and_microseconds():
         ("01", "02"), ("ff", "ff")]
 
 
-def test_jaeger_spans_with_their_own_process_and_a_string_bool_error():
-    spans = records(FIXTURES / "jaeger" / "trace_success.json")
+def test_jaeger_spans_with_their_own_process_and_a_string_bool_error(shipped):
+    spans = records(shipped / "jaeger" / "trace_success.json")
     assert [s.resource["service.name"] for s in spans] == ["16af988c443cff37", "3c220036602f839e"]
     assert [s.kind for s in spans] == [2, 3] and spans[1].status_code == 2
 
 
-def test_tempo_batches_and_base64_ids():
-    (span,) = records(FIXTURES / "tempo" / "trace.json")
+def test_tempo_batches_and_base64_ids(shipped):
+    (span,) = records(shipped / "tempo" / "trace.json")
     assert span.trace_id == "5b8efff798038103d269b633813fc60c"
     assert (span.scope_name, span.scope_version, span.resource["service.name"]) == (
         "my.library", "1.0.0", "my.service")
-    vulture = records(FIXTURES / "tempo" / "vulture-trace.json")
+    vulture = records(shipped / "tempo" / "vulture-trace.json")
     assert len({s.trace_id for s in vulture}) == 1 and len(vulture) > 5
 
 
-def test_episodes_and_doctor_read_them_from_the_command_line():
+def test_episodes_and_doctor_read_them_from_the_command_line(shipped):
     runner = CliRunner()
     for name in ("jaeger/otlp2jaeger-out.json", "tempo/trace.json", "jaeger/ui_01.json"):
-        result = runner.invoke(cli, ["episodes", str(FIXTURES / name)])
+        result = runner.invoke(cli, ["episodes", str(shipped / name)])
         assert result.exit_code == 0 and "not an OTLP" not in result.output, result.output
-    assert runner.invoke(cli, ["doctor", str(FIXTURES / "tempo" / "trace.json")]).exit_code == 0
+    assert runner.invoke(cli, ["doctor", str(shipped / "tempo" / "trace.json")]).exit_code == 0

@@ -3,19 +3,43 @@ with hostile strings in the model name and in the model's output."""
 
 from __future__ import annotations
 
+import ast
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from ek_otel.cli import cli
+from tests.outside import find_bfcl_real
 
 MODEL = "<img src=x onerror=window.__pwned=1>"
 CALL = "[calc(x='<script>window.__pwned=2</script>')]"
 WRONG = "[foo(a='</script><svg onload=window.__pwned=3>')]"
 LONG = "w" * 3000 + "<b>x</b>"
-DATA = Path(__file__).parent / "data"
+ENTRIES = ("multi_turn_base_0", "multi_turn_base_1", "multi_turn_base_2")
+
+
+def _multi_turn_results() -> list:
+    """Results of the first three multi_turn_base entries: the real submission's lines
+    (bfcl-real, beside the checkout), else function-calling results written here from
+    bfcl_eval's possible answers (each call as ``{name: JSON arguments}``)."""
+    real = find_bfcl_real()
+    if real is not None:
+        (path,) = real.glob("result/glyphh-ada-1.1/multi_turn/BFCL_v4_multi_turn_base_result.json")
+        entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return [e for e in entries if e["id"] in ENTRIES]
+    from ek_otel.bfcl.data import BfclData
+
+    results = []
+    for entry in BfclData.locate().entries("multi_turn_base")[:len(ENTRIES)]:
+        turns = []
+        for turn in entry.ground_truth:
+            calls = [ast.parse(text, mode="eval").body for text in turn]
+            turns.append([[{call.func.id: json.dumps({k.arg: ast.literal_eval(k.value)
+                                                      for k in call.keywords})}
+                           for call in calls]] if calls else [])
+        results.append({"id": entry.id, "result": turns})
+    return results
 
 
 @pytest.fixture(scope="module")
@@ -40,15 +64,14 @@ def bfcl_page(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def multi_turn_page(tmp_path_factory):
-    """Real multi-turn results of a real submission, and one of them with a 3,000-character value."""
+    """Multi-turn results (a real submission's when bfcl-real is here), one of them with a
+    3,000-character value."""
     pytest.importorskip("bfcl_eval", reason="BFCL data: pip install --no-deps bfcl-eval==2026.3.23")
     root = tmp_path_factory.mktemp("bfcl-multi-turn")
     turns = root / "result" / "glyphh-ada-1.1" / "multi_turn"
     turns.mkdir(parents=True)
-    real = (DATA / "BFCL_v4_multi_turn_base_result.json").read_text(encoding="utf-8").splitlines()
     lines = []
-    for line in real:  # entry 2 (it fails) with its first call's value far too long for a line
-        entry = json.loads(line)
+    for entry in _multi_turn_results():  # entry 2 with its first call's value far too long
         if entry["id"] == "multi_turn_base_2":
             entry["result"][0][0][0] = {"create_ticket": json.dumps({"title": LONG})}
         lines.append(json.dumps(entry))
