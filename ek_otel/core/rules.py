@@ -16,7 +16,9 @@ so, in a form a person can read in the gold file::
 
 Every rule may add ``"optional": true``: the argument may then be left out. Rules are
 checked when the gold file loads (:func:`parse_rule` raises :class:`RuleError` with the
-problem; a bad regular expression is named with the position of its error).
+problem; a bad regular expression is named with the position of its error). A regular
+expression runs on RE2, in time linear in the string (:mod:`ek_otel.core.linear_regex`: a
+pattern RE2 does not support, a lookaround or a backreference, is refused here).
 
 Each rule is a frozen dataclass with ``matches(value, canon)``, ``describe()`` (the text
 explanations use, e.g. ``35.5 ± 0.01``) and ``to_dict()`` (its gold-file form).
@@ -38,10 +40,11 @@ Example:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
+
+from .linear_regex import compile_linear, fullmatch
 
 __all__ = [
     "RULE_KINDS",
@@ -149,7 +152,7 @@ class Pattern(Rule):
     def matches(self, value: Any, canon: Optional[Callable[[Any], Any]] = None) -> bool:
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             return False
-        return self._compiled.fullmatch(value if isinstance(value, str) else str(value)) is not None
+        return fullmatch(self._compiled, value if isinstance(value, str) else str(value))
 
     def describe(self) -> str:
         return f"matches /{self.regex}/"
@@ -158,12 +161,11 @@ class Pattern(Rule):
         return {"regex": self.regex}
 
 
-def _compile(regex: str) -> "re.Pattern[str]":
+def _compile(regex: str) -> Any:
     try:
-        return re.compile(regex)
-    except re.error as exc:
-        where = f" at position {exc.pos}" if exc.pos is not None else ""
-        raise RuleError(f"bad regular expression {regex!r}: {exc.msg}{where}") from None
+        return compile_linear(regex)
+    except ValueError as exc:
+        raise RuleError(str(exc)) from None
 
 
 @dataclass(frozen=True)
