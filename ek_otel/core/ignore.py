@@ -26,13 +26,11 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
-__all__ = ["HOSTED", "check_ignore_patterns", "pattern_problem", "is_ignored", "without_ignored",
+__all__ = ["HOSTED", "check_ignore_patterns", "pattern_problem", "glob_match", "is_ignored", "without_ignored",
            "merge_ignore_patterns"]
 
 #: The pattern that ignores every hosted step (``Step.hosted``), whatever its tool name.
@@ -87,9 +85,31 @@ def pattern_problem(pattern: Any) -> str:
     return ""
 
 
-@lru_cache(maxsize=256)
-def _regex(pattern: str) -> "re.Pattern[str]":
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+def glob_match(pattern: str, name: str) -> bool:
+    """Whether ``name`` matches ``pattern`` whole, ``*`` matching any run of characters
+    (every other character itself): the literal parts are found left to right, each at its
+    first place after the one before (which is always a right choice), so the time is at
+    most the name's length times the pattern's, never backtracking.
+
+    Example:
+        >>> glob_match("transfer_to_*", "transfer_to_billing"), glob_match("*a*a*b", "a" * 100)
+        (True, False)
+        >>> glob_match("a*b*a", "aba"), glob_match("a*a", "a")
+        (True, False)
+    """
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return name == pattern
+    first, last = parts[0], parts[-1]
+    if len(name) < len(first) + len(last) or not name.startswith(first) or not name.endswith(last):
+        return False
+    at, end = len(first), len(name) - len(last)
+    for part in parts[1:-1]:
+        found = name.find(part, at, end)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
 
 
 def is_ignored(tool: str, patterns: Iterable[str]) -> bool:
@@ -100,10 +120,7 @@ def is_ignored(tool: str, patterns: Iterable[str]) -> bool:
         (True, False)
     """
     for pattern in patterns:
-        if "*" in pattern:
-            if _regex(pattern).fullmatch(tool):
-                return True
-        elif tool == pattern:
+        if glob_match(pattern, tool):
             return True
     return False
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
 from ek_otel import evaluate
@@ -113,3 +114,21 @@ def test_a_frameworks_own_tools_are_ignored_on_its_real_spans(scenario):
     ignored = score_episode(episode, task, level="arg", ignore_tools=internal)
     assert plain.fp > 0 and not plain.exact
     assert (ignored.fp, ignored.fn, ignored.exact) == (0.0, 0.0, True)
+
+
+@settings(max_examples=2000, derandomize=True, database=None)
+@given(st.text(alphabet="ab.\n*", min_size=1, max_size=12), st.text(alphabet="ab.\n", max_size=14))
+def test_glob_match_agrees_with_fnmatch(pattern, name):
+    from fnmatch import fnmatchcase
+
+    from ek_otel.core.ignore import glob_match
+
+    assert glob_match(pattern, name) == fnmatchcase(name, pattern)
+
+
+def test_a_many_star_glob_never_backtracks():
+    from ek_otel.core.ignore import glob_match, is_ignored
+
+    # *a*a*a*a*a*a*a*b on a backtracking matcher costs about n**7 on this name: never ends
+    assert not is_ignored("a" * 100_000, ["*a*a*a*a*a*a*a*b"])
+    assert glob_match("*a*a*a*a*a*a*a*b", "a" * 100_000 + "b")
