@@ -243,13 +243,14 @@ def scan_document(body: bytes) -> Optional[StreamedRequest]:
     if _orjson is None or not isinstance(body, bytes) or body[:3] == b"\xef\xbb\xbf":
         return None  # orjson refuses a byte order mark: the plain path says so
     view = memoryview(body)
+    finder = _Finder(body)
     arrays: list = []  # (offset of '[', offset after ']', bounds)
     pos = 0
     while True:
         found = _SPANS_ARRAY.search(body, pos)
         if found is None:
             break
-        scanned = _split_array(body, view, found.end())
+        scanned = _split_array(body, view, found.end(), finder)
         if scanned is None:
             return None
         bounds, end = scanned
@@ -314,12 +315,13 @@ def _place(skeleton: dict, body: bytes, arrays: list) -> int:
     return len(placed)
 
 
-def _split_array(body: bytes, view: memoryview, start: int) -> Optional[tuple]:
+def _split_array(body: bytes, view: memoryview, start: int, finder: Optional[_Finder] = None) -> Optional[tuple]:
     """``(bounds, offset after the closing bracket)`` of the array whose first element
     starts at or after ``start``; None when an element is not an object or anything is not
     what orjson takes."""
     bounds = array("q")
     append = bounds.append
+    finder = finder if finder is not None else _Finder(body)
     i = _SKIP_WS.match(body, start).end()
     if body[i:i + 1] == b"]":
         return bounds, i + 1
@@ -327,7 +329,7 @@ def _split_array(body: bytes, view: memoryview, start: int) -> Optional[tuple]:
     while True:
         if body[i:i + 1] != b"{":
             return None
-        end = _element_end(body, view, i, literal)
+        end = _element_end(body, view, i, literal, finder)
         if end is None:
             return None
         append(i)
@@ -363,24 +365,52 @@ def _next_literal(body: bytes, first: int) -> Optional[bytes]:
     return b'},{' + body[first + 1:close + 1]
 
 
-def _candidate(body: bytes, pos: int, literal: Optional[bytes]) -> Optional[tuple]:
+class _Finder:
+    """The first candidate end at or after a position, each search remembered: the scan asks
+    at positions that only grow, and the first candidate at or after ``p`` found from
+    ``q <= p`` is the one at or after ``p`` while it stands at ``p`` or later (no lookbehind
+    in the pattern), so the body is searched about once in all, never once per span (a
+    search that found nothing answers every later ask at once)."""
+
+    __slots__ = ("body", "memo")
+
+    def __init__(self, body: bytes):
+        self.body = body
+        self.memo: dict = {}  # what was searched -> (from, first match at or after it or None)
+
+    def first(self, what: Any, pos: int) -> Optional[tuple]:
+        seen = self.memo.get(what)
+        if seen is not None and seen[0] <= pos and (seen[1] is None or seen[1][0] >= pos):
+            return seen[1]
+        if isinstance(what, bytes):
+            at = self.body.find(what, pos)
+            found = None if at == -1 else (at, at + 2)
+        else:
+            match = what.search(self.body, pos)
+            found = None if match is None else (match.start(), match.end())
+        self.memo[what] = (pos, found)
+        return found
+
+
+def _candidate(finder: _Finder, pos: int, literal: Optional[bytes]) -> Optional[tuple]:
     """``(offset of the '}', offset of the next '{')`` of the first candidate end at or
     after ``pos`` (the literal's first, within a window, else the regex's), None if none."""
     if literal is not None:
-        found = body.find(literal, pos, pos + _WINDOW)
-        if found != -1:
-            return found, found + 2
-    match = _NEXT_SPAN.search(body, pos)
-    return None if match is None else (match.start(), match.end())
+        found = finder.first(literal, pos)
+        if found is not None and found[0] < pos + _WINDOW - len(literal) + 1:
+            return found
+    return finder.first(_NEXT_SPAN, pos)
 
 
-def _element_end(body: bytes, view: memoryview, start: int, literal: Optional[bytes] = None) -> Optional[int]:
+def _element_end(body: bytes, view: memoryview, start: int, literal: Optional[bytes] = None,
+                 finder: Optional[_Finder] = None) -> Optional[int]:
     """Where the object starting at ``start`` ends (past trailing whitespace), orjson's
     parse of it checked; None when orjson refuses it (``literal``: see
     :func:`_next_literal`)."""
     loads = _orjson.loads
     width = _WINDOW
-    candidate = _candidate(body, start + 1, literal)
+    finder = finder if finder is not None else _Finder(body)
+    candidate = _candidate(finder, start + 1, literal)
     while True:
         stop = candidate[0] + 1 if candidate is not None else len(body)
         limited = stop - start > width
@@ -404,7 +434,7 @@ def _element_end(body: bytes, view: memoryview, start: int, literal: Optional[by
             elif candidate is None:
                 return None
             else:  # at least twice as long, so a span of many events or links costs a few tries
-                candidate = _candidate(body, max(candidate[1], start + 2 * (stop - start)), None)
+                candidate = _candidate(finder, max(candidate[1], start + 2 * (stop - start)), None)
                 continue
         if end is None:
             width *= 2

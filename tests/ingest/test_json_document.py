@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ek_otel.ingest import json_document
 from ek_otel.ingest.assemble import group_traces
@@ -297,3 +298,53 @@ def test_a_scan_made_ahead_is_taken_once_by_the_same_body(monkeypatch):
     json_document.scan_ahead(body)
     json_document.drop_scans_ahead()
     assert not json_document._ahead
+
+
+_KEYS = ("traceId", "spanId", "name", "kind", "attributes", "zz", "other", "x")
+
+
+@st.composite
+def _generated_request(draw) -> bytes:
+    """A request of many resourceSpans entries (one span each, or none, or a few), spans
+    whose first key is a span field or not, strings holding what the scan looks for."""
+    filler = st.sampled_from(["", "},{\"name\": 1", "}, {\"traceId\"", "\"spans\": [", "]}", "é"])
+    batches = []
+    for _ in range(draw(st.integers(1, 12))):
+        spans = []
+        for _ in range(draw(st.integers(0, 3))):
+            keys = draw(st.lists(st.sampled_from(_KEYS), min_size=1, max_size=4, unique=True))
+            span = {key: draw(filler) for key in keys}
+            span.update(_span(spanId=draw(st.sampled_from(["eee19b7ec3c1b174", "1111111111111111"]))))
+            first = {keys[0]: span.pop(keys[0])}
+            spans.append({**first, **span})
+        batches.append(_request(spans)["resourceSpans"][0])
+    compact = draw(st.booleans())
+    return json.dumps({"resourceSpans": batches}, separators=(",", ":") if compact else None).encode()
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None)
+@given(_generated_request())
+def test_generated_requests_give_the_same_records_scanned_and_whole(body):
+    assert_same(body)
+
+
+class _Counting:
+    """The span-start regex, counting the bytes its searches start before the body's end."""
+
+    def __init__(self, pattern):
+        self.pattern, self.scanned = pattern, 0
+
+    def search(self, body, pos):
+        self.scanned += len(body) - pos
+        return self.pattern.search(body, pos)
+
+
+def test_the_scan_searches_the_body_about_once_not_once_per_span(monkeypatch):
+    # one resourceSpans entry per span, the next span never after '},': each span's search
+    # for the next one used to run to the end of the body (quadratic: 74 s for 8.9 MB)
+    body = _body({"resourceSpans": [_request([_span(spanId="%016x" % i)])["resourceSpans"][0]
+                                    for i in range(2000)]})
+    counting = _Counting(json_document._NEXT_SPAN)
+    monkeypatch.setattr(json_document, "_NEXT_SPAN", counting)
+    assert scan_document(body).spans == 2000
+    assert 0 < counting.scanned <= 2 * len(body)
