@@ -24,6 +24,7 @@ __all__ = [
     "YAML_MAX_EXPANDED_NODES",
     "BFCL_MAX_VALUE_SIZE",
     "BFCL_MAX_INT_BITS",
+    "MAX_CALL_PAIRS",
     "DEPTH_MARKER",
 ]
 
@@ -64,6 +65,11 @@ BFCL_MAX_VALUE_SIZE = 100_000
 
 #: The largest integer (in bits) a BFCL power or shift may build.
 BFCL_MAX_INT_BITS = 4096
+
+#: The most (run call, gold call) pairs of one tool the pairing weighs (``best_first``,
+#: ``optimal``: per tool; ``ordered``: all the run's calls times all the task's): past it the
+#: calls of that tool are paired in call order, and the explanation says so.
+MAX_CALL_PAIRS = 10_000
 
 #: What replaces a value nested deeper than its cap.
 DEPTH_MARKER = "<ek-otel: value nested too deep>"

@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Optional
 
+from ..limits import MAX_CALL_PAIRS
 from .arguments import ArgComparison
 from .assignment import hungarian_max, weighted_lcs
 
-__all__ = ["STRATEGIES", "check_strategy", "pair_indices"]
+__all__ = ["STRATEGIES", "check_strategy", "pair_indices", "pairing_capped"]
 
 #: Pairing strategies: the seed's greedy best-first, the exact maximum-weight assignment,
 #: and an order-respecting alignment (for tasks whose call order matters).
@@ -66,6 +67,46 @@ def pair_indices(pred_calls: Sequence[tuple], gold_calls: Sequence[tuple],
     return _unordered_pairs(pred_calls, gold_calls, compare, strategy)
 
 
+def pairing_capped(pred_calls: Sequence[tuple], gold_calls: Sequence[tuple], strategy: str) -> bool:
+    """Whether ``strategy`` would weigh more than :data:`~ek_otel.limits.MAX_CALL_PAIRS`
+    pairs (then some calls are paired in call order instead: :func:`pair_indices`).
+
+    Example:
+        >>> pairing_capped([("a", {})] * 101, [("a", {})] * 100, "optimal")
+        True
+        >>> pairing_capped([("a", {})] * 100, [("a", {})] * 100, "best_first")
+        False
+    """
+    if strategy == "ordered":
+        return len(pred_calls) * len(gold_calls) > MAX_CALL_PAIRS and _in_order_pairs(pred_calls, gold_calls) is None
+    gold_groups = _group(gold_calls)
+    return any(len(p) * len(gold_groups.get(tool, ())) > MAX_CALL_PAIRS
+               for tool, p in _group(pred_calls).items())
+
+
+def _in_call_order(pred_calls, gold_calls, compare) -> list:
+    """Each run call with the first gold call of its tool after the last one paired (order
+    kept on both sides): linear, no table."""
+    waiting = {}
+    for j, (tool, _) in enumerate(gold_calls):
+        waiting.setdefault(tool, []).append(j)
+    at = {tool: 0 for tool in waiting}
+    out, last = [], -1
+    for i, (tool, _) in enumerate(pred_calls):
+        js = waiting.get(tool)
+        if not js:
+            continue
+        k = at[tool]
+        while k < len(js) and js[k] <= last:
+            k += 1
+        at[tool] = k
+        if k < len(js):
+            out.append((i, js[k], compare(i, js[k])))
+            last = js[k]
+            at[tool] = k + 1
+    return out
+
+
 def _group(calls: Sequence[tuple]) -> dict:
     groups: dict = {}
     for i, (tool, _) in enumerate(calls):
@@ -87,6 +128,9 @@ def _unordered_pairs(pred_calls, gold_calls, compare, strategy) -> list:
             continue
         if len(p_idx) == 1 and len(g_idx) == 1:  # the common case: nothing to choose
             out.append((p_idx[0], g_idx[0], compare(p_idx[0], g_idx[0])))
+            continue
+        if len(p_idx) * len(g_idx) > MAX_CALL_PAIRS:  # too many to weigh: in call order
+            out.extend((i, j, compare(i, j)) for i, j in zip(p_idx, g_idx))
             continue
         table = {(i, j): compare(i, j) for i in p_idx for j in g_idx}
         chosen = _best_first(table)
@@ -167,8 +211,10 @@ def _ordered_pairs(pred_calls, gold_calls, compare) -> list:
     in_order = _in_order_pairs(pred_calls, gold_calls)
     if in_order is not None:
         found = [(i, j, compare(i, j)) for i, j in in_order]
-        if all(c.tp >= 0 for _, _, c in found):  # gains with no negative part (docstring)
-            return found
+        if all(c.tp >= 0 for _, _, c in found) or len(pred_calls) * len(gold_calls) > MAX_CALL_PAIRS:
+            return found  # gains with no negative part (docstring), or too many to weigh
+    if len(pred_calls) * len(gold_calls) > MAX_CALL_PAIRS:  # the table too big: in call order
+        return _in_call_order(pred_calls, gold_calls, compare)
     cache: dict = {}
 
     def gain(i: int, j: int) -> Optional[tuple]:

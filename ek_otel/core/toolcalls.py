@@ -33,7 +33,8 @@ from .episode import Trajectory, as_call, is_episode
 from .fastinit import fast_init
 from .fields import may_omit, micro_aggregate, precision_recall_f1
 from .grammar import GraphGrammar
-from .pairing import check_strategy, pair_indices
+from ..limits import MAX_CALL_PAIRS
+from .pairing import check_strategy, pair_indices, pairing_capped
 from .scores import CallRow, Score
 
 __all__ = [
@@ -134,6 +135,7 @@ class CallAlignment:
     strategy: str = "best_first"
     grammar: GraphGrammar = _EMPTY_GRAMMAR
     skipped: tuple = ()  # optional gold calls left unmade: neither missing nor counted
+    capped: bool = False  # over limits.MAX_CALL_PAIRS: some calls paired in call order
 
     @property
     def n_exact(self) -> int:
@@ -369,6 +371,7 @@ def align_calls(
         strategy=strategy,
         grammar=grammar,
         skipped=skipped,
+        capped=pairing_capped(pred_calls, gold_calls, strategy),
     )
 
 
@@ -463,6 +466,9 @@ def explain_alignment(alignment: CallAlignment) -> str:
         parts.append("spurious: " + _listing([t for t, _ in alignment.spurious_calls]))
     if alignment.exact and n_gold:
         parts[0] += " exactly"
+    if alignment.capped:
+        parts.append(f"too many calls to weigh every pairing (over {MAX_CALL_PAIRS} pairs): "
+                     "paired in call order")
     return "; ".join(parts)
 
 

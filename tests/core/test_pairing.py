@@ -67,3 +67,31 @@ def test_optimal_takes_the_assignment_when_a_greedy_pick_blocks_two_pairs():
     compare = _comparer(pred, gold)
     assert sorted((i, j) for i, j, _ in pair_indices(pred, gold, compare, "best_first")) == [(0, 0), (1, 1)]
     assert sorted((i, j) for i, j, _ in pair_indices(pred, gold, compare, "optimal")) == [(0, 1), (1, 0)]
+
+
+def test_past_max_call_pairs_the_calls_are_paired_in_call_order_and_the_explanation_says_so():
+    from ek_otel.core.toolcalls import align_calls, explain_alignment
+    from ek_otel.limits import MAX_CALL_PAIRS
+
+    n = 800  # 800 x 800 calls of one tool: was 31 s and 621 MiB (a table of every pair)
+    assert n * n > MAX_CALL_PAIRS
+    pred = [("a", {"x": (i + 1) % n}) for i in range(n)]
+    gold = [("a", {"x": i}) for i in range(n)]
+    for strategy in ("best_first", "optimal", "ordered"):
+        alignment = align_calls(pred, gold, strategy=strategy)
+        assert alignment.capped, strategy
+        assert [(p.pred_index, p.gold_index) for p in alignment.pairs] == [(i, i) for i in range(n)], strategy
+        assert explain_alignment(alignment).endswith(
+            f"too many calls to weigh every pairing (over {MAX_CALL_PAIRS} pairs): paired in call order")
+
+
+def test_at_max_call_pairs_every_pairing_is_weighed():
+    from ek_otel.core.toolcalls import align_calls, explain_alignment
+
+    pred = [("a", {"x": (i + 1) % 100}) for i in range(100)]
+    gold = [("a", {"x": i}) for i in range(100)]
+    for strategy in ("best_first", "optimal", "ordered"):
+        alignment = align_calls(pred, gold, strategy=strategy)
+        assert not alignment.capped and "too many" not in explain_alignment(alignment)
+        if strategy != "ordered":
+            assert alignment.n_exact == 100, strategy
