@@ -239,7 +239,46 @@ def http(examples: int) -> None:
         targets.receiver().close()
 
 
-HARNESSES = {"dump": dump, "gold": gold, "bfcl": bfcl, "http": http}
+_HOSTILE_REGEXES = ["(a+)+$", "(a|aa)+$", "(a*)*b", "(.*a){12}", "(x+x+)+y", "([a-z]+)*[0-9]",
+                    "(?i)(ab|a)*c", "(\\w+\\s?)+$"]
+
+
+@st.composite
+def _hostile_string(draw) -> str:
+    unit = draw(st.sampled_from(["a", "ab", "x", "aa", " a", "\ud800", "é"]))
+    return unit * draw(st.integers(0, 50_000)) + draw(st.sampled_from(["", "!", "b", "\udfff"]))
+
+
+def matchers(examples: int) -> None:
+    """Gold regex rules (argument and answer) against hostile trace strings, wildcards of
+    ``ignore_tools`` against long tool names, and the pairing of many calls of one tool."""
+    from ek_otel.core.answer import score_answer
+    from ek_otel.core.ignore import is_ignored
+    from ek_otel.core.rules import RuleError, parse_rule
+    from ek_otel.core.toolcalls import align_calls, explain_alignment
+
+    @_settings(examples)
+    @given(st.sampled_from(_HOSTILE_REGEXES) | st.text(alphabet="a()+*?|.[]{}x\\", max_size=12),
+           _hostile_string(), st.integers(1, 12), st.integers(0, 1000), st.integers(0, 1000))
+    def run(regex: str, text: str, stars: int, n_pred: int, n_gold: int) -> None:
+        def once() -> None:
+            try:
+                rule = parse_rule({"regex": regex})
+            except RuleError:
+                rule = None
+            if rule is not None:
+                rule.matches(text)
+                score_answer(text, rule)
+            is_ignored(text[:100_000], ["*a" * stars + "*b"])
+            explain_alignment(align_calls([("t", {"x": text[:3] + str(i)}) for i in range(n_pred)],
+                                          [("t", {"x": str(i)}) for i in range(n_gold)],
+                                          strategy=("best_first", "optimal", "ordered")[n_pred % 3]))
+        _bounded(once)
+
+    run()
+
+
+HARNESSES = {"dump": dump, "gold": gold, "bfcl": bfcl, "http": http, "matchers": matchers}
 
 
 def peak_rss_mib() -> float:

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 MAX_PEAK_RSS_MIB = 512
 
 #: Inputs per harness in CI (about 5 minutes in all on the CI machine).
-INPUTS = {"dump": 800, "gold": 400, "bfcl": 1200, "http": 1000}
+INPUTS = {"dump": 800, "gold": 400, "bfcl": 1200, "http": 1000, "matchers": 1000}
 
 
 @pytest.mark.parametrize("name", sorted(INPUTS))
