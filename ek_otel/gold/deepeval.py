@@ -1,8 +1,8 @@
 """DeepEval goldens (``EvaluationDataset.save_as``: JSON, JSON Lines or CSV), in and out.
 
 Each golden with ``expected_tools`` is a task, unordered (``ToolCorrectnessMetric``'s
-default), the tools' ``input_parameters`` exact; goldens without expected tools are named
-and skipped; what DeepEval judges with LLM metrics is kept in ``meta.deepeval``. The formats
+default), the tools' ``input_parameters`` exact; ``expected_tools: []`` is a task that expects
+no call (what the export writes for one); goldens without the key are named and skipped; what DeepEval judges with LLM metrics is kept in ``meta.deepeval``. The formats
 and their notes are described in :mod:`ek_otel.gold.importers`.
 
 Example:
@@ -28,15 +28,17 @@ __all__ = ["import_deepeval", "export_deepeval"]
 _DEEPEVAL_ARGS = ("input_parameters", "inputParameters", "input")
 
 
-def _deepeval_tools(value: Any) -> list:
+def _deepeval_tools(value: Any) -> list | None:
+    """The expected tools of a golden; ``None`` when it names none (no key, null, an empty CSV
+    cell), ``[]`` when it expects no call (a no-call task)."""
     if isinstance(value, str):  # a CSV cell holds the JSON list
-        value = json.loads(value) if value.strip() else []
-    return value if isinstance(value, list) else []
+        value = json.loads(value) if value.strip() else None
+    return value if isinstance(value, list) else None
 
 
 def import_deepeval(data: Any, *, source: str = "<deepeval>") -> tuple:
     """``(tasks, notes)`` of DeepEval goldens (``EvaluationDataset.save_as``: a JSON list, JSON
-    Lines, or CSV rows): each golden with ``expected_tools`` a task; a tool's
+    Lines, or CSV rows): each golden with ``expected_tools`` a task (``[]``: no call expected); a tool's
     ``input_parameters`` (``inputParameters``, ``input``) its arguments, exact. DeepEval's
     ``ToolCorrectnessMetric`` ignores order by default: tasks are unordered. The expected
     output (judged by LLM metrics), the context and the tools' outputs are named, not scored.
@@ -64,7 +66,7 @@ def import_deepeval(data: Any, *, source: str = "<deepeval>") -> tuple:
             expected = _deepeval_tools(golden.get("expected_tools", golden.get("expectedTools")))
         except ValueError as exc:
             raise InputError(f"golden {index}: expected_tools is not JSON: {exc}", path=source) from None
-        if not expected:
+        if expected is None:
             notes.append(f"{task_id}: skipped: no expected_tools (nothing for a tool-call score)")
             continue
         calls = []

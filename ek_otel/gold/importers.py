@@ -25,7 +25,8 @@ this module is their registry and reads the files.
   eval sets, which agentevals reads.
 - ``deepeval``: DeepEval goldens (``EvaluationDataset.save_as``: JSON, JSON Lines or CSV) with
   ``expected_tools``: each a task, unordered (``ToolCorrectnessMetric``'s default), the tools'
-  ``input_parameters`` exact; goldens without expected tools are named and skipped.
+  ``input_parameters`` exact; ``expected_tools: []`` a task that expects no call; goldens
+  without the key are named and skipped.
 - ``langchain``: LangChain agentevals reference trajectories (OpenAI-style message lists with
   ``tool_calls``; one, a list, or LangSmith examples with ``reference_outputs``): ordered,
   exact (agentevals' ``strict`` mode).

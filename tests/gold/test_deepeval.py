@@ -57,3 +57,17 @@ def test_deepeval_export_round_trips_names_inputs_and_tools(tmp_path, goldens):
     assert result.exit_code == 0, result.output
     back, _ = import_file("deepeval", str(out))
     assert [(t.task_id, t.input, t.gold) for t in back] == [(t.task_id, t.input, t.gold) for t in tasks]
+
+
+def test_deepeval_round_trip_keeps_a_no_call_task(tmp_path, goldens):
+    """Finding 8 of issue 30: export writes ``expected_tools: []`` for a no-call task; import
+    keeps it as a task, beside the real goldens (whose tool-less golden has no key: skipped)."""
+    from ek_otel.core.episode import TaskSpec
+    from ek_otel.gold.deepeval import export_deepeval, import_deepeval
+    real, _ = import_file("deepeval", str(goldens / "goldens.json"))
+    tasks = [*real, TaskSpec("chit-chat", input="hello", gold=[])]
+    exported, _ = export_deepeval(tasks)
+    assert exported[-1]["expected_tools"] == []
+    back, notes = import_deepeval(exported, source=str(tmp_path / "out.json"))
+    assert [(t.task_id, t.input, t.gold) for t in back] == [(t.task_id, t.input, t.gold) for t in tasks]
+    assert not any("skipped" in n for n in notes)
