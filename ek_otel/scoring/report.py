@@ -103,6 +103,8 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
         out["match"] = match
     if s.violations:
         out["violations"] = [v.to_dict() for v in s.violations]
+    if s.turns:  # a multi-turn task, on a run that recorded its user turns
+        out["turns"] = [t.to_dict() for t in s.turns]
     return out
 
 
