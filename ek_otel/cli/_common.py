@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # rich is imported by the functions that draw (help screens n
     from rich.console import Console
 
 __all__ = ["stdout_console", "stderr_console", "is_interactive", "progress", "track", "echo_errors",
-           "nothing_read_error", "write_json", "scoring_options", "reading_options", "emit_options",
+           "nothing_read_error", "write_json", "scoring_options", "check_mode_overrides", "reading_options", "emit_options",
            "parse_headers", "parse_signals", "phoenix_api_key"]
 
 T = TypeVar("T")
@@ -246,7 +246,8 @@ def scoring_options(command: Callable) -> Callable:
     """Decorate a command with how runs are linked to tasks and scored: ``--task``
     (``task_id``), ``--level``, ``--strategy``, ``--matcher``, ``--pricing`` and
     ``--task-id-key`` (``task_id_keys``), ``--ignore-tool`` (``ignore_tools``) and
-    ``--link-by`` (``link_by``), as :func:`~ek_otel.scoring.link.load_settings` takes them.
+    ``--link-by`` (``link_by``), ``--match`` and ``--ordered/--unordered`` (overrides of
+    every task's modes), as :func:`~ek_otel.scoring.link.load_settings` takes them.
 
     Example:
         >>> from click.testing import CliRunner
@@ -255,8 +256,9 @@ def scoring_options(command: Callable) -> Callable:
         ... def show(**values): click.echo(sorted(values.items()))
         >>> print(CliRunner().invoke(show, ["--level", "arg", "--task-id-key", "k",
         ...                                 "--ignore-tool", "final_answer"]).output)
-        [('ignore_tools', ('final_answer',)), ('level', 'arg'), ('link_by', 'task'), ('matcher', 'ek'), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
+        [('ignore_tools', ('final_answer',)), ('level', 'arg'), ('link_by', 'task'), ('match', None), ('matcher', 'ek'), ('ordered', None), ('pricing', None), ('strategy', 'optimal'), ('task_id', None), ('task_id_keys', ('k',))]
     """
+    from ..core.modes import MATCH_MODES
     from ..core.toolcalls import LEVELS
     from ..scoring.settings import LINK_BY, MATCHERS, SCORE_STRATEGIES
 
@@ -284,7 +286,29 @@ def scoring_options(command: Callable) -> Callable:
                      show_default=True,
                      help="input: a run without a task id is scored against the task whose "
                           "input is its first user message (ambiguous or missing: unmatched)."),
+        click.option("--match", "match", type=click.Choice(MATCH_MODES), default=None,
+                     help="Score every task in this match mode, whatever the gold file says "
+                          "(exact: these calls and no other; superset: extra calls allowed; "
+                          "subset: gold calls may be missing)."),
+        click.option("--ordered/--unordered", "ordered", default=None,
+                     help="Every task's gold calls must (or need not) be made in gold order, "
+                          "whatever the gold file says."),
     ], command)
+
+
+def check_mode_overrides(matcher: str, match: Optional[str], ordered: Optional[bool]) -> None:
+    """Refuse ``--match`` or ``--ordered/--unordered`` beside ``--matcher bfcl`` (one line).
+
+    Example:
+        >>> check_mode_overrides("ek", "superset", True)
+        >>> check_mode_overrides("bfcl", "superset", None)
+        Traceback (most recent call last):
+        ...
+        click.exceptions.UsageError: --match and --ordered/--unordered need --matcher ek (the BFCL checker decides its own verdicts)
+    """
+    if matcher != "ek" and (match is not None or ordered is not None):
+        raise click.UsageError("--match and --ordered/--unordered need --matcher ek (the BFCL "
+                               "checker decides its own verdicts)")
 
 
 def _check_ignore_tools(_ctx: Any, _param: Any, value: tuple) -> tuple:

@@ -226,7 +226,7 @@ def _failing_rows(run: Any) -> dict:
 
 
 def agents_table(run: Any) -> Optional[Table]:
-    """The calls by agent of a multi-agent run (:func:`ek_otel.report.agents.agent_table`);
+    """The calls by agent of a multi-agent run (:meth:`ek_otel.scoring.run.ScoreRun.agents`);
     None when no call names its agent.
 
     Example:
@@ -234,18 +234,16 @@ def agents_table(run: Any) -> Optional[Table]:
         >>> agents_table(score_episodes([], {}, ScoreSettings())) is None
         True
     """
-    from ..report.agents import agent_table
-    from ..scoring.report import episode_dict
-    from ..scoring.spool import score_of
-
-    rows = agent_table(episode_dict(score_of(outcome)) for outcome in run.envelopes)
+    rows = run.agents()
     if not rows:
         return None
     table = Table(title="tool calls by agent")
     for column in ("agent", "calls", "matched", "spurious", "errors"):
         table.add_column(column, justify="left" if column == "agent" else "right")
-    for row in rows:
-        table.add_row(*(str(v) for v in row.as_list()))
+    from rich.text import Text
+
+    for row in rows:  # an agent's name comes from the trace: shown as text, never as markup
+        table.add_row(Text(row.agent), *(str(v) for v in row.as_list()[1:]))
     return table
 
 

@@ -37,6 +37,7 @@ from ._common import (
     parse_headers,
     phoenix_api_key,
     progress,
+    check_mode_overrides,
     scoring_options,
     stderr_console,
     stdout_console,
@@ -88,7 +89,8 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
           html_out: Optional[str] = None, trace_url: Optional[str] = None,
           jobs: Optional[int] = None, junit_out: Optional[str] = None,
           markdown_out: Optional[str] = None, transcripts: bool = False,
-          wide: bool = False) -> None:
+          wide: bool = False, match: Optional[str] = None,
+          ordered: Optional[bool] = None) -> None:
     """Score trace dumps (files, directories, globs, or - for stdin) against a gold file.
 
     \b
@@ -106,9 +108,11 @@ def score(paths: tuple, gold: str, task_id: Optional[str], level: str, strategy:
     from ..scoring.report import answer_figures
     from ..scoring.link import load_settings
 
+    check_mode_overrides(matcher, match, ordered)
     tasks, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                     matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
-                                    group_by=group_by, ignore_tools=ignore_tools, link_by=link_by)
+                                    group_by=group_by, ignore_tools=ignore_tools, link_by=link_by,
+                                    match=match, ordered=ordered)
     if transcripts or json_out is not None:
         from dataclasses import replace
 

@@ -25,7 +25,8 @@ from ..serve.config import (
     ServeConfig,
     parse_hostport,
 )
-from ._common import emit_options, parse_headers, phoenix_api_key, scoring_options
+from ._common import (check_mode_overrides, emit_options, parse_headers, phoenix_api_key,
+                      scoring_options)
 
 __all__ = ["serve"]
 
@@ -126,7 +127,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
           emit_headers, emit_timeout, emit_signals, phoenix, phoenix_url, phoenix_api_key_env,
           mlflow_tracking_uri, grace,
           max_wait, export_give_up, auth_token_env, tls_cert, tls_key, task_id, level, strategy, matcher,
-          pricing, task_id_keys, ignore_tools, link_by, max_open_traces, max_pending_mib, scorers,
+          pricing, task_id_keys, ignore_tools, link_by, match, ordered, max_open_traces, max_pending_mib, scorers,
           synchronous, trace_url, verbose) -> None:
     """Receive OTLP traces, score each finished run against the gold tasks, export the scores.
 
@@ -162,9 +163,11 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     from ..scoring.link import load_settings
 
     # A bad gold file or option fails now, with one line; the settings travel as JSON.
+    check_mode_overrides(matcher, match, ordered)
     _, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                 matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
-                                ignore_tools=ignore_tools, link_by=link_by)
+                                ignore_tools=ignore_tools, link_by=link_by,
+                                    match=match, ordered=ordered)
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,

@@ -19,13 +19,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from .arguments import ArgComparison
 from .scores import ArgDiff
 
-__all__ = ["AGENT_ARG", "agents_of", "with_agents"]
+__all__ = ["AGENT_ARG", "AgentRow", "agent_rows", "agents_of", "with_agents"]
 
 #: The name under which a wrong agent shows among a call's argument differences.
 AGENT_ARG = "@agent"
@@ -60,3 +61,69 @@ def with_agents(compare: Callable[[int, int], ArgComparison], pred_calls: Sequen
         return ArgComparison(exact=False, tp=c.tp, fp=c.fp + 1.0, fn=c.fn + 1.0,
                              diffs=c.diffs + (diff,), ruled=c.ruled)
     return checked
+
+
+@dataclass
+class AgentRow:
+    """One agent's calls over a run: made, matched (exactly), spurious (paired with no gold
+    call), errors (paired, but disagreeing: a wrong argument, or the wrong agent).
+
+    Example:
+        >>> AgentRow("billing", calls=2, matched=1).as_list()
+        ['billing', 2, 1, 0, 0]
+    """
+
+    agent: str
+    calls: int = 0
+    matched: int = 0
+    spurious: int = 0
+    errors: int = 0
+
+    def as_list(self) -> list:
+        """``[agent, calls, matched, spurious, errors]``."""
+        return [self.agent, self.calls, self.matched, self.spurious, self.errors]
+
+    def as_dict(self) -> dict:
+        """The row as the JSON report's ``agents`` holds it.
+
+        Example:
+            >>> AgentRow("a", 1, 1).as_dict()
+            {'agent': 'a', 'calls': 1, 'matched': 1, 'spurious': 0, 'errors': 0}
+        """
+        return {"agent": self.agent, "calls": self.calls, "matched": self.matched,
+                "spurious": self.spurious, "errors": self.errors}
+
+
+def _field(row: Any, name: str) -> Any:
+    return row.get(name) if isinstance(row, Mapping) else getattr(row, name, None)
+
+
+def agent_rows(rows: Iterable[Any]) -> list:
+    """One :class:`AgentRow` per agent named by the call rows (a score's
+    :class:`~ek_otel.core.scores.CallRow` objects, or a JSON report's ``calls`` dicts), by
+    name; ``[]`` when no row names its agent (single-agent runs). A row with no call made
+    (a missing gold call) counts for no agent.
+
+    Example:
+        >>> from ek_otel.core.scores import CallRow
+        >>> rows = [CallRow(got=("a", {}), gold=("a", {}), exact=True, agent="planner"),
+        ...         CallRow(got=("b", {}), agent="billing"), CallRow(gold=("c", {}))]
+        >>> [r.as_list() for r in agent_rows(rows)]
+        [['billing', 1, 0, 1, 0], ['planner', 1, 1, 0, 0]]
+    """
+    found: dict = {}
+    for call in rows:
+        agent = _field(call, "agent")
+        if agent is None or _field(call, "got") is None:
+            continue
+        row = found.get(agent)
+        if row is None:
+            row = found[agent] = AgentRow(str(agent))
+        row.calls += 1
+        if _field(call, "gold") is None:
+            row.spurious += 1
+        elif _field(call, "exact"):
+            row.matched += 1
+        else:
+            row.errors += 1
+    return [found[name] for name in sorted(found)]

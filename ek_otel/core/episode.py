@@ -313,6 +313,9 @@ class Step:
         hosted: True for a tool the model provider ran itself (OpenAI's web search, file
             search, code interpreter; Anthropic's server tools): requested and answered in
             the model's own response, with no tool span of the application.
+        turn: The user turn the call was made in (0 for the first user message), when the
+            trace recorded the run's user messages (:mod:`ek_otel.ingest.turns`); None
+            otherwise.
 
     Example:
         >>> Step("search", {"q": "cat"}).call
@@ -329,6 +332,7 @@ class Step:
     agent_span_id: Optional[str] = None
     args_captured: bool = True
     hosted: bool = False
+    turn: Optional[int] = None
 
     @property
     def call(self) -> tuple:

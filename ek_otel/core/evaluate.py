@@ -43,6 +43,7 @@ from .pairing import check_strategy
 from .passk import default_k, pass_at_k, pass_hat_k
 from .scores import EpisodeScore
 from .toolcalls import align_calls, calls_of, check_level, explain_alignment
+from .turns import score_turns, turns_note
 
 __all__ = [
     "pass_at_k",
@@ -194,6 +195,15 @@ def score_episode(
         explanation += "; " + "; ".join(v.text for v in violations[:_MAX_VIOLATIONS]) + (
             f" (+{len(violations) - _MAX_VIOLATIONS} more)" if len(violations) > _MAX_VIOLATIONS
             else "")
+    turns: tuple = ()
+    if task.turns is not None:
+        turns, n_run = score_turns(episode, task, lambda ep, part: score_episode(
+            ep, part, level=level, canonicalizer=canonicalizer, strategy=strategy))
+        if turns:
+            success = success and all(t.success for t in turns)
+            note = turns_note(turns, n_run, len(task.turns), detail=exact)
+            if note:  # first when only the turns fail the run; else after the calls' reasons
+                explanation = f"{note}; {explanation}" if exact else f"{explanation}; {note}"
     steps = getattr(getattr(episode, "trajectory", None), "steps", ())
     args_captured = all(getattr(s, "args_captured", True) for s in steps)
     if ignored:
@@ -234,6 +244,7 @@ def score_episode(
         calls=alignment.rows(None if task.turns is None else [len(t) for t in task.turns],
                              _row_agents(steps, task)),
         violations=violations,
+        turns=turns,
     )
 
 

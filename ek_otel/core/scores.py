@@ -129,6 +129,7 @@ class EpisodeScore:
     calls: tuple = ()  # CallRow: the matcher's pairing, for reports
     answer: Optional["Score"] = None  # the task's expected answer, scored apart (core.answer)
     violations: tuple = ()  # core.hardrules.Violation: hard rules the run broke
+    turns: tuple = ()  # core.turns.TurnScore: each user turn's verdict (multi-turn tasks)
 
     @property
     def label(self) -> str:

@@ -33,6 +33,7 @@ from ..core.answer import ANSWER_METRIC
 from ..core.episode import Cost
 from ..core.fastinit import fast_init
 from ..core.hardrules import Violation
+from ..core.turns import TurnScore
 from ..core.identity import EVALUATOR_NAME
 from ..core.scores import ArgDiff, CallRow, EpisodeScore, Score
 from .tagged_json import from_tagged, to_tagged
@@ -257,7 +258,7 @@ _SCALAR_SCORE_FIELDS = tuple(
     f.name
     for f in fields(EpisodeScore)
     if f.name not in {"arg_diffs", "missing_calls", "spurious_calls", "cost", "settings", "calls",
-                      "answer", "violations"}
+                      "answer", "violations", "turns"}
 )
 
 
@@ -283,6 +284,8 @@ def _score_to_dict(score: EpisodeScore) -> dict:
     out["calls"] = [_row_to_dict(row) for row in score.calls]
     if score.violations:  # only then, as answer
         out["violations"] = [v.to_dict() for v in score.violations]
+    if score.turns:  # multi-turn tasks only
+        out["turns"] = [t.to_dict() for t in score.turns]
     return out
 
 
@@ -301,6 +304,8 @@ def _score_from_dict(data: Mapping[str, Any]) -> EpisodeScore:
                 agent=row.get("agent"))
         for row in data.get("calls", ())
     )
+    if data.get("turns"):
+        kwargs["turns"] = tuple(TurnScore.from_dict(t) for t in data["turns"])
     if data.get("violations"):
         kwargs["violations"] = tuple(Violation(str(v["kind"]), str(v["tool"]), str(v.get("detail", "")))
                                      for v in data["violations"])

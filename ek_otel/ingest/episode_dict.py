@@ -23,13 +23,14 @@ from typing import Any
 
 from ..core.episode import Cost, Episode, Step
 from ..core.text import utf8_safe
+from .turns import USER_TURNS
 
 __all__ = ["step_to_dict", "episode_to_dict", "episode_to_json"]
 
 _COST_FIELDS = tuple(f.name for f in fields(Cost))
 
 
-def step_to_dict(step: Step) -> dict:
+def step_to_dict(step: Step, turns: bool = False) -> dict:
     """One step as a dict: tool, args, error first, then the rest.
 
     Example:
@@ -47,6 +48,7 @@ def step_to_dict(step: Step) -> dict:
         "agent_span_id": step.agent_span_id,
         "args_captured": step.args_captured,
         **({"hosted": True} if step.hosted else {}),
+        **({"turn": step.turn} if turns and step.turn is not None else {}),
     }
 
 
@@ -64,7 +66,7 @@ def episode_to_dict(episode: Episode) -> dict:
     return {
         "trace_id": provenance.get("trace_id", ""),
         "task_id": episode.task_id,
-        "steps": [step_to_dict(s) for s in episode.trajectory],
+        "steps": [step_to_dict(s, USER_TURNS in episode.meta) for s in episode.trajectory],
         "cost": {name: getattr(cost, name) for name in _COST_FIELDS},
         "run": asdict(episode.run) if episode.run is not None else {},
         "provenance": provenance,

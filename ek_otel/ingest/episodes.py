@@ -98,6 +98,7 @@ from .records import LogRecord, SpanRecord
 from .requests import first_user_message, tool_definitions
 from .span_tree import MISSING_PARENT, Node, build_tree, by_time, outermost_agent, release_tree, roots_of
 from .steps import merge_steps, tool_executions
+from .turns import USER_TURNS, steps_with_turns
 
 __all__ = [
     "DEFAULT_TASK_ID_KEYS",
@@ -189,7 +190,8 @@ def build_episode(
     clusters = clusters_of(nodes, all_by_time)
     usage, retries = usage_of_clusters(nodes, clusters)
     requested, final_text, uncaptured, unrecorded = requested_calls(clusters, logs, nodes)
-    steps = merge_steps(requested, tool_executions(nodes))
+    steps, user_turns = steps_with_turns(merge_steps(requested, tool_executions(nodes)), nodes,
+                                         clusters, logs)
     agent = outermost_agent(nodes)
     agent_name = sc.agent_name_of(agent.span) if agent is not None else None
     service_name, service_version = _service(root)
@@ -220,6 +222,8 @@ def build_episode(
         + (usage.input_tokens + usage.output_tokens > 0) + (output is not None),
         tool_calls=len(steps), agents=sum(1 for n in nodes.values() if n.role == sc.AGENT),
         task_id=task_id)
+    if user_turns > 1:  # only then: the meta of other runs keeps its bytes
+        meta[USER_TURNS] = user_turns
     if not_a_run is not None:
         meta[NOT_A_RUN] = not_a_run
     elif not meta["model_calls"] and not unrecorded and not uncaptured and (

@@ -81,7 +81,7 @@ def _messages(value: Any) -> list:
     return list(parsed) if isinstance(parsed, list) else []
 
 
-def _user_texts(attributes: Mapping) -> list:
+def user_texts(attributes: Mapping) -> list:
     """The text of each user message a model span was sent, in order."""
     messages: list = []
     if sc.INPUT_MESSAGES in attributes:
@@ -131,7 +131,7 @@ def _entry(kind: str, times: dict, **fields: Any) -> dict:
     return out
 
 
-def _user_events(logs: Sequence[LogRecord]) -> list:
+def user_events(logs: Sequence[LogRecord]) -> list:
     out = []
     for log in logs:
         if isinstance(log, LogRecord) and log.event_name in sc.USER_EVENTS:
@@ -166,7 +166,7 @@ def transcript_of(nodes: Mapping[str, Node], clusters: Mapping[str, list],
         times = _times(top, origin)
         start = top.span.start_ns or origin
         for member in members:
-            for text in _user_texts(member.span.attributes):
+            for text in user_texts(member.span.attributes):
                 if text not in seen_user:
                     seen_user.add(text)
                     timed.append((start, 0, _entry("user", dict(times, duration_ms=0.0), text=text)))
@@ -194,7 +194,7 @@ def transcript_of(nodes: Mapping[str, Node], clusters: Mapping[str, list],
         if node.role not in (sc.MODEL, sc.TOOL) and node.error is not None:
             timed.append((node.span.end_ns or origin, 3, _entry(
                 "error", _times(node, origin), name=node.span.name, error=node.error)))
-    for time_ns, span_id, text in _user_events(logs):
+    for time_ns, span_id, text in user_events(logs):
         if text not in seen_user:
             seen_user.add(text)
             timed.append((time_ns, 0, _entry("user", {"span_id": span_id or None,

@@ -20,53 +20,21 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ..core.agents import AgentRow, agent_rows
 
 __all__ = ["AgentRow", "agent_table"]
 
 
-@dataclass
-class AgentRow:
-    """One agent's calls over a run.
-
-    Example:
-        >>> AgentRow("billing", calls=2, matched=1).as_list()
-        ['billing', 2, 1, 0, 0]
-    """
-
-    agent: str
-    calls: int = 0
-    matched: int = 0
-    spurious: int = 0
-    errors: int = 0
-
-    def as_list(self) -> list:
-        """``[agent, calls, matched, spurious, errors]``."""
-        return [self.agent, self.calls, self.matched, self.spurious, self.errors]
-
-
 def agent_table(episodes: Iterable[Mapping[str, Any]]) -> list:
-    """One :class:`AgentRow` per agent named in the episodes' rows, by name; ``[]`` when
-    none is (single-agent runs).
+    """One :class:`~ek_otel.core.agents.AgentRow` per agent named in the episodes' rows, by
+    name; ``[]`` when none is (single-agent runs). The counting is
+    :func:`ek_otel.core.agents.agent_rows`'.
 
     Example:
         >>> agent_table([{"calls": [{"got": {"tool": "a"}, "gold": None}]}])
         []
     """
-    rows: dict = {}
-    for episode in episodes:
-        for call in episode.get("calls") or ():
-            if not isinstance(call, Mapping) or call.get("got") is None or call.get("agent") is None:
-                continue
-            row = rows.get(call["agent"])
-            if row is None:
-                row = rows[call["agent"]] = AgentRow(str(call["agent"]))
-            row.calls += 1
-            if call.get("gold") is None:
-                row.spurious += 1
-            elif call.get("exact"):
-                row.matched += 1
-            else:
-                row.errors += 1
-    return [rows[name] for name in sorted(rows)]
+    return agent_rows(call for episode in episodes for call in episode.get("calls") or ()
+                      if isinstance(call, Mapping))

@@ -34,7 +34,8 @@ from .failures import FAILURE_KINDS, KIND_LABELS, failures_of
 from .model import RunReport
 
 __all__ = ["TOTAL_RATES", "COST_FIELDS", "verdict_of", "headline", "validate_trace_url",
-           "slice_rows", "page_episodes", "run_context", "change_of", "compare_page", "now_text"]
+           "slice_rows", "page_episodes", "run_context", "agent_rows_of", "change_of", "compare_page",
+           "now_text"]
 
 
 #: The rates of the totals, in order: (key in the report's aggregate, label). The first
@@ -355,6 +356,7 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
                           if isinstance(u, Mapping)
                           and str(u.get("reason") or "").startswith(NOT_AN_AGENT_RUN)),
         "unmatched": list(data.get("unmatched") or ())[:100],
+        "agents": agent_rows_of(data),
         "bad_input": data.get("bad_input"),
         "intervals": _intervals(report.tasks),
         "rates": TOTAL_RATES,
@@ -365,6 +367,26 @@ def run_context(report: RunReport, *, trace_url: Optional[str] = None,
         # the page's first line: runs passed and tasks by verdict, shown once
         "headline": page["headline"],
     }
+
+
+def agent_rows_of(data: Mapping[str, Any]) -> list:
+    """The report's calls by agent (its ``agents``, multi-agent runs only), as the page shows
+    them: the agent's name as text, the counts as numbers; rows of another shape left out.
+
+    Example:
+        >>> agent_rows_of({"agents": [{"agent": "<b>", "calls": 2, "matched": 1, "spurious": 1,
+        ...                            "errors": 0}, "junk"]})
+        [{'agent': '<b>', 'calls': 2, 'matched': 1, 'spurious': 1, 'errors': 0}]
+        >>> agent_rows_of({})
+        []
+    """
+    out = []
+    for row in data.get("agents") or ():
+        if isinstance(row, Mapping) and row.get("agent") is not None:
+            out.append({"agent": str(row["agent"]), **{
+                key: row.get(key) if isinstance(row.get(key), int) else 0
+                for key in ("calls", "matched", "spurious", "errors")}})
+    return out
 
 
 def change_of(base_rate: Optional[float], candidate_rate: Optional[float]) -> str:

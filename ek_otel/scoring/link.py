@@ -56,6 +56,7 @@ __all__ = [
     "load_gold",
     "load_settings",
     "load_scoring",
+    "with_overrides",
     "check_tasks",
     "link_task",
     "score_linked",
@@ -148,8 +149,12 @@ def load_settings(
     group_by: str = "trace",
     ignore_tools: Iterable[str] = (),
     link_by: str = "task",
+    match: Optional[str] = None,
+    ordered: Optional[bool] = None,
 ) -> tuple:
     """``(tasks, ScoreSettings)`` from a gold file and the scoring options.
+
+    ``match`` and ``ordered``, when given, override every task's (:func:`with_overrides`).
 
     Raises:
         GoldFileError: a broken or empty gold file, a ``task_id`` not in it, tasks the
@@ -176,9 +181,10 @@ def load_settings(
         level=level, strategy=strategy, matcher=matcher, prices=prices,
         default_task_id=default_task, gold_sha256=file_sha256(gold), group_by=group_by,
         task_id_keys=task_id_key_list(task_id_keys), ignore_tools=tuple(ignore_tools),
-        link_by=link_by,
+        link_by=link_by, match=match, ordered=ordered,
     )
     check_tasks(tasks, settings, path=gold)
+    tasks = with_overrides(tasks, settings)
     if link_by == "input" and not input_index(tasks):
         raise GoldFileError(gold, None, "no task has an input (a string) to link runs by "
                                         "(--link-by input)")
@@ -209,7 +215,26 @@ def load_scoring(gold: str, settings_json: str = "") -> tuple:
     settings = ScoreSettings.from_json(settings_json)
     tasks, _ = load_gold(gold)
     check_tasks(tasks, settings, path=gold)
-    return tasks, settings
+    return with_overrides(tasks, settings), settings
+
+
+def with_overrides(tasks: Mapping[str, TaskSpec], settings: ScoreSettings) -> dict:
+    """``tasks`` with the settings' ``match`` and ``ordered`` overrides applied (``ek-otel
+    score --match superset --ordered``): every task, its alternatives included, is scored in
+    that mode; a task is unchanged where no override is given.
+
+    Example:
+        >>> t = with_overrides({"a": TaskSpec("a")}, ScoreSettings(match="superset", ordered=True))
+        >>> t["a"].match, t["a"].ordered
+        ('superset', True)
+        >>> with_overrides({"a": TaskSpec("a", ordered=True)}, ScoreSettings())["a"].ordered
+        True
+    """
+    changes = {key: getattr(settings, key) for key in ("match", "ordered")
+               if getattr(settings, key) is not None}
+    if not changes:
+        return dict(tasks)
+    return {task_id: replace(task, **changes) for task_id, task in tasks.items()}
 
 
 def link_task(

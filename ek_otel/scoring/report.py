@@ -33,6 +33,7 @@ from dataclasses import dataclass, fields
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Optional
 
+from ..core.agents import agent_rows
 from ..core.jsonable import to_jsonable
 from ..core.reports import EvaluationReport
 from ..core.gc_pause import paused_gc
@@ -102,6 +103,8 @@ def _episode_dict(s: EpisodeScore, head: dict) -> dict:
         out["match"] = match
     if s.violations:
         out["violations"] = [v.to_dict() for v in s.violations]
+    if s.turns:  # a multi-turn task, on a run that recorded its user turns
+        out["turns"] = [t.to_dict() for t in s.turns]
     return out
 
 
@@ -242,7 +245,8 @@ def _headline(report: EvaluationReport) -> dict:
 
 
 def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], revisions: int,
-             provenance: Any, task_dollars: Callable[[str], Optional[float]]) -> dict:
+             provenance: Any, task_dollars: Callable[[str], Optional[float]],
+             agents: Sequence[Any] = ()) -> dict:
     out = {
         "aggregate": _aggregate_dict(report, len(unmatched), revisions),
         "headline": _headline(report),
@@ -272,6 +276,8 @@ def _to_dict(report: EvaluationReport, episodes: Any, unmatched: Sequence[Any], 
     lazy = isinstance(episodes, EpisodeStream) and isinstance(unmatched, (AppendRows, Chained))
     out["unmatched"] = (EpisodeStream(unmatched_rows, len(unmatched)) if lazy
                         else to_jsonable(list(unmatched_rows())))
+    if agents:  # multi-agent runs only: other reports keep their bytes
+        out["agents"] = [row.as_dict() for row in agents]
     return out
 
 
@@ -322,7 +328,7 @@ def _group_finder(report: EvaluationReport, by_key: bool) -> Callable[[Any, Any]
 def _report(report: EvaluationReport, outcomes: Any, head: Callable[[Any], dict],
             unmatched: Sequence[Any], revisions: int, provenance: Any,
             task_dollars: Callable[[str], Optional[float]], lazy: bool,
-            encoded: Optional[EpisodeRows] = None) -> dict:
+            encoded: Optional[EpisodeRows] = None, agents: Sequence[Any] = ()) -> dict:
     spooled = isinstance(outcomes, EpisodeRows)
     group_of = _group_finder(report, by_key=spooled)
     grouped = bool(report.groups)
@@ -339,7 +345,7 @@ def _report(report: EvaluationReport, outcomes: Any, head: Callable[[Any], dict]
                                       len(outcomes), made)
     else:
         episodes = list(_episodes(rows(), group_of, head, grouped))
-    return _to_dict(report, episodes, unmatched, revisions, provenance, task_dollars)
+    return _to_dict(report, episodes, unmatched, revisions, provenance, task_dollars, agents)
 
 
 def _library_head(s: EpisodeScore) -> dict:
@@ -366,7 +372,8 @@ def report_to_dict(report: EvaluationReport) -> dict:
     scores = report.scores
     outcomes = scores.rows if isinstance(scores, Scores) else scores
     return _report(report, outcomes, _library_head, report.unmatched, 0, None,
-                   _report_dollars(report), lazy=False)
+                   _report_dollars(report), lazy=False,
+                   agents=agent_rows(row for s in outcomes for row in score_of(s).calls))
 
 
 def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
@@ -385,7 +392,7 @@ def run_to_dict(run: Any, *, lazy_episodes: bool = False) -> dict:
     """
     return _report(run.report, run.envelopes, _envelope_head, run.unmatched, run.revisions,
                    run.provenance, run.task_dollars, lazy=lazy_episodes,
-                   encoded=getattr(run, "json_rows", None))
+                   encoded=getattr(run, "json_rows", None), agents=run.agents())
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from ..core.agents import agent_rows
 from ..core.episode import TaskSpec
 from ..core.ignore import check_ignore_patterns
 from ..core.reports import EvaluationReport
@@ -103,6 +104,21 @@ class ScoreRun:
     provenance: Optional[ScoreProvenance] = None
     emit_result: SendResult = SendResult()
     json_rows: Optional[EpisodeRows] = None
+
+    def agents(self) -> list:
+        """The calls by agent of a multi-agent run (:func:`ek_otel.core.agents.agent_rows`
+        over every scored episode's rows), made once; ``[]`` when no call names its agent.
+
+        Example:
+            >>> ScoreRun((), (), aggregate([], {})).agents()
+            []
+        """
+        cached = self.__dict__.get("_agents")
+        if cached is None:
+            cached = agent_rows(row for envelope in self.envelopes
+                                for row in envelope.score.calls)
+            object.__setattr__(self, "_agents", cached)
+        return cached
 
     @property
     def emit_ok(self) -> bool:

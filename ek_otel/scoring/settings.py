@@ -20,6 +20,7 @@ from .._version import __version__
 from ..core.cost import ModelPrice, PriceTable
 from ..core.evaluate import canonicalizer_name
 from ..core.ignore import check_ignore_patterns
+from ..core.modes import MATCH_MODES
 from ..core.pairing import STRATEGIES
 from ..core.toolcalls import LEVELS
 from ..emit.envelope import ScoreProvenance
@@ -77,6 +78,10 @@ class ScoreSettings:
             the process that scored it (``ek-otel score --json``:
             :func:`ek_otel.scoring.report.envelope_row`), so that the report is written by
             joining them.
+        match: A match mode (:data:`~ek_otel.core.modes.MATCH_MODES`) that overrides every
+            task's ``match`` (``--match``); None keeps the gold file's.
+        ordered: Overrides every task's ``ordered`` (``--ordered/--unordered``); None keeps
+            the gold file's. Both are recorded in the provenance only when given.
 
     Raises:
         ValueError: for an unknown level, strategy, matcher or grouping, or a bad
@@ -108,6 +113,8 @@ class ScoreSettings:
     link_by: str = "task"
     transcripts: bool = False
     json_rows: bool = False
+    match: Optional[str] = None
+    ordered: Optional[bool] = None
 
     def __post_init__(self) -> None:
         for name, value, choices in (
@@ -119,6 +126,11 @@ class ScoreSettings:
         ):
             if value not in choices:
                 raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+        if self.match is not None and self.match not in MATCH_MODES:
+            raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}; got {self.match!r}")
+        if self.matcher != "ek" and (self.match is not None or self.ordered is not None):
+            raise ValueError("match and ordered overrides need the ek matcher (the BFCL "
+                             "checker decides its own verdicts)")
         object.__setattr__(self, "task_id_keys", tuple(self.task_id_keys))
         object.__setattr__(self, "ignore_tools", check_ignore_patterns(self.ignore_tools))
 
@@ -148,6 +160,10 @@ class ScoreSettings:
             }
             if self.ignore_tools:  # only when used: default provenance keeps its bytes
                 matcher["ignore_tools"] = list(self.ignore_tools)
+            if self.match is not None:
+                matcher["match"] = self.match
+            if self.ordered is not None:
+                matcher["ordered"] = self.ordered
             cached = ScoreProvenance(
                 evaluator_version=self.evaluator_version,
                 gold_sha256=self.gold_sha256,
@@ -189,6 +205,9 @@ class ScoreSettings:
             data["ignore_tools"] = list(self.ignore_tools)
         if self.link_by != "task":
             data["link_by"] = self.link_by
+        for key in ("match", "ordered"):  # overrides: only when given
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
         return json.dumps(data)
 
     @classmethod
@@ -224,7 +243,7 @@ class ScoreSettings:
 
 _JSON_KEYS = frozenset({"level", "strategy", "matcher", "prices", "default_task_id",
                         "gold_sha256", "evaluator_version", "group_by", "task_id_keys",
-                        "scored_at_ns", "ignore_tools", "link_by"})
+                        "scored_at_ns", "ignore_tools", "link_by", "match", "ordered"})
 
 
 def file_sha256(path: str) -> str:

@@ -63,3 +63,33 @@ def test_gold_validate_names_a_bad_mode_in_one_line(tmp_path):
     proc = _run("gold", "validate", "g.jsonl", cwd=tmp_path)
     assert proc.returncode == 2
     assert 'g.jsonl:1: match must be one of "exact", "superset", "subset", got "any_order"' in proc.stdout + proc.stderr
+
+
+def test_match_override_on_the_command_line(tmp_path):
+    """--match superset --unordered overrides every task's modes; the provenance names them."""
+    traces = os.path.join(ROOT, "examples", "traces.jsonl")
+    gold = os.path.join(ROOT, "examples", "tasks.jsonl")
+    plain = _run("score", traces, "--gold", gold, "--json", "a.json", cwd=tmp_path)
+    over = _run("score", traces, "--gold", gold, "--json", "b.json", "--match", "superset",
+                "--unordered", cwd=tmp_path)
+    assert plain.returncode in (0, 1) and over.returncode in (0, 1), over.stderr
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert "match" not in a["provenance"]["matcher"]
+    assert b["provenance"]["matcher"]["match"] == "superset"
+    assert b["provenance"]["matcher"]["ordered"] is False
+    assert all(e["match"] == "superset" and e["explanation"].startswith("superset: ")
+               for e in b["episodes"])
+    # the figures keep their meaning; a run with an extra call now passes, none fails anew
+    for x, y in zip(a["episodes"], b["episodes"]):
+        assert (x["precision"], x["recall"]) == (y["precision"], y["recall"])
+        assert y["success"] or not x["success"]
+    extra = [y for x, y in zip(a["episodes"], b["episodes"])
+             if not x["success"] and y["success"]]
+    assert extra and all(y["precision"] < 1 and y["recall"] in (1, None) for y in extra)
+    bad = _run("score", traces, "--gold", gold, "--match", "any_order", cwd=tmp_path)
+    assert bad.returncode == 2 and "Invalid value for '--match'" in bad.stderr
+    bfcl = _run("score", traces, "--gold", gold, "--match", "subset", "--matcher", "bfcl", cwd=tmp_path)
+    assert bfcl.returncode == 2
+    assert "--match and --ordered/--unordered need --matcher ek" in bfcl.stderr
+    assert "Traceback" not in bad.stderr + bfcl.stderr

@@ -114,6 +114,14 @@ def test_the_multi_turn_task_is_shown_turn_by_turn(example, open_page):
     calls = page.locator(".episode .calls")
     assert calls.locator("h4").all_inner_texts() == ["TURN 1", "TURN 2"]
     assert calls.locator('.call[data-status="differs"] .tool').inner_text() == "book_flight"
+    # each user turn's own verdict, as the JSON report gives it: the second turn failed
+    episode = next(e for e in data["episodes"]
+                   if e["task_id"] == "flight-booking" and not e["success"])
+    verdicts = page.locator(".episode ol.turns li")
+    assert [v.get_attribute("data-status") for v in verdicts.all()] == [
+        "pass" if t["success"] else "fail" for t in episode["turns"]] == ["pass", "fail"]
+    assert episode["turns"][1]["explanation"] in verdicts.nth(1).inner_text()
+    assert "turn 2" in verdicts.nth(1).inner_text()
 
 
 def _column(page, root, index):

@@ -342,11 +342,22 @@
       calls.appendChild(callCard(r, diffs));
     });
     if (!rows.length) calls.appendChild(el("div", {"class": "empty", text: "no call expected and none made"}));
+    var turnVerdicts = Array.isArray(ep.turns) && ep.turns.length ? el("ol", {"class": "turns"},
+      ep.turns.map(function (t) {
+        return el("li", {"data-turn": t.turn, "data-status": t.success ? "pass" : "fail"}, [
+          pill(t.success ? "pass" : "fail"), " ",
+          el("strong", {text: "turn " + t.turn}), " ",
+          el("span", {"class": "note", text: count(t.calls) + " call" + (t.calls === 1 ? "" : "s") + " made, " +
+                      count(t.gold_calls) + " gold: "}),
+          el("span", {"class": "why", text: t.explanation || ""})]);
+      })) : null;
     var missing = rows.filter(function (r) { return !r.got; }).length;
     var spurious = rows.filter(function (r) { return !r.gold; }).length;
     return el("div", {"class": "episode", "data-trace": ep.trace_id || ""}, [
       el("p", {"class": "explanation"}, [pill(ep.success ? "pass" : "fail"), " ", ep.explanation || ""]),
       el("div", {"class": "grid2"}, [el("div", null, [el("h4", {text: "episode"}), meta]), el("div", null, [el("h4", {text: "tokens and dollars"}), tokens])]),
+      turnVerdicts ? el("h4", {text: "turn by turn (each user turn against its gold calls)"}) : null,
+      turnVerdicts,
       el("h4", {text: "calls, paired as the matcher paired them (" + missing + " missing, " + spurious + " spurious)"}),
       calls,
       el("h4", {text: "transcript"}),
