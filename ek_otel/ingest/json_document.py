@@ -315,13 +315,12 @@ def _place(skeleton: dict, body: bytes, arrays: list) -> int:
     return len(placed)
 
 
-def _split_array(body: bytes, view: memoryview, start: int, finder: Optional[_Finder] = None) -> Optional[tuple]:
+def _split_array(body: bytes, view: memoryview, start: int, finder: "_Finder") -> Optional[tuple]:
     """``(bounds, offset after the closing bracket)`` of the array whose first element
     starts at or after ``start``; None when an element is not an object or anything is not
     what orjson takes."""
     bounds = array("q")
     append = bounds.append
-    finder = finder if finder is not None else _Finder(body)
     i = _SKIP_WS.match(body, start).end()
     if body[i:i + 1] == b"]":
         return bounds, i + 1
@@ -402,14 +401,13 @@ def _candidate(finder: _Finder, pos: int, literal: Optional[bytes]) -> Optional[
     return finder.first(_NEXT_SPAN, pos)
 
 
-def _element_end(body: bytes, view: memoryview, start: int, literal: Optional[bytes] = None,
-                 finder: Optional[_Finder] = None) -> Optional[int]:
+def _element_end(body: bytes, view: memoryview, start: int, literal: Optional[bytes],
+                 finder: "_Finder") -> Optional[int]:
     """Where the object starting at ``start`` ends (past trailing whitespace), orjson's
     parse of it checked; None when orjson refuses it (``literal``: see
     :func:`_next_literal`)."""
     loads = _orjson.loads
     width = _WINDOW
-    finder = finder if finder is not None else _Finder(body)
     candidate = _candidate(finder, start + 1, literal)
     while True:
         stop = candidate[0] + 1 if candidate is not None else len(body)
