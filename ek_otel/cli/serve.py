@@ -167,7 +167,7 @@ def serve(gold, http_addr, grpc_addr, store, emit_endpoint, emit_protocol, emit_
     _, settings = load_settings(gold, task_id=task_id, level=level, strategy=strategy,
                                 matcher=matcher, pricing=pricing, task_id_keys=task_id_keys,
                                 ignore_tools=ignore_tools, link_by=link_by,
-                                    match=match, ordered=ordered)
+                                match=match, ordered=ordered)
     config = ServeConfig(
         gold=gold, http=_address(http_addr), grpc=_address(grpc_addr), store=store,
         emit_endpoint=emit_endpoint, emit_protocol=emit_protocol, emit_file=emit_file,
