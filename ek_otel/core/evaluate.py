@@ -200,7 +200,7 @@ def score_episode(
         turns, n_run = score_turns(episode, task, lambda ep, part: score_episode(
             ep, part, level=level, canonicalizer=canonicalizer, strategy=strategy))
         if turns:
-            success = success and all(t.success for t in turns)
+            success = success and all(t.success for t in turns) and n_run == len(task.turns)
             note = turns_note(turns, n_run, len(task.turns), detail=exact)
             if note:  # first when only the turns fail the run; else after the calls' reasons
                 explanation = f"{note}; {explanation}" if exact else f"{explanation}; {note}"

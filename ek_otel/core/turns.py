@@ -6,8 +6,10 @@ case's invocations). When the run's steps carry their user turn (:attr:`Step.tur
 calls were sent), each turn's calls are scored against that turn's gold calls alone, in the
 task's match and argument modes (hard rules are the run's, not a turn's); the run succeeds
 only when every turn does (and the calls as one sequence do). A run with fewer or more user
-turns than the gold is scored on every turn of either: a gold turn the run never reached
-has no calls, a turn beyond the gold has no gold calls; the explanation says so.
+turns than the gold fails (the conversation was not the gold's; ADK refuses such a pair), and
+is still scored on every turn of either, so the page shows where it parted: a gold turn the
+run never reached has no calls, a turn beyond the gold has no gold calls; the explanation
+says so.
 
 Example:
     >>> from ek_otel.core.episode import Episode, Step, TaskSpec, Trajectory
